@@ -1,0 +1,123 @@
+"""``responder eval``: the exact (or Monte Carlo) E[K] of a policy's tree, with bounds."""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+from responder.engine.belief import Model, TargetError
+from responder.engine.evaluate import MIN_MONTE_CARLO_TRIALS, bounds, evaluate
+from responder.engine.policies import POLICIES, Policy, PolicyError
+from responder.inputs import InputError, add_noise_arguments, load_problem, noise_from_args
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser(
+        "eval",
+        help="expected number of questions of a policy",
+        description=(
+            "Compute E[K], the expected number of questions a policy asks before the target "
+            "is identified, over its whole decision tree (Theorems 1-4)."
+        ),
+    )
+    p.add_argument("--kb", metavar="FILE|NAME", default=None,
+                   help="interchange .json file, knowledge-base name or folder (default: bundled)")
+    p.add_argument("--target", choices=("object", "group"), default="object",
+                   help="identify the object (chemical) or only its group (class)")
+    p.add_argument("--policy", default="gbs", metavar="{" + ",".join(POLICIES) + "}",
+                   help="query-selection policy (default gbs)")
+    p.add_argument("--ties", choices=("first", "random"), default="first",
+                   help="tie rule: lowest index (default) or random with --seed")
+    p.add_argument("--seed", type=int, default=None, help="seed for random ties and sampling")
+    p.add_argument("--trials", type=int, default=MIN_MONTE_CARLO_TRIALS, metavar="N",
+                   help=f"simulated interviews if Monte Carlo is needed (default "
+                        f"{MIN_MONTE_CARLO_TRIALS})")
+    p.add_argument("--repeats", type=int, default=None, metavar="R",
+                   help="with --ties random: build R trees and report their mean and 95%% "
+                        "interval (default 20)")
+    p.add_argument("--method", choices=("auto", "exact", "monte-carlo"), default="auto",
+                   help="auto: exact when the tree's states fit, else Monte Carlo")
+    p.add_argument("--max-states", type=int, default=50_000, metavar="S",
+                   help="state budget for exact evaluation of branching trees")
+    add_noise_arguments(p)
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(handler=run)
+
+
+def run(args) -> int:
+    if args.policy not in POLICIES:
+        raise InputError(f"unknown policy {args.policy!r}; choose one of {', '.join(POLICIES)}")
+    if args.trials < 1:
+        raise InputError("--trials must be at least 1")
+    problem, _ = load_problem(args.kb)
+    noise, warnings = noise_from_args(args, problem)
+    for w in warnings:
+        print(w, file=sys.stderr)
+    try:
+        model = Model(problem, args.target, noise)
+        Policy(args.policy).check(problem)
+    except (TargetError, PolicyError) as exc:
+        raise InputError(str(exc)) from None
+    repeats = args.repeats if args.repeats is not None else (20 if args.ties == "random" else 1)
+    if repeats < 1:
+        raise InputError("--repeats must be at least 1")
+    results = []
+    for r in range(repeats):
+        seed = None if args.seed is None else args.seed + r
+        policy = Policy(args.policy, ties=args.ties, seed=seed if args.ties == "random" else None)
+        results.append(
+            evaluate(model, policy, method=args.method, max_states=args.max_states,
+                     trials=args.trials, seed=seed)
+        )
+    values = np.array([e.expected_queries for e in results])
+    first = results[0]
+    ci95 = list(first.ci95) if first.ci95 else None
+    if repeats > 1:
+        half = 1.96 * values.std(ddof=1) / np.sqrt(repeats)
+        ci95 = [float(values.mean() - half), float(values.mean() + half)]
+    b = bounds(model)
+    out = {
+        "expected_queries": float(values.mean()),
+        "method": first.method,
+        "ci95": ci95,
+        "entropy_bound": b["entropy_bound"],
+        "entropy": b["entropy"],
+        "huffman_bound": b["huffman_bound"],
+        "decomposition": first.decomposition if first.method == "exact" else None,
+        "policy": args.policy,
+        "target": args.target,
+        "ties": args.ties,
+        "repeats": repeats,
+        "objects": problem.n_objects,
+        "queries": problem.n_queries,
+        "max_depth": first.max_depth,
+        "noise": None if noise is None else noise.describe(),
+        "notes": first.notes,
+    }
+    if first.method == "monte-carlo":
+        out["trials"] = args.trials
+    if args.json:
+        from responder.cli import print_json  # noqa: PLC0415
+
+        print_json(out)
+        return 0
+    what = "group (class)" if args.target == "group" else "object (chemical)"
+    print(f"policy {args.policy}, target {what}, {problem.n_objects} objects x "
+          f"{problem.n_queries} queries")
+    if noise is not None:
+        d = noise.describe()
+        print(f"persistent noise: eps {d['eps']} (effective {d['eps_effective']}), "
+              f"{d['prone_count']} error-prone queries, model {d['model']}, p {d['p']}")
+    line = f"E[K] = {out['expected_queries']:.4f}"
+    if ci95:
+        line += f"  (95% interval {ci95[0]:.4f} .. {ci95[1]:.4f})"
+    print(line + f"  [{first.method}]")
+    if out["decomposition"] is not None and repeats == 1:
+        print(f"Theorem 1-4 decomposition = {out['decomposition']:.4f}")
+    print(f"entropy bound = {b['entropy_bound']:.4f}")
+    if b["huffman_bound"] is not None:
+        print(f"Huffman bound = {b['huffman_bound']:.4f}")
+    for note in first.notes:
+        print(f"note: {note}")
+    return 0

@@ -1,0 +1,342 @@
+"""Candidate masses at a node of the decision tree, and the child masses of every query.
+
+A :class:`Model` fixes what is being identified (the *target partition*: each object, or
+each object group) and whether answers may be wrong (persistent noise, Section 6). A
+:class:`Node` is the state after some answers: the candidates with positive mass, which
+queries were asked, and, under noise, each candidate's Hamming distance delta_i to the
+answers on the error-prone queries (Appendix II).
+
+:meth:`Node.split` scores every unasked query at once. It returns the masses that each
+answer would send to the "no" and "yes" children, in total and per target group, from
+which every reduction factor of Definitions 1 and 2 follows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from responder.engine.bounds import binary_entropy
+from responder.engine.noise import BinomialTable, NoiseModel
+from responder.engine.problem import Problem
+
+TARGETS = ("object", "group")
+
+# Relative mass below which a child counts as empty (guards float round-off).
+_EMPTY = 1e-12
+
+
+class TargetError(ValueError):
+    """The target cannot be used with this problem (e.g. group target without labels)."""
+
+
+@dataclass(frozen=True)
+class SplitStats:
+    """Masses produced by splitting a node on each query, for all N queries at once.
+
+    Attributes
+    ----------
+    total : float
+        pi_{Theta_a}, the mass at the node.
+    no, yes : ndarray of shape (N,)
+        pi_{Theta_l(a)} and pi_{Theta_r(a)} for each query (asked queries: no = total).
+    group_total : ndarray of shape (T,)
+        pi_{Theta_a^i} for each target group present at the node.
+    group_no, group_yes : ndarray of shape (T, N) or None
+        Per-group child masses. None when every target group is a single noise-free object:
+        then each group goes wholly to one side, rho_a^i = 1 and H(rho_a^i) = 0.
+    unasked : ndarray of shape (N,), bool
+    """
+
+    total: float
+    no: np.ndarray
+    yes: np.ndarray
+    group_total: np.ndarray
+    group_no: np.ndarray | None
+    group_yes: np.ndarray | None
+    unasked: np.ndarray
+
+    @property
+    def reduction_factor(self) -> np.ndarray:
+        """rho_a(q) = max(pi_l, pi_r) / pi_a (Definition 1), shape (N,)."""
+        return np.maximum(self.no, self.yes) / self.total
+
+    @property
+    def splits(self) -> np.ndarray:
+        """Unasked queries that send positive mass to both children, shape (N,) bool."""
+        tol = _EMPTY * self.total
+        return self.unasked & (self.no > tol) & (self.yes > tol)
+
+    @property
+    def group_term(self) -> np.ndarray:
+        """sum_i (pi_{Theta_a^i} / pi_{Theta_a}) H(rho_a^i(q)) for each query, shape (N,).
+
+        The group part of GISA's cost C_a (Algorithm 2, from Theorem 2), with rho_a^i from
+        Definition 2. Groups with zero mass contribute nothing.
+        """
+        if self.group_no is None:
+            return np.zeros_like(self.no)
+        gt = self.group_total[:, None]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            rho_g = np.where(gt > 0, np.maximum(self.group_no, self.group_yes) / gt, 1.0)
+        return (self.group_total[:, None] * binary_entropy(rho_g)).sum(axis=0) / self.total
+
+    @property
+    def target_entropy(self) -> float:
+        """H of the target groups' masses at this node, in bits (I(Theta_a), eq. 5)."""
+        g = self.group_total[self.group_total > 0] / self.total
+        return float(-(g * np.log2(g)).sum()) if g.size > 1 else 0.0
+
+
+class Model:
+    """A problem, a target and, optionally, persistent noise: what the tree is built on.
+
+    Parameters
+    ----------
+    problem : Problem
+    target : {"object", "group"}
+        Identify the object itself, or only its group (class).
+    noise : NoiseModel or None
+        Persistent-noise settings; None for error-free answers.
+    """
+
+    def __init__(self, problem: Problem, target: str = "object", noise: NoiseModel | None = None):
+        if target not in TARGETS:
+            raise TargetError(f"unknown target {target!r}; choose one of {', '.join(TARGETS)}")
+        if target == "group" and problem.object_groups is None:
+            raise TargetError(
+                "the group target needs object group labels; add 'groups' to the input"
+            )
+        if noise is not None and noise.prone.shape != (problem.n_queries,):
+            raise TargetError(
+                f"the noise settings cover {noise.prone.size} queries but the problem has "
+                f"{problem.n_queries}"
+            )
+        self.problem = problem
+        self.target = target
+        self.noise = noise
+        self.matrix = problem.matrix
+        self.matrix_f = problem.matrix.astype(float)
+        if target == "group":
+            self.target_codes = problem.object_groups
+            self.n_target = problem.n_groups
+        else:
+            self.target_codes = np.arange(problem.n_objects)
+            self.n_target = problem.n_objects
+        self.singleton_target = target == "object"
+        self.table = BinomialTable(noise) if noise is not None else None
+
+    # -- nodes ---------------------------------------------------------------------------
+
+    def root(self) -> "Node":
+        """The node before any answer."""
+        M, N = self.problem.n_objects, self.problem.n_queries
+        idx = np.arange(M)
+        asked = np.zeros(N, dtype=bool)
+        if self.noise is None:
+            return Node(self, idx, self.problem.prior.copy(), asked)
+        delta = np.zeros(M, dtype=np.int64)
+        return self._noisy_node(idx, delta, asked, self.noise.n_prone)
+
+    def node_from_answers(self, answers: dict[int, bool], skipped=()) -> "Node":
+        """The node reached by the given answers (query -> yes/no) and skipped queries.
+
+        Computed from scratch, in any order; equal to following the same answers from the
+        root with :meth:`Node.child`.
+        """
+        M, N = self.problem.n_objects, self.problem.n_queries
+        asked = np.zeros(N, dtype=bool)
+        qs = np.fromiter(answers.keys(), dtype=np.int64, count=len(answers))
+        vals = np.fromiter(answers.values(), dtype=bool, count=len(answers))
+        asked[qs] = True
+        asked[list(skipped)] = True
+        mismatch = self.matrix[:, qs] != vals[None, :]  # (M, |answers|)
+        if self.noise is None:
+            ok = ~mismatch.any(axis=1)
+            idx = np.flatnonzero(ok)
+            return Node(self, idx, self.problem.prior[idx], asked)
+        prone = self.noise.prone[qs]
+        hard = mismatch[:, ~prone].any(axis=1)
+        delta = mismatch[:, prone].sum(axis=1)
+        ok = ~hard & (delta <= self.noise.eps_eff)
+        idx = np.flatnonzero(ok)
+        n_unanswered = self.noise.n_prone - int(prone.sum())
+        return self._noisy_node(idx, delta[idx], asked, n_unanswered)
+
+    def _noisy_node(self, idx, delta, asked, n_unanswered) -> "Node":
+        mass = self.problem.prior[idx] * self.table.mass(n_unanswered, delta)
+        keep = mass > 0
+        return Node(self, idx[keep], mass[keep], asked, delta[keep], n_unanswered)
+
+    def mismatch_counts(self, answers: dict[int, bool]) -> np.ndarray:
+        """How many answers each object contradicts, shape (M,): for ranking when none fit."""
+        qs = np.fromiter(answers.keys(), dtype=np.int64, count=len(answers))
+        vals = np.fromiter(answers.values(), dtype=bool, count=len(answers))
+        return (self.matrix[:, qs] != vals[None, :]).sum(axis=1)
+
+
+class Node:
+    """Candidates and their masses after some answers.
+
+    Attributes
+    ----------
+    idx : ndarray of shape (K,), int
+        Candidate objects (positive mass), ascending.
+    mass : ndarray of shape (K,)
+        Their masses: pi_i without noise; pi_i times the dilated group mass under noise.
+    asked : ndarray of shape (N,), bool
+        Queries already asked (answered or skipped).
+    delta : ndarray of shape (K,) or None
+        Under noise, delta_i^a: mismatches on error-prone queries (Appendix II).
+    n_unanswered : int
+        Under noise, n_a: error-prone queries not yet answered.
+    """
+
+    __slots__ = ("model", "idx", "mass", "asked", "delta", "n_unanswered", "_stats")
+
+    def __init__(self, model, idx, mass, asked, delta=None, n_unanswered=0):
+        self.model = model
+        self.idx = idx
+        self.mass = mass
+        self.asked = asked
+        self.delta = delta
+        self.n_unanswered = n_unanswered
+        self._stats: SplitStats | None = None
+
+    @property
+    def total(self) -> float:
+        return float(self.mass.sum())
+
+    def target_masses(self) -> np.ndarray:
+        """Mass of each target group at this node, shape (T,)."""
+        return np.bincount(
+            self.model.target_codes[self.idx], weights=self.mass, minlength=self.model.n_target
+        )
+
+    def n_target_groups(self) -> int:
+        """How many target groups still have candidates."""
+        return int(np.unique(self.model.target_codes[self.idx]).size)
+
+    # -- splitting ---------------------------------------------------------------------------
+
+    def child_masses(self) -> tuple[np.ndarray, np.ndarray]:
+        """Mass each candidate sends to the "no" and "yes" child of every query.
+
+        Returns
+        -------
+        no, yes : ndarrays of shape (K, N)
+            Without noise, candidate i goes wholly to the side of its answer b_i(q). Under
+            noise, for an error-prone unasked q, its group splits (Appendix II):
+            no: r^{delta_i + b_i(q)} S[n_a - 1, tau] and yes: r^{delta_i + 1 - b_i(q)}
+            S[n_a - 1, tau], each zero past eps'.
+        """
+        B = self.model.matrix_f[self.idx]
+        yes = self.mass[:, None] * B
+        no = self.mass[:, None] - yes
+        if self.delta is None or self.model.noise is None:
+            return no, yes
+        noise = self.model.noise
+        prone = noise.prone & ~self.asked
+        if self.n_unanswered == 0 or not prone.any():
+            return no, yes
+        table = self.model.table
+        Bp = self.model.matrix[np.ix_(self.idx, np.flatnonzero(prone))]
+        pi = self.model.problem.prior[self.idx][:, None]
+        d = self.delta[:, None]
+        n = self.n_unanswered - 1
+        no[:, prone] = pi * table.mass(n, d + Bp)
+        yes[:, prone] = pi * table.mass(n, d + ~Bp)
+        return no, yes
+
+    def split(self) -> SplitStats:
+        """Child masses of all queries at once, total and per target group (cached)."""
+        if self._stats is not None:
+            return self._stats
+        model = self.model
+        unasked = ~self.asked
+        codes = model.target_codes[self.idx]
+        group_total = np.bincount(codes, weights=self.mass, minlength=model.n_target)
+        noisy = self.delta is not None
+        if not noisy:
+            # Noise-free fast path: one matrix-vector product gives every "yes" mass.
+            B = model.matrix_f[self.idx]
+            yes = self.mass @ B
+            total = float(self.mass.sum())
+            no = total - yes
+            if model.singleton_target:
+                gno = gyes = None
+            else:
+                onehot = _onehot(codes, model.n_target)
+                gyes = onehot @ (self.mass[:, None] * B)
+                gno = group_total[:, None] - gyes
+        else:
+            cno, cyes = self.child_masses()
+            total = float(self.mass.sum())
+            no, yes = cno.sum(axis=0), cyes.sum(axis=0)
+            if model.singleton_target:
+                # Each dilated group is one object: rows are already per-group.
+                gno, gyes = cno, cyes
+                group_total = self.mass
+            else:
+                onehot = _onehot(codes, model.n_target)
+                gno, gyes = onehot @ cno, onehot @ cyes
+        # Asked queries split nothing.
+        no = np.where(unasked, no, total)
+        yes = np.where(unasked, yes, 0.0)
+        self._stats = SplitStats(total, no, yes, group_total, gno, gyes, unasked)
+        return self._stats
+
+    def is_resolved(self) -> bool:
+        """Stopping rule: one target group left, or no unasked query splits the candidates."""
+        if self.idx.size == 0:
+            return True
+        if self.n_target_groups() <= 1:
+            return True
+        return not self.split().splits.any()
+
+    # -- children ----------------------------------------------------------------------------
+
+    def child(self, q: int, answer: bool) -> "Node":
+        """The node after answering query ``q`` (True = yes)."""
+        asked = self.asked.copy()
+        asked[q] = True
+        col = self.model.matrix[self.idx, q]
+        noise = self.model.noise
+        if self.delta is None or noise is None:
+            keep = col == answer
+            return Node(self.model, self.idx[keep], self.mass[keep], asked)
+        if noise.prone[q]:
+            delta = self.delta + (col != answer)
+            n_unanswered = self.n_unanswered - 1
+            keep = delta <= noise.eps_eff
+            return self.model._noisy_node(self.idx[keep], delta[keep], asked, n_unanswered)
+        keep = col == answer
+        return Node(
+            self.model, self.idx[keep], self.mass[keep], asked, self.delta[keep],
+            self.n_unanswered,
+        )
+
+    def skip(self, q: int) -> "Node":
+        """The node after "can't tell" on ``q``: asked, but nobody is eliminated.
+
+        Under noise the skipped answer stays unobserved, so n_a is unchanged (its possible
+        errors are summed over, exactly as for a query not yet asked).
+        """
+        asked = self.asked.copy()
+        asked[q] = True
+        return Node(self.model, self.idx, self.mass, asked, self.delta, self.n_unanswered)
+
+    def key(self) -> bytes:
+        """Hashable identity of the node's state, for memoisation (Section 4 trees)."""
+        parts = [np.packbits(self.asked).tobytes(), self.idx.astype(np.int32).tobytes()]
+        if self.delta is not None:
+            parts.append(self.delta.astype(np.int16).tobytes())
+        return b"|".join(parts)
+
+
+def _onehot(codes: np.ndarray, n: int) -> np.ndarray:
+    """One-hot matrix of shape (n, K) with a 1 at (codes[k], k)."""
+    out = np.zeros((n, codes.size))
+    out[codes, np.arange(codes.size)] = 1.0
+    return out

@@ -1,0 +1,79 @@
+"""Entropies and the lower bounds on E[K] (Theorems 1-4 and the Huffman code length)."""
+
+from __future__ import annotations
+
+import heapq
+
+import numpy as np
+
+
+def binary_entropy(x: np.ndarray) -> np.ndarray:
+    """H(x) = -x log2 x - (1-x) log2 (1-x), with 0 log 0 = 0, elementwise.
+
+    The entropy of a reduction factor rho_a, as in Theorem 1.
+
+    Parameters
+    ----------
+    x : array-like of any shape, values in [0, 1]
+
+    Returns
+    -------
+    ndarray of the same shape
+    """
+    x = np.clip(np.asarray(x, dtype=float), 0.0, 1.0)
+    y = 1.0 - x
+    with np.errstate(divide="ignore", invalid="ignore"):
+        hx = np.where(x > 0, -x * np.log2(np.where(x > 0, x, 1.0)), 0.0)
+        hy = np.where(y > 0, -y * np.log2(np.where(y > 0, y, 1.0)), 0.0)
+    return hx + hy
+
+
+def entropy(p) -> float:
+    """Shannon entropy in bits of a probability vector (normalised first), 0 log 0 = 0.
+
+    H(Pi) bounds E[K] for object identification (Theorem 1) and H(Pi_y) for group
+    identification (Theorem 2).
+
+    Parameters
+    ----------
+    p : array-like of shape (K,), non-negative, not all zero
+    """
+    p = np.asarray(p, dtype=float)
+    total = p.sum()
+    if total <= 0:
+        return 0.0
+    q = p[p > 0] / total
+    return float(-(q * np.log2(q)).sum())
+
+
+def group_masses(prior: np.ndarray, groups: np.ndarray, n_groups: int) -> np.ndarray:
+    """Pi_y = (pi_{Theta^1}, ..., pi_{Theta^m}): the mass of each group, shape (m,)."""
+    return np.bincount(groups, weights=prior, minlength=n_groups)
+
+
+def huffman_expected_length(p) -> float:
+    """Expected codeword length of a binary Huffman code for ``p``.
+
+    No identification tree with binary queries can beat it: a tree that identifies every
+    object is a prefix code (Section 1.1). Equals 0 for a single object.
+
+    Parameters
+    ----------
+    p : array-like of shape (K,), positive
+    """
+    p = np.asarray(p, dtype=float)
+    p = p[p > 0]
+    if p.size <= 1:
+        return 0.0
+    p = p / p.sum()
+    # The expected length is the sum of the merged weights (each merge adds one bit to
+    # every leaf below it).
+    heap = list(map(float, p))
+    heapq.heapify(heap)
+    total = 0.0
+    while len(heap) > 1:
+        a = heapq.heappop(heap)
+        b = heapq.heappop(heap)
+        total += a + b
+        heapq.heappush(heap, a + b)
+    return total

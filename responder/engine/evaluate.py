@@ -1,0 +1,271 @@
+"""Expected number of questions E[K] of the tree a policy induces.
+
+Exact evaluation walks the whole tree and computes E[K] two independent ways:
+
+1. **Mass x depth.** Each object's expected depth d_i (averaged over the responder's picks
+   in category trees, and over the dilated strings under noise), then
+   E[K] = sum_i pi_i d_i (the definitions before Theorems 1-4).
+2. **Decomposition.** E[K] = H(Pi_y) + sum_a p~_a pi_a C_a - sum_leaves p~_l pi_l I(l),
+   with C_a = 1 - sum_q p(q) [H(rho_a(q)) - sum_i (pi_a^i/pi_a) H(rho_a^i(q))]
+   (Theorems 1-4; the leaf impurity term is Theorem 3's, nonzero only when objects that no
+   query separates end in one leaf).
+
+Trees that branch on the responder's pick (category and random policies) are memoised on the
+node state; when the number of distinct states exceeds a budget, E[K] is estimated by Monte
+Carlo over simulated interviews instead, with a 95% interval.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from responder.engine.belief import Model, Node
+from responder.engine.bounds import binary_entropy, entropy, huffman_expected_length
+from responder.engine.diagnostics import profile_sets
+from responder.engine.policies import CATEGORY_POLICIES, RANDOM_POLICIES, Policy
+
+DEFAULT_MAX_STATES = 50_000
+MIN_MONTE_CARLO_TRIALS = 10_000
+
+
+class StateBudgetExceeded(RuntimeError):
+    """The exact tree has more distinct states than the budget allows."""
+
+
+@dataclass
+class Evaluation:
+    """E[K] of a policy's tree and how it was obtained.
+
+    Attributes
+    ----------
+    expected_queries : float
+        E[K] (exact, or the Monte Carlo mean).
+    method : {"exact", "monte-carlo"}
+    ci95 : tuple of float or None
+        95% interval of the Monte Carlo mean; None when exact.
+    decomposition : float or None
+        E[K] from Theorems 1-4 (exact only; equals ``expected_queries`` up to round-off).
+    per_object_depth : ndarray of shape (M,) or None
+        Expected number of questions for each true object (exact only).
+    states : int
+        Distinct nodes visited (exact) or simulated interviews (Monte Carlo).
+    """
+
+    expected_queries: float
+    method: str
+    ci95: tuple[float, float] | None = None
+    decomposition: float | None = None
+    per_object_depth: np.ndarray | None = None
+    states: int = 0
+    max_depth: int = 0
+    notes: list[str] = field(default_factory=list)
+
+
+def branches(policy: Policy) -> bool:
+    """Whether the policy's tree branches on the responder's pick (needs memoisation)."""
+    return policy.name in CATEGORY_POLICIES or policy.name in RANDOM_POLICIES
+
+
+def evaluate(
+    model: Model,
+    policy: Policy,
+    method: str = "auto",
+    max_states: int = DEFAULT_MAX_STATES,
+    trials: int = MIN_MONTE_CARLO_TRIALS,
+    seed: int | None = None,
+    start: Node | None = None,
+) -> Evaluation:
+    """E[K] of ``policy`` on ``model``, from ``start`` (default: the root).
+
+    Parameters
+    ----------
+    method : {"auto", "exact", "monte-carlo"}
+        "auto" is exact for single-query policies, and for branching policies while the
+        distinct states fit in ``max_states``; otherwise Monte Carlo.
+    trials : int
+        Simulated interviews for Monte Carlo.
+    seed : int or None
+        Seed for the simulated interviews.
+    """
+    if method not in ("auto", "exact", "monte-carlo"):
+        raise ValueError(f"unknown method {method!r}; choose auto, exact or monte-carlo")
+    policy.check(model.problem)
+    node = start if start is not None else model.root()
+    if method == "monte-carlo":
+        return monte_carlo(model, policy, trials=trials, seed=seed, start=node)
+    budget = max_states if (branches(policy) and method == "auto") else None
+    try:
+        return exact(model, policy, start=node, max_states=budget)
+    except StateBudgetExceeded:
+        result = monte_carlo(model, policy, trials=trials, seed=seed, start=node)
+        result.notes.append(
+            f"the exact tree has more than {max_states} distinct states; estimated by Monte "
+            f"Carlo over {trials} simulated interviews"
+        )
+        return result
+
+
+def exact(
+    model: Model, policy: Policy, start: Node | None = None, max_states: int | None = None
+) -> Evaluation:
+    """Walk the whole tree; see the module docstring for the two formulas."""
+    root = start if start is not None else model.root()
+    memo: dict[bytes, tuple[np.ndarray, float, int]] = {}
+    memoise = branches(policy)
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 20 * model.problem.n_queries + 2000))
+
+    def visit(node: Node) -> tuple[np.ndarray, float, int]:
+        """Per-candidate expected depth (K,), absolute decomposition term, subtree height."""
+        key = node.key() if memoise else None
+        if key is not None and key in memo:
+            return memo[key]
+        choice = policy.choose(node)
+        if choice is None:
+            stats_leaf_impurity = _target_entropy(node)
+            out = (np.zeros(node.idx.size), -node.total * stats_leaf_impurity, 0)
+        else:
+            stats = node.split()
+            term = binary_entropy(stats.reduction_factor) - stats.group_term
+            cost = 1.0 - float(choice.probs @ term[choice.queries])
+            u = node.total * cost
+            depth = np.ones(node.idx.size)
+            height = 0
+            for q, pq in zip(choice.queries.tolist(), choice.probs.tolist()):
+                for answer in (False, True):
+                    child = node.child(q, answer)
+                    if child.idx.size == 0:
+                        continue
+                    d_child, u_child, h_child = visit(child)
+                    pos = np.searchsorted(node.idx, child.idx)
+                    depth[pos] += pq * (child.mass / node.mass[pos]) * d_child
+                    u += pq * u_child
+                    height = max(height, h_child + 1)
+            out = (depth, u, height)
+        if key is not None:
+            memo[key] = out
+            if max_states is not None and len(memo) > max_states:
+                raise StateBudgetExceeded
+        return out
+
+    try:
+        depth, u, height = visit(root)
+    finally:
+        sys.setrecursionlimit(limit)
+    total = root.total
+    per_object = np.zeros(model.problem.n_objects)
+    per_object[root.idx] = depth
+    # Conditional on the true object being among the start node's candidates.
+    expected = float(root.mass @ depth) / total
+    decomposition = (_target_entropy(root) * total + u) / total
+    return Evaluation(
+        expected_queries=expected,
+        method="exact",
+        decomposition=float(decomposition),
+        per_object_depth=per_object,
+        states=len(memo) if memoise else -1,
+        max_depth=height,
+    )
+
+
+def _target_entropy(node: Node) -> float:
+    """Entropy of the target groups' masses at ``node`` (H(Pi_y) at the root, I at leaves)."""
+    return entropy(node.target_masses())
+
+
+def monte_carlo(
+    model: Model,
+    policy: Policy,
+    trials: int = MIN_MONTE_CARLO_TRIALS,
+    seed: int | None = None,
+    start: Node | None = None,
+) -> Evaluation:
+    """Estimate E[K] by simulating ``trials`` interviews with answers from the true row.
+
+    The true object is drawn from the start node's masses; under noise the answers follow
+    the error model (see :func:`responder.engine.simulate.draw_answers`); the responder's
+    picks follow the policy's pick distribution. Suggestions are cached per node state, so
+    each state is scored once.
+    """
+    from responder.engine.simulate import draw_answers  # noqa: PLC0415 (avoid a cycle)
+
+    if trials < 1:
+        raise ValueError("trials must be at least 1")
+    rng = np.random.default_rng(seed)
+    root = start if start is not None else model.root()
+    cache: dict[bytes, object] = {}
+    counts = np.empty(trials)
+    weights = root.mass / root.total
+    for t in range(trials):
+        true = int(root.idx[rng.choice(root.idx.size, p=weights)])
+        answers = draw_answers(model, true, rng)
+        node = root
+        k = 0
+        while True:
+            key = node.key()
+            choice = cache.get(key)
+            if choice is None:
+                choice = policy.choose(node) or False
+                cache[key] = choice
+            if choice is False:
+                break
+            q = int(choice.queries[rng.choice(choice.queries.size, p=choice.probs)])
+            node = node.child(q, bool(answers[q]))
+            k += 1
+        counts[t] = k
+    mean = float(counts.mean())
+    half = 1.96 * float(counts.std(ddof=1)) / np.sqrt(trials) if trials > 1 else float("nan")
+    return Evaluation(
+        expected_queries=mean,
+        method="monte-carlo",
+        ci95=(mean - half, mean + half),
+        states=trials,
+        max_depth=int(counts.max()),
+    )
+
+
+def bounds(model: Model) -> dict:
+    """Lower bounds on E[K] for ``model``.
+
+    ``entropy_bound`` is H of the target groups, after merging groups that share an
+    identical row (no tree can separate those; every leaf is then pure, so Theorems 2 and 3
+    give E[K] >= H). ``entropy`` is the plain H(Pi) or H(Pi_y) as the paper reports it.
+    ``huffman_bound`` is the optimal prefix-code length over the distinguishable rows (object
+    target without noise only).
+    """
+    problem = model.problem
+    sets = profile_sets(problem.matrix)
+    codes = model.target_codes
+    merged = _merge_labels(codes, sets)
+    masses_plain = np.bincount(codes, weights=problem.prior)
+    masses_merged = np.bincount(merged, weights=problem.prior)
+    out = {
+        "entropy": entropy(masses_plain),
+        "entropy_bound": entropy(masses_merged),
+        "huffman_bound": None,
+    }
+    if model.target == "object" and model.noise is None:
+        out["huffman_bound"] = huffman_expected_length(masses_merged)
+    return out
+
+
+def _merge_labels(codes: np.ndarray, sets: list[np.ndarray]) -> np.ndarray:
+    """Union labels that co-occur in one identical-row set (union-find), shape like codes."""
+    parent = list(range(int(codes.max()) + 1))
+
+    def find(a: int) -> int:
+        while parent[a] != a:
+            parent[a] = parent[parent[a]]
+            a = parent[a]
+        return a
+
+    for members in sets:
+        labels = np.unique(codes[members])
+        for other in labels[1:]:
+            parent[find(int(other))] = find(int(labels[0]))
+    roots = np.array([find(int(c)) for c in codes])
+    _, merged = np.unique(roots, return_inverse=True)
+    return merged

@@ -1,0 +1,178 @@
+"""Persistent-noise settings and the binomial sums of Appendix II.
+
+Under persistent noise (Section 6) up to eps' = min(eps, N nu) of the N nu error-prone
+answers may be wrong, and asking again repeats the wrong answer. Identifying the object is
+group identification on the dilated matrix B~, whose group i holds every bit string within
+eps' flips of row i on the error-prone queries. This module holds the settings and the
+closed-form masses of B~'s groups, so B~ is never built.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from math import comb
+
+import numpy as np
+
+NOISE_MODELS = (1, 2)
+
+
+class NoiseSettingsError(ValueError):
+    """Impossible noise settings. The message says which and how to fix it."""
+
+
+@dataclass(frozen=True, eq=False)
+class NoiseModel:
+    """Noise settings for a problem with N queries.
+
+    Parameters
+    ----------
+    eps : int
+        The most wrong answers tolerated (eps in Section 6). Must be >= 0.
+    prone : ndarray of shape (N,), bool
+        Which queries are prone to error (the N nu set).
+    model : {1, 2}
+        Probability model 1 (uniform over bit strings, i.e. p = 0.5) or 2 (truncated
+        binomial with parameter ``p``), Section 6.
+    p : float
+        Chance that an error-prone answer is wrong, in [0, 0.5]; model 2 only.
+    """
+
+    eps: int
+    prone: np.ndarray
+    model: int = 1
+    p: float = 0.5
+
+    def __post_init__(self) -> None:
+        if isinstance(self.eps, bool) or not isinstance(self.eps, (int, np.integer)):
+            raise NoiseSettingsError(f"eps must be a whole number, got {self.eps!r}")
+        if self.eps < 0:
+            raise NoiseSettingsError(
+                f"eps is {self.eps}; the number of wrong answers tolerated must be 0 or more"
+            )
+        if self.model not in NOISE_MODELS:
+            raise NoiseSettingsError(
+                f"noise model {self.model!r} is unknown; choose 1 (uniform) or 2 (binomial)"
+            )
+        if not (0.0 <= float(self.p) <= 0.5):
+            raise NoiseSettingsError(
+                f"p is {self.p}; the chance an answer is wrong must lie in [0, 0.5]"
+            )
+        prone = np.asarray(self.prone, dtype=bool)
+        prone.setflags(write=False)
+        object.__setattr__(self, "prone", prone)
+        object.__setattr__(self, "eps", int(self.eps))
+
+    @property
+    def n_prone(self) -> int:
+        """N nu: how many queries are prone to error."""
+        return int(self.prone.sum())
+
+    @property
+    def eps_eff(self) -> int:
+        """eps' = min(eps, N nu) (Section 6)."""
+        return min(self.eps, self.n_prone)
+
+    @property
+    def p_effective(self) -> float:
+        """The binomial parameter: 0.5 under model 1, ``p`` under model 2."""
+        return 0.5 if self.model == 1 else float(self.p)
+
+    def describe(self) -> dict:
+        """The settings as plain JSON-ready values."""
+        return {
+            "eps": self.eps,
+            "eps_effective": self.eps_eff,
+            "prone_count": self.n_prone,
+            "model": self.model,
+            "p": self.p_effective,
+        }
+
+
+def prone_mask(
+    n_queries: int,
+    spec: str | float | None = "all",
+    query_names: tuple[str, ...] = (),
+    seed: int | None = None,
+) -> np.ndarray:
+    """Parse an error-prone query specification into a mask of shape (N,).
+
+    ``spec`` is ``"all"``, a fraction nu in [0, 1] (that share of queries, chosen with
+    ``seed``; rounded to the nearest whole number of queries), or comma-separated query names.
+    """
+    if spec is None or (isinstance(spec, str) and spec.strip().lower() == "all"):
+        return np.ones(n_queries, dtype=bool)
+    fraction: float | None = None
+    if isinstance(spec, (int, float)):
+        fraction = float(spec)
+    else:
+        try:
+            fraction = float(spec)
+        except ValueError:
+            fraction = None
+    if fraction is not None:
+        if not (0.0 <= fraction <= 1.0):
+            raise NoiseSettingsError(
+                f"the error-prone fraction nu is {fraction}; it must lie in [0, 1]"
+            )
+        k = int(round(fraction * n_queries))
+        mask = np.zeros(n_queries, dtype=bool)
+        mask[np.random.default_rng(seed).choice(n_queries, size=k, replace=False)] = True
+        return mask
+    names = [s.strip() for s in str(spec).split(",") if s.strip()]
+    index = {name: j for j, name in enumerate(query_names)}
+    unknown = [n for n in names if n not in index]
+    if unknown:
+        raise NoiseSettingsError(
+            f"unknown query name(s) {', '.join(map(repr, unknown))} in the error-prone list; "
+            f"use names such as {', '.join(query_names[:5])}"
+        )
+    if not names:
+        raise NoiseSettingsError("the error-prone list is empty; give 'all', a fraction or names")
+    mask = np.zeros(n_queries, dtype=bool)
+    mask[[index[n] for n in names]] = True
+    return mask
+
+
+class BinomialTable:
+    """Tail sums S[n, t] = sum_{e=0}^{t} C(n, e) r^e with r = p / (1 - p).
+
+    Appendix II's mass of group i at a node, normalised by the model's constant, is
+
+        pi_i * r^{delta_i} * S[n_a, min(n_a, eps' - delta_i)] / S[N nu, eps']
+
+    because p^{e+delta}(1-p)^{N nu - e - delta} = (1-p)^{N nu} r^{e+delta}, and the common
+    factor (1-p)^{N nu} cancels against the normalising sum of model 2 (model 1 is p = 0.5,
+    r = 1). Objects with delta_i > eps' have zero mass.
+    """
+
+    def __init__(self, noise: NoiseModel):
+        p = noise.p_effective
+        self.eps = noise.eps_eff
+        self.n_prone = noise.n_prone
+        if p >= 0.5:
+            r = 1.0
+        else:
+            r = p / (1.0 - p)
+        self.r = r
+        n = np.arange(self.n_prone + 1)
+        t = np.arange(self.eps + 1)
+        terms = np.array(
+            [[comb(int(nn), int(e)) * r**e for e in t] for nn in n], dtype=float
+        ).reshape(n.size, t.size)
+        self.S = np.cumsum(terms, axis=1)
+        self.r_pow = r ** np.arange(self.eps + 2, dtype=float)
+        self.r_pow[0] = 1.0  # 0**0 when p = 0
+        self.Z = float(self.S[self.n_prone, self.eps])
+
+    def mass(self, n_unanswered: int, delta: np.ndarray) -> np.ndarray:
+        """Relative mass r^delta S[n, min(n, eps'-delta)] / Z of each group, shape like delta.
+
+        Zero where delta > eps'.
+        """
+        delta = np.asarray(delta)
+        ok = delta <= self.eps
+        d = np.where(ok, delta, 0)
+        tau = np.minimum(n_unanswered, self.eps - d)
+        out = self.r_pow[d] * self.S[n_unanswered, tau] / self.Z
+        return np.where(ok, out, 0.0)

@@ -1,0 +1,146 @@
+"""Query-selection policies: what to ask next at a node.
+
+- ``gbs``, ``gisa``: suggest one query (Algorithms 1 and 2).
+- ``gqsa``, ``gigqsa``, ``minmin``, ``minmax``: suggest a query category; the responder
+  then picks any unasked query in it with chance p_j(q) (Algorithms 3 and 4, and the two
+  heuristics of Section 7.2).
+- ``random``, ``random-category``: the paper's passive baseline. The responder picks
+  uniformly among all unasked queries (or among categories with an unasked query), even
+  ones that split nothing; each pick costs a question.
+
+Active policies suggest only a query that splits the candidates, or a category holding an
+unasked query that does. Ties within ``tol`` go to the lowest index, or to a seeded random
+choice with ``ties="random"``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from responder.engine.belief import Node
+from responder.engine.scoring import CATEGORY_COSTS, QUERY_COSTS
+
+POLICIES = ("gbs", "gisa", "gqsa", "gigqsa", "minmin", "minmax", "random", "random-category")
+CATEGORY_POLICIES = frozenset({"gqsa", "gigqsa", "minmin", "minmax", "random-category"})
+RANDOM_POLICIES = frozenset({"random", "random-category"})
+TIE_RULES = ("first", "random")
+
+
+class PolicyError(ValueError):
+    """An unknown policy or tie rule, or a category policy without categories."""
+
+
+@dataclass(frozen=True)
+class Choice:
+    """What a policy suggests at a node, and what the responder may then ask.
+
+    Attributes
+    ----------
+    kind : {"query", "category", "any"}
+        A single query, a category, or (random policy) any unasked query.
+    index : int
+        The query or category suggested; -1 for ``kind == "any"``.
+    queries : ndarray of shape (k,), int
+        Queries the responder may ask next.
+    probs : ndarray of shape (k,)
+        The chance of each (sums to 1): 1 for a single query, p_j(q) in a category.
+    costs : ndarray or None
+        The policy's cost per query (shape (N,)) or per category (shape (n,)); ``inf``
+        marks the ineligible. None for random policies.
+    """
+
+    kind: str
+    index: int
+    queries: np.ndarray
+    probs: np.ndarray
+    costs: np.ndarray | None = None
+
+
+def pick_matrix(node: Node) -> np.ndarray:
+    """P[j, q] = p_j(q): chance of picking unasked query q inside category j, shape (n, N).
+
+    The problem's pick weights renormalised over each category's unasked queries
+    (Section 4); rows of exhausted categories are zero.
+    """
+    problem = node.model.problem
+    n = problem.n_query_groups
+    w = problem.pick_weights * ~node.asked
+    P = np.zeros((n, problem.n_queries))
+    P[problem.query_groups, np.arange(problem.n_queries)] = w
+    sums = P.sum(axis=1, keepdims=True)
+    return np.divide(P, sums, out=np.zeros_like(P), where=sums > 0)
+
+
+class Policy:
+    """A named policy with its tie rule.
+
+    Parameters
+    ----------
+    name : str
+        One of :data:`POLICIES`.
+    ties : {"first", "random"}
+        Among costs within ``tol`` of the best: the lowest index, or a random one.
+    seed : int or None
+        Seed for random ties and for nothing else.
+    tol : float
+        Costs within ``tol`` of the minimum count as tied.
+    """
+
+    def __init__(self, name: str, ties: str = "first", seed: int | None = None, tol: float = 1e-9):
+        if name not in POLICIES:
+            raise PolicyError(f"unknown policy {name!r}; choose one of {', '.join(POLICIES)}")
+        if ties not in TIE_RULES:
+            raise PolicyError(f"unknown tie rule {ties!r}; choose one of {', '.join(TIE_RULES)}")
+        self.name = name
+        self.ties = ties
+        self.tol = tol
+        self.rng = np.random.default_rng(seed)
+
+    @property
+    def uses_categories(self) -> bool:
+        return self.name in CATEGORY_POLICIES
+
+    def check(self, problem) -> None:
+        """Raise :class:`PolicyError` if the policy cannot run on ``problem``."""
+        if self.uses_categories and problem.query_groups is None:
+            raise PolicyError(
+                f"policy {self.name!r} suggests query categories, but the input has none; "
+                "add 'query_groups' or use gbs, gisa or random"
+            )
+
+    def _pick_best(self, costs: np.ndarray) -> int:
+        best = costs.min()
+        tied = np.flatnonzero(costs <= best + self.tol)
+        if self.ties == "first" or tied.size == 1:
+            return int(tied[0])
+        return int(self.rng.choice(tied))
+
+    def choose(self, node: Node) -> Choice | None:
+        """The suggestion at ``node``, or None when the node is resolved (stopping rule)."""
+        if node.is_resolved():
+            return None
+        stats = node.split()
+        unasked = np.flatnonzero(stats.unasked)
+        if self.name == "random":
+            return Choice("any", -1, unasked, np.full(unasked.size, 1.0 / unasked.size))
+        if not self.uses_categories:
+            costs = np.where(stats.splits, QUERY_COSTS[self.name](stats), np.inf)
+            q = self._pick_best(costs)
+            return Choice("query", q, np.array([q]), np.ones(1), costs)
+        P = pick_matrix(node)
+        if self.name == "random-category":
+            open_cats = np.flatnonzero(P.sum(axis=1) > 0)
+            mix = P[open_cats].mean(axis=0)
+            qs = np.flatnonzero(mix > 0)
+            return Choice("any", -1, qs, mix[qs])
+        problem = node.model.problem
+        split_count = np.bincount(
+            problem.query_groups, weights=stats.splits.astype(float),
+            minlength=problem.n_query_groups,
+        )
+        costs = np.where(split_count > 0, CATEGORY_COSTS[self.name](stats, P), np.inf)
+        j = self._pick_best(costs)
+        qs = np.flatnonzero(P[j] > 0)
+        return Choice("category", j, qs, P[j, qs], costs)

@@ -1,0 +1,246 @@
+"""The query learning problem (B, Pi, y, z, p) of the paper, Sections 1.2, 3 and 4.
+
+A :class:`Problem` is immutable and validated once, at the boundary; everything downstream
+trusts its arrays.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import numpy as np
+
+
+class ProblemError(ValueError):
+    """The inputs do not form a valid problem. The message says what is wrong and how to fix it."""
+
+
+@dataclass(frozen=True, eq=False)
+class Problem:
+    """Binary objects-by-queries matrix with a prior and optional labels.
+
+    Parameters
+    ----------
+    matrix : array-like of shape (M, N)
+        ``B[i, j] = 1`` when object ``i`` answers yes to query ``j`` (Section 1.2).
+    prior : array-like of shape (M,), optional
+        Positive weights, normalised to the prior Pi. Uniform when omitted.
+    object_groups : array-like of shape (M,), optional
+        Group label ``y_i`` of each object (Section 3). Any hashable labels; they are coded
+        ``0..m-1`` in order of first appearance unless ``group_names`` fixes the order.
+    query_groups : array-like of shape (N,), optional
+        Category label ``z_j`` of each query (Section 4), coded like ``object_groups``.
+    pick_weights : array-like of shape (N,), optional
+        Relative chance ``p_i(q)`` that the responder picks query ``q`` inside its category,
+        renormalised over the category's unasked queries (Section 4). Uniform when omitted.
+    object_names, query_names : sequence of str, optional
+    group_names, query_group_names : sequence of str, optional
+        Names of the coded groups; when given, labels must be among them.
+
+    Attributes
+    ----------
+    matrix : ndarray of shape (M, N), dtype bool
+    prior : ndarray of shape (M,), float64, sums to 1
+    object_groups : ndarray of shape (M,), int64, or None
+    query_groups : ndarray of shape (N,), int64, or None
+    pick_weights : ndarray of shape (N,), float64 (all ones when uniform)
+    """
+
+    matrix: np.ndarray
+    prior: np.ndarray
+    object_groups: np.ndarray | None = None
+    query_groups: np.ndarray | None = None
+    pick_weights: np.ndarray = field(default=None)  # type: ignore[assignment]
+    object_names: tuple[str, ...] = ()
+    query_names: tuple[str, ...] = ()
+    group_names: tuple[str, ...] = ()
+    query_group_names: tuple[str, ...] = ()
+
+    @classmethod
+    def build(
+        cls,
+        matrix,
+        prior=None,
+        object_groups=None,
+        query_groups=None,
+        pick_weights=None,
+        object_names: Sequence[str] | None = None,
+        query_names: Sequence[str] | None = None,
+        group_names: Sequence[str] | None = None,
+        query_group_names: Sequence[str] | None = None,
+    ) -> "Problem":
+        """Validate raw inputs and return a :class:`Problem`; raises :class:`ProblemError`."""
+        B = _binary_matrix(matrix)
+        M, N = B.shape
+        pi = _prior(prior, M)
+        y, gnames = _codes(object_groups, M, "object group", "objects", group_names)
+        z, qgnames = _codes(query_groups, N, "query group", "queries", query_group_names)
+        w = _pick_weights(pick_weights, N)
+        onames = _names(object_names, M, "object name", "objects", default="object {}")
+        qnames = _names(query_names, N, "query name", "queries", default="query {}")
+        return cls(B, pi, y, z, w, onames, qnames, gnames, qgnames)
+
+    def __post_init__(self) -> None:
+        for name in ("matrix", "prior", "object_groups", "query_groups", "pick_weights"):
+            value = getattr(self, name)
+            if isinstance(value, np.ndarray):
+                value.setflags(write=False)
+
+    @property
+    def n_objects(self) -> int:
+        return int(self.matrix.shape[0])
+
+    @property
+    def n_queries(self) -> int:
+        return int(self.matrix.shape[1])
+
+    @property
+    def n_groups(self) -> int:
+        return len(self.group_names)
+
+    @property
+    def n_query_groups(self) -> int:
+        return len(self.query_group_names)
+
+    def with_prior(self, prior) -> "Problem":
+        """The same problem under another prior (validated)."""
+        return Problem(
+            self.matrix, _prior(prior, self.n_objects), self.object_groups, self.query_groups,
+            self.pick_weights, self.object_names, self.query_names, self.group_names,
+            self.query_group_names,
+        )
+
+    def subset(self, objects=None, queries=None) -> "Problem":
+        """The problem restricted to some objects and/or queries; the prior is renormalised.
+
+        Group codes are kept (a group may become empty) so labels stay comparable.
+        """
+        rows = np.arange(self.n_objects) if objects is None else np.asarray(objects)
+        cols = np.arange(self.n_queries) if queries is None else np.asarray(queries)
+        return Problem(
+            self.matrix[np.ix_(rows, cols)],
+            _prior(self.prior[rows], rows.size),
+            None if self.object_groups is None else self.object_groups[rows],
+            None if self.query_groups is None else self.query_groups[cols],
+            self.pick_weights[cols],
+            tuple(self.object_names[i] for i in rows),
+            tuple(self.query_names[j] for j in cols),
+            self.group_names,
+            self.query_group_names,
+        )
+
+
+def _binary_matrix(matrix) -> np.ndarray:
+    if isinstance(matrix, np.ndarray):
+        arr = matrix
+    else:
+        rows = list(matrix)
+        if not rows:
+            raise ProblemError("the matrix is empty: give at least one object (row)")
+        lengths = {len(r) for r in rows}
+        if len(lengths) != 1:
+            bad = next(i for i, r in enumerate(rows) if len(r) != len(rows[0]))
+            raise ProblemError(
+                f"the matrix rows are ragged: row 0 has {len(rows[0])} cells but row {bad} has "
+                f"{len(rows[bad])}; every row needs one 0/1 cell per query"
+            )
+        arr = np.asarray(rows, dtype=object)
+    if arr.ndim != 2 or arr.shape[0] == 0 or arr.shape[1] == 0:
+        raise ProblemError(
+            f"the matrix must be 2-D with at least one row and one column, got shape {arr.shape}"
+        )
+    flat = arr.ravel()
+    ok = np.fromiter(
+        (
+            (v is not True and v is not False and isinstance(v, (int, np.integer)) and v in (0, 1))
+            or isinstance(v, (bool, np.bool_))
+            or (isinstance(v, (float, np.floating)) and v in (0.0, 1.0))
+            for v in flat
+        ),
+        dtype=bool,
+        count=flat.size,
+    ) if arr.dtype == object else np.isin(arr, (0, 1)).ravel()
+    if not ok.all():
+        k = int(np.flatnonzero(~ok)[0])
+        i, j = divmod(k, arr.shape[1])
+        raise ProblemError(
+            f"matrix cell [{i}][{j}] is {flat[k]!r}; every cell must be 0 or 1"
+        )
+    return arr.astype(bool)
+
+
+def _prior(prior, M: int) -> np.ndarray:
+    if prior is None:
+        return np.full(M, 1.0 / M)
+    try:
+        p = np.asarray(prior, dtype=float)
+    except (TypeError, ValueError):
+        raise ProblemError("the prior must be a list of numbers, one per object") from None
+    if p.shape != (M,):
+        raise ProblemError(
+            f"the prior has {p.size} entries but there are {M} objects; give one weight per object"
+        )
+    if not np.all(np.isfinite(p)):
+        raise ProblemError("the prior has a non-finite entry; use positive finite weights")
+    if np.any(p < 0):
+        i = int(np.flatnonzero(p < 0)[0])
+        raise ProblemError(f"prior entry {i} is negative ({p[i]}); weights must be positive")
+    if np.any(p == 0):
+        i = int(np.flatnonzero(p == 0)[0])
+        raise ProblemError(
+            f"prior entry {i} is zero; every object needs a positive weight (drop the object "
+            "instead)"
+        )
+    total = p.sum()
+    return p / total
+
+
+def _codes(labels, size: int, what: str, per: str, names) -> tuple[np.ndarray | None, tuple]:
+    if labels is None:
+        return None, tuple(names) if names is not None else ()
+    labels = list(labels)
+    if len(labels) != size:
+        raise ProblemError(
+            f"there are {len(labels)} {what} labels but {size} {per}; give one label per item"
+        )
+    if names is None:
+        order: dict = {}
+        for lab in labels:
+            order.setdefault(lab, len(order))
+        names_t = tuple(str(k) for k in order)
+        codes = np.fromiter((order[lab] for lab in labels), dtype=np.int64, count=size)
+    else:
+        names_t = tuple(str(n) for n in names)
+        index = {n: k for k, n in enumerate(names_t)}
+        try:
+            codes = np.fromiter((index[str(lab)] for lab in labels), dtype=np.int64, count=size)
+        except KeyError as exc:
+            raise ProblemError(
+                f"{what} label {exc.args[0]!r} is not one of the declared names {list(names_t)}"
+            ) from None
+    return codes, names_t
+
+
+def _pick_weights(weights, N: int) -> np.ndarray:
+    if weights is None:
+        return np.ones(N)
+    w = np.asarray(weights, dtype=float)
+    if w.shape != (N,):
+        raise ProblemError(
+            f"there are {w.size} pick weights but {N} queries; give one weight per query"
+        )
+    if not np.all(np.isfinite(w)) or np.any(w <= 0):
+        raise ProblemError("pick weights must be positive finite numbers")
+    return w
+
+
+def _names(names, size: int, what: str, per: str, default: str) -> tuple[str, ...]:
+    if names is None:
+        return tuple(default.format(k) for k in range(size))
+    names = tuple(str(n) for n in names)
+    if len(names) != size:
+        raise ProblemError(
+            f"there are {len(names)} {what}s but {size} {per}; give one name per item"
+        )
+    return names

@@ -1,0 +1,132 @@
+"""Loading problems for the command line: interchange JSON or a knowledge base, plus the
+shared noise options. Every failure becomes :class:`InputError` with one clear message.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from responder.engine.noise import NoiseModel, NoiseSettingsError, prone_mask
+from responder.engine.problem import Problem, ProblemError
+from responder.engine.diagnostics import default_eps, min_hamming_distance
+
+INTERCHANGE_KEYS = ("matrix", "prior", "groups", "queries", "query_groups", "objects",
+                    "pick_weights", "group_names", "query_group_names")
+
+
+class InputError(ValueError):
+    """Bad input: the message says what is wrong and how to fix it."""
+
+
+def load_interchange(path: Path) -> Problem:
+    """Read the interchange JSON format.
+
+    ``{"matrix": [[0,1,...],...], "prior": [...], "groups": [...], "queries": [...],
+    "query_groups": [...], "objects": [...], "pick_weights": [...]}``; only ``matrix`` is
+    required.
+    """
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read the file ({exc.strerror})") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            f"{path}:{exc.lineno}:{exc.colno}: not valid JSON ({exc.msg}); fix the syntax"
+        ) from None
+    if not isinstance(data, dict):
+        raise InputError(f"{path}: the top level must be a JSON object with a 'matrix' key")
+    if "matrix" not in data:
+        raise InputError(f"{path}: the 'matrix' key is missing; give a list of 0/1 rows")
+    unknown = sorted(set(data) - set(INTERCHANGE_KEYS))
+    if unknown:
+        raise InputError(
+            f"{path}: unknown key(s) {', '.join(unknown)}; valid keys are "
+            f"{', '.join(INTERCHANGE_KEYS)}"
+        )
+    matrix = data["matrix"]
+    if not isinstance(matrix, list) or not all(isinstance(r, list) for r in matrix):
+        raise InputError(f"{path}: 'matrix' must be a list of rows, each a list of 0/1")
+    for key in ("prior", "groups", "queries", "query_groups", "objects", "pick_weights"):
+        if key in data and not isinstance(data[key], list):
+            raise InputError(f"{path}: '{key}' must be a list")
+    try:
+        return Problem.build(
+            matrix,
+            prior=data.get("prior"),
+            object_groups=data.get("groups"),
+            query_groups=data.get("query_groups"),
+            pick_weights=data.get("pick_weights"),
+            object_names=data.get("objects"),
+            query_names=data.get("queries"),
+            group_names=data.get("group_names"),
+            query_group_names=data.get("query_group_names"),
+        )
+    except ProblemError as exc:
+        raise InputError(f"{path}: {exc}") from None
+
+
+def load_problem(spec: str | None):
+    """A problem from ``--kb``: a ``.json`` interchange file, or a knowledge base
+    (bundled when ``spec`` is None, a name or a path). Returns ``(problem, kb_or_None)``."""
+    if spec is not None and spec.lower().endswith(".json"):
+        path = Path(spec)
+        if not path.exists():
+            raise InputError(f"{spec}: no such file; give the path of an interchange JSON file")
+        return load_interchange(path), None
+    from responder.kb.loader import KBError  # noqa: PLC0415 (keeps start-up light)
+    from responder.kb.resolve import resolve_kb  # noqa: PLC0415
+
+    try:
+        kb = resolve_kb(spec)
+    except KBError as exc:
+        raise InputError(str(exc)) from None
+    return kb.to_problem(), kb
+
+
+def add_noise_arguments(parser: argparse.ArgumentParser) -> None:
+    """The persistent-noise options shared by ``eval`` and ``simulate``."""
+    group = parser.add_argument_group("persistent noise (Section 6)")
+    group.add_argument("--noise-eps", metavar="E|auto", default=None,
+                       help="turn noise mode on, tolerating up to E wrong answers; "
+                            "auto = floor((delta-1)/2) from the matrix's minimum Hamming distance")
+    group.add_argument("--noise-prone", default="all", metavar="all|FRACTION|NAMES",
+                       help="error-prone queries: all, a fraction nu in [0,1] (chosen with "
+                            "--seed), or comma-separated query names (default: all)")
+    group.add_argument("--noise-model", type=int, choices=(1, 2), default=1,
+                       help="1: uniform over error counts' strings; 2: truncated binomial")
+    group.add_argument("--noise-p", type=float, default=0.25, metavar="P",
+                       help="model 2: chance an error-prone answer is wrong, in [0, 0.5]")
+
+
+def noise_from_args(args, problem: Problem) -> tuple[NoiseModel | None, list[str]]:
+    """Build the noise model from parsed options; returns (model or None, warnings)."""
+    if args.noise_eps is None:
+        return None, []
+    warnings: list[str] = []
+    delta = min_hamming_distance(problem.matrix)
+    allowed = default_eps(delta)
+    if str(args.noise_eps).strip().lower() == "auto":
+        eps = allowed
+    else:
+        try:
+            eps = int(args.noise_eps)
+        except ValueError:
+            raise InputError(
+                f"--noise-eps {args.noise_eps!r} is not a whole number; give e.g. 2, or auto"
+            ) from None
+    try:
+        mask = prone_mask(problem.n_queries, args.noise_prone, problem.query_names,
+                          seed=getattr(args, "seed", None))
+        noise = NoiseModel(eps, mask, model=args.noise_model, p=args.noise_p)
+    except NoiseSettingsError as exc:
+        raise InputError(str(exc)) from None
+    if eps > allowed:
+        warnings.append(
+            f"warning: eps = {eps} exceeds floor((delta-1)/2) = {allowed} (delta = {delta}); "
+            "identification is no longer unique: several chemicals may stay possible"
+        )
+    return noise, warnings

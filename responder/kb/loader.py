@@ -1,0 +1,693 @@
+"""Load and validate a knowledge base folder: symptoms.toml, classes.toml, chemicals/*.toml.
+
+Every problem is collected (not just the first) as a :class:`KBIssue` pointing at a file and
+line, and all of them are raised together as one :class:`KBError`. tomllib gives no line
+numbers for values, so lines are found by scanning the text: the ``[[table]]`` headers in
+order, then the ``key =`` line or the quoted value inside that table.
+
+The bundled knowledge base is stricter than user-imported ones: it must give a CAS number for
+every chemical and name one of the four public source series in every source.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import importlib.resources
+import math
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Mapping
+
+from responder.kb.model import (
+    Category,
+    Chemical,
+    ChemicalClass,
+    KBError,
+    KBIssue,
+    KnowledgeBase,
+    Symptom,
+)
+
+#: The public source series a bundled chemical's sources must start with ("<SERIES>: <title>").
+SOURCE_SERIES = ("ATSDR MMG", "NIOSH NPG", "CDC ERSH-DB", "CHEMM")
+BUNDLED_NAME = "bundled"
+SYMPTOMS_FILE = "symptoms.toml"
+CLASSES_FILE = "classes.toml"
+CHEMICALS_DIR = "chemicals"
+
+_ID_RE = re.compile(r"^[a-z0-9][a-z0-9_]*$")
+_CAS_RE = re.compile(r"^(\d{2,7})-(\d{2})-(\d)$")
+_UN_RE = re.compile(r"^\d{4}$")
+_SERIES_RE = re.compile(r"^(" + "|".join(re.escape(s) for s in SOURCE_SERIES) + r"): \S")
+_TOML_POS_RE = re.compile(r"\s*\(at line (\d+), column \d+\)|\s*\(at end of document\)")
+
+_ID_FIX = 'use lower-case letters, digits and "_" only, e.g. "shortness_of_breath"'
+
+
+# --- small validators, shared with the CSV importer ---------------------------------------
+
+
+def cas_check_digit(body: str) -> int:
+    """Check digit of a CAS number from its digits without the check digit.
+
+    Each digit is multiplied by its position counted from the right (1, 2, ...); the sum
+    mod 10 is the check digit. ``body`` is e.g. ``"778250"`` for 7782-50-5.
+    """
+    return sum(int(d) * k for k, d in enumerate(reversed(body), start=1)) % 10
+
+
+def cas_problem(cas: str) -> tuple[str, str] | None:
+    """(problem, fix) if ``cas`` is not a well-formed CAS number with a correct check digit."""
+    m = _CAS_RE.match(cas)
+    if not m:
+        return (
+            f'CAS number "{cas}" is malformed',
+            'write it as 2-7 digits, 2 digits and 1 check digit joined by "-", e.g. "7782-50-5"',
+        )
+    expected = cas_check_digit(m.group(1) + m.group(2))
+    if expected != int(m.group(3)):
+        return (
+            f'CAS number "{cas}" has check digit {m.group(3)} but its digits give {expected}',
+            f'check the number in the source; if the other digits are right it is '
+            f'"{m.group(1)}-{m.group(2)}-{expected}"',
+        )
+    return None
+
+
+def un_problem(un: str) -> tuple[str, str] | None:
+    """(problem, fix) if ``un`` is not a 4-digit UN/NA number."""
+    if _UN_RE.match(un):
+        return None
+    digits = re.sub(r"\D", "", un)
+    example = f'"{digits}"' if len(digits) == 4 else '"1017"'
+    return (
+        f'UN number "{un}" is malformed',
+        f"write the 4 digits only, as a quoted string, e.g. {example}; leave the key out if "
+        "there is none",
+    )
+
+
+def source_problem(source: str, strict: bool) -> tuple[str, str] | None:
+    """(problem, fix) if a source text is empty, or (strict) names none of the four series."""
+    if not source.strip():
+        return ("a source is empty", "write the document the symptoms come from")
+    if strict and not _SERIES_RE.match(source):
+        series = ", ".join(f'"{s}: "' for s in SOURCE_SERIES)
+        return (
+            f'source "{source}" does not name one of the four public series',
+            f"start it with one of {series} followed by the document title",
+        )
+    return None
+
+
+def _suggest(value: str, known, what: str, where: str) -> str:
+    close = difflib.get_close_matches(value, list(known), n=3, cutoff=0.6)
+    if close:
+        return "did you mean " + " or ".join(f'"{c}"' for c in close) + "?"
+    return f"use one of the {what} ids defined in {where}"
+
+
+# --- locating lines in TOML text --------------------------------------------------------
+
+
+class _Lines:
+    """Line numbers of tables, keys and values in a TOML text (1-based)."""
+
+    _HEADER = re.compile(r"^\s*\[\[?\s*([^\[\]#]+?)\s*\]\]?\s*(?:#.*)?$")
+
+    def __init__(self, text: str):
+        self.lines = text.split("\n")  # as tomllib counts: only "\n" ends a line
+        self.headers: list[tuple[int, str, bool]] = []  # (line, name, is_array_table)
+        for n, raw in enumerate(self.lines, start=1):
+            m = self._HEADER.match(raw)
+            if m:
+                name = m.group(1).strip().strip('"').strip("'")
+                self.headers.append((n, name, raw.strip().startswith("[[")))
+
+    def table(self, name: str, k: int) -> tuple[int, int] | None:
+        """(first, end) lines of the k-th ``[[name]]`` table; end is exclusive."""
+        starts = [i for i, (_, nm, arr) in enumerate(self.headers) if nm == name and arr]
+        if k >= len(starts):
+            return None
+        i = starts[k]
+        first = self.headers[i][0]
+        end = self.headers[i + 1][0] if i + 1 < len(self.headers) else len(self.lines) + 1
+        return first, end
+
+    def top(self) -> tuple[int, int]:
+        """Lines before the first table header."""
+        end = self.headers[0][0] if self.headers else len(self.lines) + 1
+        return 1, end
+
+    def key(self, span: tuple[int, int] | None, key: str) -> int | None:
+        if span is None:
+            return None
+        pat = re.compile(rf"^\s*{re.escape(key)}\s*=")
+        for n in range(span[0], span[1]):
+            if pat.match(self.lines[n - 1]):
+                return n
+        return None
+
+    def value(self, span: tuple[int, int] | None, key: str, value: str) -> int | None:
+        """Line of the quoted ``value`` within ``key``'s value (which may span lines)."""
+        start = self.key(span, key)
+        if start is None:
+            return None
+        quoted = (f'"{value}"', f"'{value}'")
+        for n in range(start, span[1]):
+            if any(q in self.lines[n - 1] for q in quoted):
+                return n
+        return start
+
+
+# --- the checker --------------------------------------------------------------------------
+
+_TYPES = {
+    "str": (str, "a quoted string"),
+    "list": (list, 'a list of quoted strings, e.g. ["a", "b"]'),
+    "bool": (bool, "true or false"),
+    "number": ((int, float), "a number"),
+}
+
+
+@dataclass
+class _Doc:
+    rel: str
+    text: str
+    data: dict
+    lines: _Lines
+
+
+class _Checker:
+    def __init__(self, display: Callable[[str], str], strict: bool):
+        self.display = display
+        self.strict = strict
+        self.errors: list[KBIssue] = []
+        self.warnings: list[KBIssue] = []
+
+    def error(self, rel: str, line: int | None, problem: str, fix: str) -> None:
+        self.errors.append(KBIssue(self.display(rel), line, problem, fix))
+
+    def warn(self, rel: str, line: int | None, problem: str, fix: str) -> None:
+        self.warnings.append(KBIssue(self.display(rel), line, problem, fix, "warning"))
+
+    def where(self, rel: str, line: int | None) -> str:
+        return f"{self.display(rel)}:{line}" if line else self.display(rel)
+
+    def parse(self, rel: str, text: str) -> _Doc | None:
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            msg = str(exc)
+            m = _TOML_POS_RE.search(msg)
+            line = int(m.group(1)) if m and m.group(1) else len(text.split("\n"))
+            reason = _TOML_POS_RE.sub("", msg).strip() or "invalid TOML"
+            self.error(
+                rel, line, f"not valid TOML: {reason}",
+                "fix the syntax there (strings in double quotes, commas between list items, "
+                "one key = value per line)",
+            )
+            return None
+        return _Doc(rel, text, data, _Lines(text))
+
+    def top_keys(self, doc: _Doc, allowed: tuple[str, ...]) -> None:
+        for key in doc.data:
+            if key not in allowed:
+                line = doc.lines.key(doc.lines.top(), key) or self._header_line(doc, key)
+                close = difflib.get_close_matches(key, allowed, n=1, cutoff=0.6)
+                fix = (f"did you mean `{close[0]}`?" if close else
+                       "this file may only hold " + ", ".join(f"`{a}`" for a in allowed))
+                self.error(doc.rel, line, f"unknown top-level key or table `{key}`", fix)
+
+    @staticmethod
+    def _header_line(doc: _Doc, name: str) -> int | None:
+        return next((n for n, nm, _ in doc.lines.headers if nm == name), None)
+
+    def tables(self, doc: _Doc, name: str, required: bool) -> list:
+        """The ``[[name]]`` tables of a document; an error if they are missing or malformed."""
+        value = doc.data.get(name)
+        if value is None:
+            if required:
+                self.error(doc.rel, 1, f"the file has no [[{name}]] tables",
+                           f"add at least one [[{name}]] table")
+            return []
+        if not isinstance(value, list) or not all(isinstance(t, dict) for t in value):
+            line = doc.lines.key(doc.lines.top(), name) or self._header_line(doc, name)
+            self.error(doc.rel, line, f"`{name}` is not a list of [[{name}]] tables",
+                       f"write each entry as a [[{name}]] table with key = value lines")
+            return []
+        return value
+
+    def fields(self, doc: _Doc, tname: str, k: int, table: dict,
+               required: dict[str, str], optional: dict[str, str]) -> tuple[dict, tuple, int]:
+        """Check a table's keys and value types.
+
+        Returns the values of the right type, the table's line span and its anchor line (the
+        line of its ``name``/``id`` key, else its header).
+        """
+        span = doc.lines.table(tname, k)
+        anchor = (doc.lines.key(span, "name") or doc.lines.key(span, "id")
+                  or (span[0] if span else None))
+        allowed = {**required, **optional}
+        out = {}
+        for key, value in table.items():
+            line = doc.lines.key(span, key) or anchor
+            if key not in allowed:
+                if tname == "chemical" and key == "class":
+                    fix = ("`class = ...` must come before the first [[chemical]] table; "
+                           "move it to the top of the file")
+                else:
+                    close = difflib.get_close_matches(key, list(allowed), n=1, cutoff=0.6)
+                    fix = (f'did you mean "{close[0]}"?' if close else
+                           "allowed keys are " + ", ".join(allowed))
+                self.error(doc.rel, line, f"unknown key `{key}` in this [[{tname}]] table", fix)
+                continue
+            pytype, words = _TYPES[allowed[key]]
+            if isinstance(value, bool) and allowed[key] != "bool" or not isinstance(value, pytype):
+                self.error(doc.rel, line, f"`{key}` must be {words}, not {value!r}",
+                           f"write {key} = {self._example(key, allowed[key])}")
+                continue
+            if allowed[key] == "list" and not all(isinstance(v, str) for v in value):
+                self.error(doc.rel, line, f"`{key}` must list quoted strings only",
+                           "put each entry in double quotes")
+                continue
+            if allowed[key] == "str" and key in required and not value.strip():
+                self.error(doc.rel, line, f"`{key}` is empty", f"give the {key} text")
+                continue
+            out[key] = value
+        for key in required:
+            if key not in table:
+                self.error(doc.rel, anchor, f"this [[{tname}]] table has no `{key}`",
+                           f"add {key} = {self._example(key, required[key])}")
+        return out, span, anchor
+
+    @staticmethod
+    def _example(key: str, kind: str) -> str:
+        examples = {"cas": '"7782-50-5"', "un": '"1017"', "symptoms": '["cough", "headache"]',
+                    "sources": '["NIOSH NPG: Chlorine"]', "prior": "1.0",
+                    "source_checked": "true", "id": '"some_id"'}
+        if key in examples:
+            return examples[key]
+        return {"str": '"..."', "list": '["..."]', "bool": "true", "number": "1.0"}[kind]
+
+
+# --- the three parts of a knowledge base -------------------------------------------------
+
+
+def _check_vocabulary(ck: _Checker, doc: _Doc):
+    ck.top_keys(doc, ("category", "symptom"))
+    categories: list[Category] = []
+    cat_line: dict[str, int | None] = {}
+    for k, t in enumerate(ck.tables(doc, "category", required=True)):
+        v, _, anchor = ck.fields(doc, "category", k, t, {"id": "str", "label": "str"}, {})
+        if "id" not in v or "label" not in v:
+            continue
+        if not _ID_RE.match(v["id"]):
+            ck.error(doc.rel, anchor, f'category id "{v["id"]}" is not a valid id', _ID_FIX)
+        elif v["id"] in cat_line:
+            ck.error(doc.rel, anchor, f'duplicate category id "{v["id"]}"',
+                     f"it is already defined at {ck.where(doc.rel, cat_line[v['id']])}; "
+                     "rename or remove one")
+        else:
+            cat_line[v["id"]] = anchor
+            categories.append(Category(v["id"], v["label"]))
+
+    symptoms: list[Symptom] = []
+    sym_line: dict[str, int | None] = {}
+    for k, t in enumerate(ck.tables(doc, "symptom", required=True)):
+        v, span, anchor = ck.fields(doc, "symptom", k, t,
+                                    {"id": "str", "label": "str", "category": "str"},
+                                    {"check": "str"})
+        if not {"id", "label", "category"} <= v.keys():
+            continue
+        sid = v["id"]
+        if not _ID_RE.match(sid):
+            ck.error(doc.rel, anchor, f'symptom id "{sid}" is not a valid id', _ID_FIX)
+            continue
+        if sid in sym_line:
+            ck.error(doc.rel, anchor, f'duplicate symptom id "{sid}"',
+                     f"it is already defined at {ck.where(doc.rel, sym_line[sid])}; "
+                     "rename or remove one")
+            continue
+        sym_line[sid] = anchor
+        if v["category"] not in cat_line:
+            ck.error(doc.rel, doc.lines.key(span, "category") or anchor,
+                     f'symptom "{sid}" has unknown category "{v["category"]}"',
+                     _suggest(v["category"], cat_line, "category", "the [[category]] tables"))
+            continue
+        symptoms.append(Symptom(sid, v["label"], v["category"], v.get("check", "")))
+    return categories, symptoms, sym_line
+
+
+def _check_classes(ck: _Checker, doc: _Doc):
+    ck.top_keys(doc, ("class",))
+    classes: list[ChemicalClass] = []
+    seen: dict[str, int | None] = {}
+    for k, t in enumerate(ck.tables(doc, "class", required=True)):
+        v, _, anchor = ck.fields(doc, "class", k, t, {"id": "str", "label": "str"},
+                                 {"syndrome": "str", "description": "str"})
+        if "id" not in v or "label" not in v:
+            continue
+        if not _ID_RE.match(v["id"]):
+            ck.error(doc.rel, anchor, f'class id "{v["id"]}" is not a valid id', _ID_FIX)
+        elif v["id"] in seen:
+            ck.error(doc.rel, anchor, f'duplicate class id "{v["id"]}"',
+                     f"it is already defined at {ck.where(doc.rel, seen[v['id']])}; "
+                     "rename or remove one")
+        else:
+            seen[v["id"]] = anchor
+            classes.append(ChemicalClass(v["id"], v["label"], v.get("syndrome", ""),
+                                         v.get("description", "")))
+    return classes
+
+
+def _check_chemical_file(ck: _Checker, doc: _Doc, symptom_ids: set[str] | None,
+                         class_ids: set[str] | None, seen_names: dict, seen_cas: dict):
+    ck.top_keys(doc, ("class", "chemical"))
+    class_id = doc.data.get("class")
+    class_line = doc.lines.key(doc.lines.top(), "class")
+    if class_id is None:
+        known = ", ".join(sorted(class_ids)) if class_ids else "see classes.toml"
+        ck.error(doc.rel, 1, "the file does not say its class",
+                 f'add class = "<class id>" at the top, above the first [[chemical]] '
+                 f"(known classes: {known})")
+    elif not isinstance(class_id, str):
+        ck.error(doc.rel, class_line, f"`class` must be a quoted class id, not {class_id!r}",
+                 'write class = "<class id>"')
+        class_id = None
+    elif class_ids is not None and class_id not in class_ids:
+        ck.error(doc.rel, class_line, f'unknown class "{class_id}"',
+                 _suggest(class_id, class_ids, "class", CLASSES_FILE))
+        class_id = None
+
+    required = {"name": "str", "symptoms": "list", "sources": "list"}
+    optional = {"un": "str", "source_checked": "bool", "prior": "number", "notes": "str"}
+    (required if ck.strict else optional)["cas"] = "str"
+    tables = ck.tables(doc, "chemical", required=False)
+    if "chemical" not in doc.data and class_id is not None:
+        ck.warn(doc.rel, 1, "the file has no [[chemical]] tables",
+                "add chemicals or delete the file")
+    chemicals: list[Chemical] = []
+    for k, t in enumerate(tables):
+        v, span, anchor = ck.fields(doc, "chemical", k, t, required, optional)
+        ok = required.keys() <= v.keys()
+        name = v.get("name", "").strip()
+        label = f'"{name}"' if name else f"chemical #{k + 1}"
+
+        cas = v.get("cas")
+        if cas is not None:
+            bad = cas_problem(cas.strip())
+            if bad:
+                ck.error(doc.rel, _key_line(doc, span, "cas", anchor), f"{label}: {bad[0]}", bad[1])
+                ok = False
+            else:
+                cas = cas.strip()
+        un = v.get("un")
+        if un is not None:
+            bad = un_problem(un.strip())
+            if bad:
+                ck.error(doc.rel, _key_line(doc, span, "un", anchor), f"{label}: {bad[0]}", bad[1])
+                ok = False
+            else:
+                un = un.strip()
+
+        symptoms = v.get("symptoms")
+        if symptoms is not None:
+            if not symptoms:
+                ck.error(doc.rel, _key_line(doc, span, "symptoms", anchor),
+                         f"{label} has an empty symptom list",
+                         "list the acute symptoms its source names; a chemical with none "
+                         "cannot be identified, so leave it out instead")
+                ok = False
+            seen_here: set[str] = set()
+            for sid in symptoms:
+                line = doc.lines.value(span, "symptoms", sid) or anchor
+                if symptom_ids is not None and sid not in symptom_ids:
+                    ck.error(doc.rel, line, f'{label}: unknown symptom id "{sid}"',
+                             _suggest(sid, symptom_ids, "symptom", SYMPTOMS_FILE))
+                    ok = False
+                elif sid in seen_here:
+                    ck.warn(doc.rel, line, f'{label} lists symptom "{sid}" twice',
+                            "remove the repeat")
+                seen_here.add(sid)
+
+        sources = v.get("sources")
+        if sources is not None:
+            if not sources:
+                ck.error(doc.rel, _key_line(doc, span, "sources", anchor),
+                         f"{label} has an empty sources list",
+                         "name at least one document the symptoms come from, e.g. "
+                         '["NIOSH NPG: Chlorine"]')
+                ok = False
+            for src in sources:
+                bad = source_problem(src, ck.strict)
+                if bad:
+                    ck.error(doc.rel, doc.lines.value(span, "sources", src) or anchor,
+                             f"{label}: {bad[0]}", bad[1])
+                    ok = False
+
+        prior = v.get("prior")
+        if prior is not None and (not math.isfinite(prior) or prior <= 0):
+            ck.error(doc.rel, _key_line(doc, span, "prior", anchor),
+                     f"{label} has prior {prior}, which is not a positive number",
+                     "give a positive relative weight (1.0 is the default), or remove the key")
+            ok = False
+
+        if name:
+            key = name.casefold()
+            if key in seen_names:
+                ck.error(doc.rel, anchor,
+                         f'duplicate chemical "{name}": also defined at {seen_names[key]}',
+                         "remove one entry, or rename it if they are different chemicals")
+                ok = False
+            else:
+                seen_names[key] = ck.where(doc.rel, anchor)
+        if cas:
+            if cas in seen_cas:
+                other_name, other_where = seen_cas[cas]
+                ck.error(doc.rel, _key_line(doc, span, "cas", anchor),
+                         f'{label} has CAS {cas}, the same as "{other_name}" at {other_where}',
+                         "one of the two CAS numbers is wrong, or they are the same chemical: "
+                         "keep one entry")
+                ok = False
+            else:
+                seen_cas[cas] = (name, ck.where(doc.rel, _key_line(doc, span, "cas", anchor)))
+
+        if ok and class_id is not None:
+            chemicals.append(Chemical(
+                name=name, cas=cas or "", un=un, class_id=class_id,
+                symptoms=frozenset(symptoms), sources=tuple(sources),
+                source_checked=v.get("source_checked", False),
+                prior=None if prior is None else float(prior), notes=v.get("notes", ""),
+                file=ck.display(doc.rel), line=anchor,
+            ))
+    return chemicals, len(tables)
+
+
+def _key_line(doc: _Doc, span, key: str, anchor: int | None) -> int | None:
+    return doc.lines.key(span, key) or anchor
+
+
+def check_files(
+    files: Mapping[str, str | bytes | None],
+    *,
+    name: str,
+    origin: str,
+    display: Callable[[str], str],
+    strict: bool,
+) -> KnowledgeBase:
+    """Validate a knowledge base given as file texts and build it.
+
+    Parameters
+    ----------
+    files : mapping of relative path -> text (or bytes)
+        ``"symptoms.toml"``, ``"classes.toml"`` and ``"chemicals/<any>.toml"``; a missing
+        required file is reported, as is a value of None (the file could not be read).
+    name, origin : str
+        Stored on the :class:`KnowledgeBase`.
+    display : callable
+        Turns a relative path into the file name shown in messages.
+    strict : bool
+        Bundled rules: CAS required and sources must name one of :data:`SOURCE_SERIES`.
+
+    Raises
+    ------
+    KBError
+        With every error found.
+    """
+    ck = _Checker(display, strict)
+    digest = hashlib.sha256()
+    texts: dict[str, str] = {}
+    for rel in sorted(files):
+        raw = files[rel]
+        if raw is None:
+            ck.error(rel, None, "the file could not be read", "check that it exists and is readable")
+            continue
+        data = raw.encode("utf-8") if isinstance(raw, str) else raw
+        digest.update(rel.encode() + b"\0" + data + b"\0")
+        try:
+            texts[rel] = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            line = data[: exc.start].count(b"\n") + 1
+            ck.error(rel, line, "the file is not valid UTF-8 text", "save it as UTF-8")
+
+    for rel in (SYMPTOMS_FILE, CLASSES_FILE):
+        if rel not in files:
+            ck.error(rel, None, "the file is missing",
+                     f"a knowledge base folder needs {SYMPTOMS_FILE}, {CLASSES_FILE} and "
+                     f"{CHEMICALS_DIR}/*.toml")
+
+    categories, symptoms, sym_line = [], [], {}
+    symptom_ids = class_ids = None  # None: unknown because the file is broken
+    if SYMPTOMS_FILE in texts and (doc := ck.parse(SYMPTOMS_FILE, texts[SYMPTOMS_FILE])):
+        categories, symptoms, sym_line = _check_vocabulary(ck, doc)
+        # ids of symptoms dropped for a bad category still count as known: no cascade of
+        # "unknown symptom" errors in the chemical files
+        symptom_ids = set(sym_line) or None
+    classes = []
+    if CLASSES_FILE in texts and (doc := ck.parse(CLASSES_FILE, texts[CLASSES_FILE])):
+        classes = _check_classes(ck, doc)
+        class_ids = {c.id for c in classes} or None
+
+    chem_files = [r for r in sorted(texts) if r.startswith(CHEMICALS_DIR + "/")]
+    if not any(r.startswith(CHEMICALS_DIR + "/") for r in files):
+        ck.error(CHEMICALS_DIR, None, "there are no chemical files",
+                 f"add {CHEMICALS_DIR}/<class id>.toml files with [[chemical]] tables")
+    chemicals: list[Chemical] = []
+    n_tables = 0
+    seen_names: dict[str, str] = {}
+    seen_cas: dict[str, tuple[str, str]] = {}
+    for rel in chem_files:
+        doc = ck.parse(rel, texts[rel])
+        if doc is None:
+            n_tables += 1  # a broken file may hold chemicals: don't also say there are none
+            continue
+        found, n = _check_chemical_file(ck, doc, symptom_ids, class_ids, seen_names, seen_cas)
+        chemicals += found
+        n_tables += n
+    if chem_files and n_tables == 0:
+        ck.error(CHEMICALS_DIR, None, "no file in it has a [[chemical]] table",
+                 "add at least one chemical")
+
+    if not ck.errors:
+        used = set().union(*(c.symptoms for c in chemicals))
+        for s in symptoms:
+            if s.id not in used:
+                ck.warn(SYMPTOMS_FILE, sym_line[s.id], f'no chemical has symptom "{s.id}"',
+                        "it can never narrow the list: add it to chemicals whose sources name "
+                        "it, or remove it")
+        have = {c.class_id for c in chemicals}
+        for c in classes:
+            if c.id not in have:
+                ck.warn(CLASSES_FILE, None, f'class "{c.id}" has no chemicals',
+                        f"add {CHEMICALS_DIR}/{c.id}.toml or remove the class")
+    if ck.errors:
+        raise KBError(ck.errors)
+
+    order = {c.id: k for k, c in enumerate(classes)}
+    chemicals.sort(key=lambda c: order[c.class_id])  # stable: file and position order kept
+    return KnowledgeBase(
+        name=name, origin=origin, categories=tuple(categories), symptoms=tuple(symptoms),
+        classes=tuple(classes), chemicals=tuple(chemicals), warnings=tuple(ck.warnings),
+        digest=digest.hexdigest(),
+    )
+
+
+# --- reading folders ----------------------------------------------------------------------
+
+
+def _read_tree(root) -> dict[str, bytes | None]:
+    """The knowledge-base files under ``root`` (a Path or importlib Traversable)."""
+    files: dict[str, bytes | None] = {}
+    for rel in (SYMPTOMS_FILE, CLASSES_FILE):
+        entry = root.joinpath(rel)
+        if entry.is_file():
+            files[rel] = _read(entry)
+    chem = root.joinpath(CHEMICALS_DIR)
+    if chem.is_dir():
+        for entry in sorted(chem.iterdir(), key=lambda e: e.name):
+            if entry.name.endswith(".toml") and entry.is_file():
+                files[f"{CHEMICALS_DIR}/{entry.name}"] = _read(entry)
+    return files
+
+
+def _read(entry) -> bytes | None:
+    try:
+        return entry.read_bytes()
+    except OSError:
+        return None
+
+
+def bundled_root():
+    """Location of the bundled knowledge base (importlib Traversable or Path).
+
+    Falls back to the source checkout's ``kb/`` folder when the ``responder.bundled_kb``
+    package is not installed (e.g. an editable install that does not map it).
+    """
+    try:
+        root = importlib.resources.files("responder.bundled_kb")
+        if root.joinpath(SYMPTOMS_FILE).is_file():
+            return root
+    except ModuleNotFoundError:
+        pass
+    checkout = Path(__file__).resolve().parents[2] / "kb"
+    if (checkout / SYMPTOMS_FILE).is_file():
+        return checkout
+    raise KBError([KBIssue(
+        "responder.bundled_kb", None, "the bundled knowledge base is not installed",
+        "reinstall responder (pip install responder), or pass --kb PATH to a knowledge base",
+    )])
+
+
+def _same_place(a, b) -> bool:
+    try:
+        return Path(str(a)).resolve() == Path(str(b)).resolve()
+    except (OSError, ValueError):
+        return False
+
+
+def load_bundled() -> KnowledgeBase:
+    """Load and validate the knowledge base shipped with responder (strict source rules)."""
+    root = bundled_root()
+    return check_files(
+        _read_tree(root), name=BUNDLED_NAME, origin=str(root),
+        display=lambda rel: str(root.joinpath(rel)), strict=True,
+    )
+
+
+def load_kb(path: str | Path, *, name: str | None = None,
+            strict: bool | None = None) -> KnowledgeBase:
+    """Load and validate a knowledge base folder.
+
+    Parameters
+    ----------
+    path : str or Path
+        A folder holding symptoms.toml, classes.toml and chemicals/*.toml.
+    name : str, optional
+        Name to record; defaults to the folder name.
+    strict : bool, optional
+        Apply the bundled rules (CAS required, sources from the four series). By default
+        only when ``path`` is the bundled knowledge base's own folder.
+
+    Raises
+    ------
+    KBError
+    """
+    root = Path(path).expanduser()
+    if not root.is_dir():
+        problem = "does not exist" if not root.exists() else "is not a folder"
+        raise KBError([KBIssue(str(root), None, f"the knowledge base folder {problem}",
+                               f"give a folder holding {SYMPTOMS_FILE}, {CLASSES_FILE} and "
+                               f"{CHEMICALS_DIR}/*.toml")])
+    if strict is None:
+        try:
+            strict = _same_place(root, bundled_root())
+        except KBError:
+            strict = False
+    return check_files(
+        _read_tree(root), name=name or root.resolve().name, origin=str(root),
+        display=lambda rel: str(root / rel), strict=strict,
+    )

@@ -1,0 +1,66 @@
+"""Turn what the user typed after ``--kb`` into a loaded knowledge base."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from responder import paths
+from responder.kb.loader import BUNDLED_NAME, SYMPTOMS_FILE, load_bundled, load_kb
+from responder.kb.model import KBError, KBIssue, KnowledgeBase
+
+
+def available_kbs() -> list[str]:
+    """Names ``--kb`` accepts: ``"bundled"`` first, then the imported ones, sorted.
+
+    An imported knowledge base is a folder under ``responder.paths.user_kb_dir()`` holding
+    a symptoms.toml (folders being written by an import start with "." and are skipped).
+    """
+    root = paths.user_kb_dir()
+    names = []
+    if root.is_dir():
+        names = sorted(
+            p.name for p in root.iterdir()
+            if p.is_dir() and not p.name.startswith(".") and (p / SYMPTOMS_FILE).is_file()
+        )
+    return [BUNDLED_NAME, *names]
+
+
+def resolve_kb(spec: str | Path | None) -> KnowledgeBase:
+    """Load the knowledge base named by ``spec``.
+
+    Parameters
+    ----------
+    spec : str, Path or None
+        None or ``"bundled"``: the bundled knowledge base. An existing path: a knowledge-base
+        folder, or a ``.csv`` file read directly by the CSV importer (nothing is stored).
+        Otherwise the NAME of a knowledge base made by ``responder kb import``.
+
+    Raises
+    ------
+    KBError
+        If it fails validation, or no knowledge base has that name (the message lists the
+        names available).
+    """
+    if spec is None or str(spec) == BUNDLED_NAME:
+        return load_bundled()
+    text = str(spec)
+    path = Path(text).expanduser()
+    if path.exists():
+        if path.is_dir():
+            return load_kb(path)
+        if path.suffix.lower() == ".csv":
+            from responder.kb.csv_import import load_csv  # the importer needs this module's callers
+
+            return load_csv(path)
+        raise KBError([KBIssue(
+            text, None, "this file is not a knowledge base",
+            "give a knowledge-base folder, a .csv file, or the name of an imported knowledge base",
+        )])
+    named = paths.user_kb_dir() / text
+    if "/" not in text and "\\" not in text and (named / SYMPTOMS_FILE).is_file():
+        return load_kb(named, name=text, strict=False)
+    names = ", ".join(available_kbs())
+    raise KBError([KBIssue(
+        text, None, "no knowledge base has this name, and no file or folder has this path",
+        f"use one of: {names}; or import a CSV with `responder kb import FILE.csv`",
+    )])
