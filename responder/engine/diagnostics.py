@@ -136,7 +136,7 @@ def entropy_bits(p) -> float:
     p : array-like of shape (K,)
         Non-negative masses; normalised to sum to 1 first.
     """
-    return _entropy(p)
+    return max(0.0, _entropy(p))  # a single object gives -0.0; report it as 0.0
 
 
 def group_entropy_bits(prior, groups) -> float:
@@ -151,7 +151,7 @@ def group_entropy_bits(prior, groups) -> float:
     """
     _, codes = np.unique(np.asarray(groups), return_inverse=True)
     masses = np.bincount(codes.reshape(-1), weights=np.asarray(prior, dtype=float))
-    return _entropy(masses)
+    return entropy_bits(masses)
 
 
 def estimate_gammas(matrix, groups) -> tuple[np.ndarray, np.ndarray]:

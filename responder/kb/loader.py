@@ -585,7 +585,11 @@ def check_files(
                 ck.warn(CLASSES_FILE, None, f'class "{c.id}" has no chemicals',
                         f"add {CHEMICALS_DIR}/{c.id}.toml or remove the class")
     if ck.errors:
-        raise KBError(ck.errors)
+        # file by file in the order they were checked, then by line
+        rank: dict[str, int] = {}
+        for issue in ck.errors:
+            rank.setdefault(issue.file, len(rank))
+        raise KBError(sorted(ck.errors, key=lambda i: (rank[i.file], i.line or 0)))
 
     order = {c.id: k for k, c in enumerate(classes)}
     chemicals.sort(key=lambda c: order[c.class_id])  # stable: file and position order kept

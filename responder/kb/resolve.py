@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from responder import paths
+from responder.kb.csv_import import load_csv
 from responder.kb.loader import BUNDLED_NAME, SYMPTOMS_FILE, load_bundled, load_kb
 from responder.kb.model import KBError, KBIssue, KnowledgeBase
 
@@ -49,8 +50,6 @@ def resolve_kb(spec: str | Path | None) -> KnowledgeBase:
         if path.is_dir():
             return load_kb(path)
         if path.suffix.lower() == ".csv":
-            from responder.kb.csv_import import load_csv  # the importer needs this module's callers
-
             return load_csv(path)
         raise KBError([KBIssue(
             text, None, "this file is not a knowledge base",

@@ -1,0 +1,274 @@
+"""``responder kb check | info | import``: the knowledge-base commands of the command line.
+
+:func:`register` adds them to the program's argparse sub-parsers. Each sub-command sets
+``handler=<function(args) -> int>``; the program calls ``args.handler(args)`` and exits with
+what it returns: 0 when all is well, 2 on any validation error (the message goes to stderr,
+never a traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+import numpy as np
+
+from responder.engine import diagnostics as dg
+from responder.kb.csv_import import import_csv
+from responder.kb.model import KBError, KnowledgeBase
+from responder.kb.resolve import resolve_kb
+
+EXIT_OK = 0
+EXIT_INVALID = 2
+
+
+def register(subparsers) -> argparse.ArgumentParser:
+    """Add the ``kb`` command and its sub-commands to ``subparsers``; returns the ``kb`` parser.
+
+    ``--kb NAME|PATH`` is accepted on ``kb`` and on each sub-command, and a positional PATH
+    wins over it. Its default is SUPPRESS so that a program-wide ``--kb`` (dest ``kb``) given
+    before ``kb`` is not overwritten.
+    """
+    kb = subparsers.add_parser(
+        "kb", help="check, describe or import knowledge bases",
+        description="Check, describe or import knowledge bases (symptoms, classes, chemicals).",
+    )
+    _kb_option(kb)
+    kb.set_defaults(handler=lambda args: _usage(kb))
+    sub = kb.add_subparsers(title="commands", metavar="COMMAND")
+
+    check = sub.add_parser(
+        "check", help="validate a knowledge base and report every problem with its file and line",
+        description="Validate a knowledge base. Prints a one-line summary when it is valid; "
+        "otherwise lists every problem as file:line: what is wrong — how to fix it, and exits 2.",
+    )
+    _path_argument(check)
+    _kb_option(check)
+    check.set_defaults(handler=cmd_check)
+
+    info = sub.add_parser(
+        "info", help="counts, indistinguishable chemicals, entropies and noise tolerance",
+        description="Describe a knowledge base: sizes, chemicals that share one symptom "
+        "profile, entropy bounds, the minimum Hamming distance and the wrong answers it "
+        "tolerates, and the paper's Section 7.1.2 gamma diagnostic per symptom.",
+    )
+    _path_argument(info)
+    _kb_option(info)
+    info.add_argument("--json", action="store_true", help="print one JSON object")
+    info.set_defaults(handler=cmd_info)
+
+    imp = sub.add_parser(
+        "import", help="import a wide CSV (name,class,<symptom>,...) as a named knowledge base",
+        description="Import a wide CSV: header name,class,<symptom 1>,<symptom 2>,... (optional "
+        "cas, un, source columns), one row per chemical with 0/1 cells, and an optional second "
+        "row starting with 'category'. It is validated and stored as NAME; use it with --kb NAME.",
+    )
+    imp.add_argument("csv_file", metavar="FILE.csv", help="the CSV file")
+    imp.add_argument("--name", help="name to store it under (default: the file name's slug)")
+    imp.add_argument("--source", metavar="TEXT",
+                     help="source for rows without a source cell (default: 'Imported from FILE')")
+    imp.add_argument("--replace", action="store_true",
+                     help="overwrite an imported knowledge base of the same name")
+    imp.set_defaults(handler=cmd_import)
+    return kb
+
+
+def _kb_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--kb", metavar="NAME|PATH", default=argparse.SUPPRESS,
+                        help="knowledge base: 'bundled' (default), an imported NAME, a folder "
+                        "or a .csv file")
+
+
+def _path_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("kb_path", nargs="?", metavar="PATH",
+                        help="knowledge-base folder, .csv file or imported NAME (wins over --kb)")
+
+
+def _usage(parser: argparse.ArgumentParser) -> int:
+    parser.print_help(sys.stderr)
+    return EXIT_INVALID
+
+
+def _spec(args) -> str | None:
+    return getattr(args, "kb_path", None) or getattr(args, "kb", None)
+
+
+def _fail(exc: Exception) -> int:
+    if isinstance(exc, KBError):
+        print(str(exc), file=sys.stderr)
+        n = len(exc.issues)
+        if n > 1:
+            print(f"{n} problems found.", file=sys.stderr)
+    else:  # OSError: a file vanished or is unreadable mid-way
+        print(f"error: {exc}", file=sys.stderr)
+    return EXIT_INVALID
+
+
+def _print_warnings(kb: KnowledgeBase) -> None:
+    for w in kb.warnings:
+        print(str(w), file=sys.stderr)
+
+
+# --- check ------------------------------------------------------------------------------
+
+
+def summary_line(kb: KnowledgeBase) -> str:
+    """One line: what was loaded and how big it is."""
+    used = len({c.class_id for c in kb.chemicals})
+    return (
+        f"OK: knowledge base {kb.name!r} ({kb.origin}): {len(kb.chemicals)} chemicals in "
+        f"{used} of {len(kb.classes)} classes, {len(kb.symptoms)} symptoms in "
+        f"{len(kb.categories)} categories, {len(kb.warnings)} warning"
+        f"{'' if len(kb.warnings) == 1 else 's'}"
+    )
+
+
+def cmd_check(args) -> int:
+    """``responder kb check [PATH]``."""
+    try:
+        kb = resolve_kb(_spec(args))
+    except (KBError, OSError) as exc:
+        return _fail(exc)
+    print(summary_line(kb))
+    _print_warnings(kb)
+    return EXIT_OK
+
+
+# --- info -------------------------------------------------------------------------------
+
+
+def info_report(kb: KnowledgeBase) -> dict:
+    """Everything ``kb info`` shows, as plain JSON-ready data.
+
+    Keys: name, origin, digest, chemicals, symptoms, categories, classes, source_checked,
+    prior ("uniform" or "weighted"), per_category {id: n symptoms}, per_class
+    {id: n chemicals}, distinguishable_profiles, identical_sets (lists of names sharing one
+    profile), entropy H(P) and group_entropy H(P_y) in bits, min_hamming (delta between
+    distinct profiles, 0 if fewer than two), eps, gamma [{id, gamma_w, gamma_b,
+    in_gain_region}], gain_region {definition, gamma_w_min, gamma_b_max},
+    gain_region_count, warnings [str].
+    """
+    B = kb.matrix
+    weights = kb.weights
+    names = [c.name for c in kb.chemicals]
+    class_of = [c.class_id for c in kb.chemicals]
+    sets = dg.profile_sets(B)
+    delta = dg.min_hamming_distance(B)
+    gamma_w, gamma_b = dg.estimate_gammas(B, class_of)
+    region = dg.in_gain_region(gamma_w, gamma_b)
+    return {
+        "name": kb.name,
+        "origin": kb.origin,
+        "digest": kb.digest,
+        "chemicals": len(kb.chemicals),
+        "symptoms": len(kb.symptoms),
+        "categories": len(kb.categories),
+        "classes": len(kb.classes),
+        "source_checked": sum(c.source_checked for c in kb.chemicals),
+        "prior": "uniform" if np.all(weights == weights[0]) else "weighted",
+        "per_category": {c.id: len(kb.symptoms_in_category(c.id)) for c in kb.categories},
+        "per_class": {c.id: len(kb.chemicals_in_class(c.id)) for c in kb.classes},
+        "distinguishable_profiles": len(sets),
+        "identical_sets": [[names[i] for i in s] for s in sets if len(s) > 1],
+        "entropy": dg.entropy_bits(weights),
+        "group_entropy": dg.group_entropy_bits(weights, class_of),
+        "min_hamming": delta,
+        "eps": dg.default_eps(delta),
+        "gamma": [
+            {"id": s.id, "gamma_w": float(w), "gamma_b": float(b), "in_gain_region": bool(r)}
+            for s, w, b, r in zip(kb.symptoms, gamma_w, gamma_b, region)
+        ],
+        "gain_region": {
+            "definition": dg.gain_region_definition(),
+            "gamma_w_min": dg.GAIN_GAMMA_W_MIN,
+            "gamma_b_max": dg.GAIN_GAMMA_B_MAX,
+        },
+        "gain_region_count": int(region.sum()),
+        "warnings": [str(w) for w in kb.warnings],
+    }
+
+
+def format_info(kb: KnowledgeBase, report: dict) -> str:
+    """The text ``kb info`` prints for ``report`` (from :func:`info_report`)."""
+    r = report
+    out = [
+        f"Knowledge base {r['name']!r} ({r['origin']})",
+        f"  {r['chemicals']} chemicals ({r['source_checked']} with sources checked), "
+        f"{r['classes']} classes, {r['symptoms']} symptoms in {r['categories']} categories; "
+        f"{r['prior']} prior",
+        "",
+        "Symptoms per category:",
+    ]
+    out += [f"  {cid:<28} {n:>4}  {kb.category_label(cid)}" for cid, n in r["per_category"].items()]
+    out += ["", "Chemicals per class:"]
+    out += [f"  {cid:<28} {n:>4}  {kb.class_label(cid)}" for cid, n in r["per_class"].items()]
+    out += [
+        "",
+        f"Distinguishable symptom profiles: {r['distinguishable_profiles']} of {r['chemicals']} "
+        "chemicals",
+    ]
+    if r["identical_sets"]:
+        out.append("Chemicals sharing one identical profile (they can only be identified "
+                   "together):")
+        out += [f"  - {', '.join(s)}" for s in r["identical_sets"]]
+    else:
+        out.append("No two chemicals share a symptom profile.")
+    delta = r["min_hamming"]
+    out += [
+        "",
+        f"Entropy: H(P) = {r['entropy']:.3f} bits (lower bound on questions to name the "
+        f"chemical), H(P_y) = {r['group_entropy']:.3f} bits (to name its class)",
+        f"Minimum Hamming distance between distinguishable profiles: delta = {delta}"
+        + ("" if r["distinguishable_profiles"] > 1 else " (fewer than two profiles)"),
+        f"  eps = floor((delta - 1) / 2) = {r['eps']} wrong answer"
+        f"{'' if r['eps'] == 1 else 's'} always tolerated (paper Section 6)",
+        "",
+        "Group-identification diagnostic (paper Section 7.1.2), per symptom:",
+        "  gamma_w: how alike chemicals of one class answer (1 = all alike, 0.5 = split);",
+        "  gamma_b: how alike the classes' majority answers are (1 = all alike, 0.5 = half/half).",
+        "  Symptoms near gamma_w = 1, gamma_b = 0.5 keep each class whole and split the classes",
+        "  about in half: there, identifying the class (GISA) gains most over GBS.",
+        f"  Gain region: {r['gain_region']['definition']}.",
+        f"  {r['gain_region_count']} of {r['symptoms']} symptoms fall in it.",
+        "",
+        f"  {'symptom':<28} {'gamma_w':>7} {'gamma_b':>7}  region",
+    ]
+    out += [
+        f"  {g['id']:<28} {g['gamma_w']:>7.3f} {g['gamma_b']:>7.3f}  {'*' if g['in_gain_region'] else ''}"
+        for g in r["gamma"]
+    ]
+    if r["warnings"]:
+        out += ["", f"{len(r['warnings'])} warnings (see `responder kb check`)."]
+    return "\n".join(out)
+
+
+def cmd_info(args) -> int:
+    """``responder kb info [PATH] [--json]``."""
+    try:
+        kb = resolve_kb(_spec(args))
+    except (KBError, OSError) as exc:
+        return _fail(exc)
+    report = info_report(kb)
+    if args.json:
+        print(json.dumps(report, indent=2, ensure_ascii=False))
+    else:
+        print(format_info(kb, report))
+    return EXIT_OK
+
+
+# --- import -----------------------------------------------------------------------------
+
+
+def cmd_import(args) -> int:
+    """``responder kb import FILE.csv [--name NAME] [--source TEXT] [--replace]``."""
+    try:
+        kb, folder = import_csv(args.csv_file, name=args.name, source=args.source,
+                                replace=args.replace)
+    except (KBError, OSError) as exc:
+        return _fail(exc)
+    print(f"Imported {len(kb.chemicals)} chemicals in {len(kb.classes)} classes with "
+          f"{len(kb.symptoms)} symptoms as {kb.name!r} into {folder}")
+    print(f"Use it with --kb {kb.name}")
+    _print_warnings(kb)
+    return EXIT_OK

@@ -1,0 +1,378 @@
+"""Import a knowledge base from a wide CSV file (``responder kb import FILE.csv``).
+
+The CSV has one row per chemical::
+
+    name,class,cas,Cough,Headache,Pinpoint pupils
+    category,,,Breathing,Nervous system,Eyes        <- optional second row
+    Chlorine,Irritant gases,7782-50-5,1,1,0
+
+``name`` and ``class`` are required columns; ``cas``, ``un`` and ``source`` are optional and
+recognised by their header (any case, any position); every other column is a symptom with
+0/1 cells. Symptom ids are slugs of the headers and labels the header text. The optional
+second row, whose first cell is ``category``, gives each symptom column's category; without
+it every symptom goes into one category, "uncategorised".
+
+The result is rendered as a knowledge-base folder in the TOML format and validated by the
+same loader as every other knowledge base; nothing is written unless it is valid.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+import shutil
+import tempfile
+import unicodedata
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from responder import paths
+from responder.kb.loader import (
+    CHEMICALS_DIR,
+    CLASSES_FILE,
+    SYMPTOMS_FILE,
+    BUNDLED_NAME,
+    cas_problem,
+    check_files,
+    load_kb,
+    un_problem,
+)
+from responder.kb.model import KBError, KBIssue, KnowledgeBase
+
+RESERVED = ("name", "class", "cas", "un", "source")
+DEFAULT_CATEGORY = "uncategorised"
+_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+
+
+def slugify(text: str) -> str:
+    """``"Pinpoint pupils (miosis)"`` -> ``"pinpoint_pupils_miosis"``; "" if nothing is left."""
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    return re.sub(r"[^a-z0-9]+", "_", ascii_text.lower()).strip("_")
+
+
+def _toml_str(text: str) -> str:
+    # A JSON string is a valid TOML basic string, except that TOML also wants DEL escaped.
+    return json.dumps(text, ensure_ascii=False).replace("\x7f", "\\u007f")
+
+
+def _toml_list(items) -> str:
+    return "[" + ", ".join(_toml_str(i) for i in items) + "]"
+
+
+@dataclass
+class _Row:
+    line: int
+    name: str
+    class_label: str
+    class_id: str
+    cas: str
+    un: str
+    sources: list[str]
+    symptoms: list[str] = field(default_factory=list)
+
+
+class _CsvReader:
+    """Reads the CSV into columns and rows, collecting every problem with its line number."""
+
+    def __init__(self, path: Path, source: str | None):
+        self.path = path
+        self.source = source
+        self.issues: list[KBIssue] = []
+
+    def error(self, line: int | None, problem: str, fix: str) -> None:
+        self.issues.append(KBIssue(str(self.path), line, problem, fix))
+
+    def read(self):
+        try:
+            text = self.path.read_bytes().decode("utf-8-sig")
+        except UnicodeDecodeError:
+            self.error(None, "the file is not UTF-8 text", "save or export it as CSV UTF-8")
+            raise KBError(self.issues) from None
+        except OSError as exc:
+            self.error(None, f"the file cannot be read ({exc.strerror})",
+                       "check the path and permissions")
+            raise KBError(self.issues) from None
+        reader = csv.reader(io.StringIO(text, newline=""))
+        records = []
+        try:
+            for cells in reader:
+                if any(c.strip() for c in cells):  # blank lines and ",,," rows carry nothing
+                    records.append((reader.line_num, [c.strip() for c in cells]))
+        except csv.Error as exc:
+            self.error(reader.line_num, f"the CSV cannot be parsed: {exc}",
+                       "check the quotes on that line")
+            raise KBError(self.issues) from None
+        if not records:
+            self.error(None, "the file is empty",
+                       "give a header row name,class,<symptom>,... and one row per chemical")
+            raise KBError(self.issues)
+        return records
+
+    def columns(self, line: int, header: list[str]):
+        """Positions of the reserved columns and the symptom columns (index, id, label)."""
+        reserved: dict[str, int] = {}
+        symptoms: list[tuple[int, str, str]] = []
+        seen_ids: dict[str, str] = {}
+        for k, head in enumerate(header):
+            key = head.casefold()
+            if not head:
+                self.error(line, f"column {k + 1} has no header",
+                           "give every column a header: name, class, cas, un, source or a "
+                           "symptom")
+            elif key in RESERVED:
+                if key in reserved:
+                    self.error(line, f'two columns are headed "{key}" ({reserved[key] + 1} and '
+                               f"{k + 1})", "keep one of them")
+                reserved.setdefault(key, k)
+            else:
+                sid = slugify(head)
+                if not sid:
+                    self.error(line, f'symptom column {k + 1} "{head}" has no letters or digits',
+                               "name the symptom in words")
+                elif sid in seen_ids:
+                    self.error(line, f'symptom columns "{seen_ids[sid]}" and "{head}" both '
+                               f'become the id "{sid}"', "rename or merge one of them")
+                else:
+                    seen_ids[sid] = head
+                    symptoms.append((k, sid, head))
+        for key in ("name", "class"):
+            if key not in reserved:
+                self.error(line, f'there is no "{key}" column',
+                           f'add a column headed "{key}" (the header row must be '
+                           "name,class,<symptom 1>,<symptom 2>,...)")
+        if not symptoms and header:
+            self.error(line, "there are no symptom columns",
+                       "add one column per symptom, headed with the symptom's name")
+        return reserved, symptoms
+
+    def row(self, line: int, cells: list[str], width: int, reserved: dict[str, int],
+            symptoms: list[tuple[int, str, str]]) -> _Row | None:
+        if len(cells) != width:
+            self.error(line, f"this row has {len(cells)} cells but the header has {width}",
+                       "give every row one cell per column (check for stray or missing commas)")
+            return None
+
+        def cell(key: str) -> str:
+            return cells[reserved[key]] if key in reserved else ""
+
+        ok = True
+        name = cell("name")
+        if not name:
+            self.error(line, "the chemical name is empty", "fill in the name, or delete the row")
+            ok = False
+        label = name or "this row"
+        class_id = slugify(cell("class"))
+        if not cell("class"):
+            self.error(line, f'"{label}" has no class', "fill in the class column")
+            ok = False
+        elif not class_id:
+            self.error(line, f'the class "{cell("class")}" has no letters or digits',
+                       "name the class in words")
+            ok = False
+        for key, check in (("cas", cas_problem), ("un", un_problem)):
+            if cell(key) and (bad := check(cell(key))):
+                self.error(line, f'"{label}": {bad[0]}', bad[1])
+                ok = False
+        sources = [s.strip() for s in cell("source").split(";") if s.strip()]
+        if not sources:
+            sources = [self.source or f"Imported from {self.path.name}"]
+        found = []
+        for k, sid, head in symptoms:
+            value = cells[k]
+            if value == "1":
+                found.append(sid)
+            elif value != "0":
+                self.error(line, f'"{label}", column "{head}": the cell is "{value}", not 0 or 1',
+                           "write 1 if the source lists the symptom, else 0")
+                ok = False
+        if ok and not found:
+            self.error(line, f'"{label}" has no symptoms (every cell is 0)',
+                       "mark the symptoms its source lists with 1, or delete the row")
+            ok = False
+        if not ok:
+            return None
+        return _Row(line, name, cell("class"), class_id, cell("cas"), cell("un"), sources, found)
+
+
+def csv_to_files(path: str | Path, source: str | None = None) -> dict[str, str]:
+    """Read a wide CSV and render it as knowledge-base files.
+
+    Parameters
+    ----------
+    path : str or Path
+        The CSV file.
+    source : str, optional
+        Source text for rows without a ``source`` cell; by default "Imported from FILE.csv".
+
+    Returns
+    -------
+    dict of relative path -> TOML text
+        ``symptoms.toml``, ``classes.toml`` and ``chemicals/<class id>.toml``.
+
+    Raises
+    ------
+    KBError
+        Every problem found, each with its CSV line number.
+    """
+    path = Path(path)
+    rd = _CsvReader(path, source)
+    records = rd.read()
+    head_line, header = records[0]
+    reserved, symptoms = rd.columns(head_line, header)
+    data = records[1:]
+
+    category_of = {sid: DEFAULT_CATEGORY for _, sid, _ in symptoms}
+    category_label = {DEFAULT_CATEGORY: "Uncategorised"}
+    if data and data[0][1][0].casefold() == "category":
+        line, cells = data.pop(0)
+        if len(cells) != len(header):
+            rd.error(line, f"the category row has {len(cells)} cells but the header has "
+                     f"{len(header)}", "give one category per symptom column")
+        else:
+            category_label = {}
+            for k, sid, head in symptoms:
+                cid = slugify(cells[k])
+                if not cid:
+                    rd.error(line, f'symptom column "{head}" has no category',
+                             "fill in its category, or delete the category row")
+                    continue
+                category_of[sid] = cid
+                category_label.setdefault(cid, cells[k])
+
+    rows: list[_Row] = []
+    names: dict[str, int] = {}
+    cas_seen: dict[str, int] = {}
+    for line, cells in data:
+        row = rd.row(line, cells, len(header), reserved, symptoms)
+        if row is None:
+            continue
+        key = row.name.casefold()
+        if key in names:
+            rd.error(line, f'duplicate chemical "{row.name}": also on line {names[key]}',
+                     "remove one row, or rename it if they are different chemicals")
+            continue
+        if row.cas and row.cas in cas_seen:
+            rd.error(line, f'"{row.name}" has CAS {row.cas}, the same as line {cas_seen[row.cas]}',
+                     "one of the two CAS numbers is wrong, or they are the same chemical")
+            continue
+        names[key] = line
+        if row.cas:
+            cas_seen[row.cas] = line
+        rows.append(row)
+    if not data and not rd.issues:
+        rd.error(head_line, "there are no chemical rows", "add one row per chemical")
+    class_label: dict[str, str] = {}  # class id -> label of its first row
+    for row in rows:
+        class_label.setdefault(row.class_id, row.class_label)
+    if rd.issues:
+        raise KBError(rd.issues)
+    return _render(path, symptoms, category_of, category_label, class_label, rows)
+
+
+def _render(path, symptoms, category_of, category_label, class_label, rows) -> dict[str, str]:
+    banner = f"# Imported from {path.name} by `responder kb import`. Edit the CSV and re-import.\n"
+    used_categories = [c for c in category_label if c in set(category_of.values())]
+    out = [banner]
+    for cid in used_categories:
+        out.append(f"\n[[category]]\nid = {_toml_str(cid)}\nlabel = {_toml_str(category_label[cid])}\n")
+    for _, sid, head in symptoms:
+        out.append(f"\n[[symptom]]\nid = {_toml_str(sid)}\nlabel = {_toml_str(head)}\n"
+                   f"category = {_toml_str(category_of[sid])}\n")
+    files = {SYMPTOMS_FILE: "".join(out)}
+
+    out = [banner]
+    for cid, label in class_label.items():
+        out.append(f"\n[[class]]\nid = {_toml_str(cid)}\nlabel = {_toml_str(label)}\n")
+    files[CLASSES_FILE] = "".join(out)
+
+    for cid in class_label:
+        out = [banner, f"class = {_toml_str(cid)}\n"]
+        for row in rows:
+            if row.class_id != cid:
+                continue
+            out.append(f"\n[[chemical]]\nname = {_toml_str(row.name)}\n")
+            if row.cas:
+                out.append(f"cas = {_toml_str(row.cas)}\n")
+            if row.un:
+                out.append(f"un = {_toml_str(row.un)}\n")
+            out.append(f"symptoms = {_toml_list(row.symptoms)}\n"
+                       f"sources = {_toml_list(row.sources)}\n")
+        files[f"{CHEMICALS_DIR}/{cid}.toml"] = "".join(out)
+    return files
+
+
+def _validate(files: dict[str, str], csv_path: Path, name: str) -> KnowledgeBase:
+    return check_files(files, name=name, origin=str(csv_path),
+                       display=lambda rel: f"{csv_path} (as {rel})", strict=False)
+
+
+def default_name(csv_path: str | Path) -> str:
+    """The NAME an import gets without ``--name``: the slug of the file's stem."""
+    return slugify(Path(csv_path).stem) or "imported"
+
+
+def load_csv(path: str | Path, source: str | None = None) -> KnowledgeBase:
+    """Read and validate a CSV knowledge base in memory, storing nothing (``--kb FILE.csv``)."""
+    path = Path(path)
+    return _validate(csv_to_files(path, source), path, default_name(path))
+
+
+def import_csv(path: str | Path, name: str | None = None, source: str | None = None,
+               replace: bool = False) -> tuple[KnowledgeBase, Path]:
+    """Import a CSV as the knowledge base NAME under ``responder.paths.user_kb_dir()``.
+
+    Parameters
+    ----------
+    path : str or Path
+        The CSV file.
+    name : str, optional
+        Name to store it under (letters, digits, ".", "-", "_"); default the file stem's slug.
+    source : str, optional
+        Source text for rows without a ``source`` cell.
+    replace : bool
+        Overwrite an existing knowledge base of that name.
+
+    Returns
+    -------
+    (KnowledgeBase, Path)
+        The knowledge base as loaded back from its new folder, and that folder.
+
+    Raises
+    ------
+    KBError
+        If the CSV or the name is invalid; nothing is written then.
+    """
+    path = Path(path)
+    name = default_name(path) if name is None else name
+    if not _NAME_RE.match(name) or name.casefold() == BUNDLED_NAME:
+        raise KBError([KBIssue(name, None, "this is not a usable knowledge-base name",
+                               f'use letters, digits, ".", "-" and "_", not "{BUNDLED_NAME}", '
+                               f'e.g. --name {slugify(name) or "my_kb"}')])
+    root = paths.user_kb_dir()
+    target = root / name
+    if target.exists() and not replace:
+        raise KBError([KBIssue(str(target), None, f'a knowledge base named "{name}" already exists',
+                               "pass --replace to overwrite it, or choose another --name")])
+    files = csv_to_files(path, source)
+    _validate(files, path, name)  # raises before anything is written
+
+    root.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".import-{name}-", dir=root))
+    try:
+        for rel, text in files.items():
+            dest = staging / rel
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            dest.write_text(text, encoding="utf-8")
+        if target.exists():
+            old = Path(tempfile.mkdtemp(prefix=f".old-{name}-", dir=root))
+            target.rename(old / name)
+            staging.rename(target)
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            staging.rename(target)
+    finally:
+        if staging.exists():
+            shutil.rmtree(staging, ignore_errors=True)
+    return load_kb(target, name=name, strict=False), target
