@@ -65,6 +65,18 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("responder: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # Output piped into e.g. `head`, which closed early: not an error of ours.
+        _silence_stdout()
+        return EXIT_OK
+
+
+def _silence_stdout() -> None:
+    """Point stdout at devnull so Python's exit flush does not raise again."""
+    import os  # noqa: PLC0415
+
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
 
 
 def run_app(args) -> int:

@@ -20,12 +20,15 @@ def binary_entropy(x: np.ndarray) -> np.ndarray:
     -------
     ndarray of the same shape
     """
-    x = np.clip(np.asarray(x, dtype=float), 0.0, 1.0)
+    # Hot path (called at every node on every query): no masks, no errstate. Flooring the
+    # log's argument at the smallest normal float makes 0 log 0 = 0 exactly (0 * finite).
+    x = np.minimum(np.maximum(np.asarray(x, dtype=float), 0.0), 1.0)
     y = 1.0 - x
-    with np.errstate(divide="ignore", invalid="ignore"):
-        hx = np.where(x > 0, -x * np.log2(np.where(x > 0, x, 1.0)), 0.0)
-        hy = np.where(y > 0, -y * np.log2(np.where(y > 0, y, 1.0)), 0.0)
-    return hx + hy
+    h = x * np.log2(np.maximum(x, _TINY)) + y * np.log2(np.maximum(y, _TINY))
+    return 0.0 - h  # 0.0 - h, not -h: gives +0.0 (not -0.0) for x in {0, 1}
+
+
+_TINY = np.finfo(float).tiny
 
 
 def entropy(p) -> float:
@@ -43,7 +46,7 @@ def entropy(p) -> float:
     if total <= 0:
         return 0.0
     q = p[p > 0] / total
-    return float(-(q * np.log2(q)).sum())
+    return max(0.0, float(-(q * np.log2(q)).sum()))
 
 
 def group_masses(prior: np.ndarray, groups: np.ndarray, n_groups: int) -> np.ndarray:

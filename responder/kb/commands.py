@@ -45,6 +45,9 @@ def register(subparsers) -> argparse.ArgumentParser:
     )
     _path_argument(check)
     _kb_option(check)
+    check.add_argument("--strict", action="store_true",
+                       help="apply the bundled knowledge base's rules (CAS required, sources "
+                       "from ATSDR MMG, NIOSH NPG, CDC ERSH-DB or CHEMM) to any knowledge base")
     check.set_defaults(handler=cmd_check)
 
     info = sub.add_parser(
@@ -125,9 +128,9 @@ def summary_line(kb: KnowledgeBase) -> str:
 
 
 def cmd_check(args) -> int:
-    """``responder kb check [PATH]``."""
+    """``responder kb check [PATH] [--strict]``."""
     try:
-        kb = resolve_kb(_spec(args))
+        kb = resolve_kb(_spec(args), strict=True if args.strict else None)
     except (KBError, OSError) as exc:
         return _fail(exc)
     print(summary_line(kb))
@@ -235,7 +238,8 @@ def format_info(kb: KnowledgeBase, report: dict) -> str:
         f"  {'symptom':<28} {'gamma_w':>7} {'gamma_b':>7}  region",
     ]
     out += [
-        f"  {g['id']:<28} {g['gamma_w']:>7.3f} {g['gamma_b']:>7.3f}  {'*' if g['in_gain_region'] else ''}"
+        f"  {g['id']:<28} {g['gamma_w']:>7.3f} {g['gamma_b']:>7.3f}  "
+        + ("*" if g["in_gain_region"] else "")
         for g in r["gamma"]
     ]
     if r["warnings"]:

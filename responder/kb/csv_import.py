@@ -221,6 +221,8 @@ def csv_to_files(path: str | Path, source: str | None = None) -> dict[str, str]:
     records = rd.read()
     head_line, header = records[0]
     reserved, symptoms = rd.columns(head_line, header)
+    if rd.issues:  # with a broken header every row would only repeat the problem
+        raise KBError(rd.issues)
     data = records[1:]
 
     category_of = {sid: DEFAULT_CATEGORY for _, sid, _ in symptoms}
@@ -276,7 +278,8 @@ def _render(path, symptoms, category_of, category_label, class_label, rows) -> d
     used_categories = [c for c in category_label if c in set(category_of.values())]
     out = [banner]
     for cid in used_categories:
-        out.append(f"\n[[category]]\nid = {_toml_str(cid)}\nlabel = {_toml_str(category_label[cid])}\n")
+        out.append(f"\n[[category]]\nid = {_toml_str(cid)}\n"
+                   f"label = {_toml_str(category_label[cid])}\n")
     for _, sid, head in symptoms:
         out.append(f"\n[[symptom]]\nid = {_toml_str(sid)}\nlabel = {_toml_str(head)}\n"
                    f"category = {_toml_str(category_of[sid])}\n")
@@ -303,9 +306,10 @@ def _render(path, symptoms, category_of, category_label, class_label, rows) -> d
     return files
 
 
-def _validate(files: dict[str, str], csv_path: Path, name: str) -> KnowledgeBase:
+def _validate(files: dict[str, str], csv_path: Path, name: str,
+              strict: bool = False) -> KnowledgeBase:
     return check_files(files, name=name, origin=str(csv_path),
-                       display=lambda rel: f"{csv_path} (as {rel})", strict=False)
+                       display=lambda rel: f"{csv_path} (as {rel})", strict=strict)
 
 
 def default_name(csv_path: str | Path) -> str:
@@ -313,10 +317,13 @@ def default_name(csv_path: str | Path) -> str:
     return slugify(Path(csv_path).stem) or "imported"
 
 
-def load_csv(path: str | Path, source: str | None = None) -> KnowledgeBase:
-    """Read and validate a CSV knowledge base in memory, storing nothing (``--kb FILE.csv``)."""
+def load_csv(path: str | Path, source: str | None = None, strict: bool = False) -> KnowledgeBase:
+    """Read and validate a CSV knowledge base in memory, storing nothing (``--kb FILE.csv``).
+
+    ``strict`` applies the bundled rules (CAS required, sources from the four series).
+    """
     path = Path(path)
-    return _validate(csv_to_files(path, source), path, default_name(path))
+    return _validate(csv_to_files(path, source), path, default_name(path), strict)
 
 
 def import_csv(path: str | Path, name: str | None = None, source: str | None = None,

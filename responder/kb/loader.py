@@ -176,7 +176,6 @@ _TYPES = {
 @dataclass
 class _Doc:
     rel: str
-    text: str
     data: dict
     lines: _Lines
 
@@ -211,7 +210,7 @@ class _Checker:
                 "one key = value per line)",
             )
             return None
-        return _Doc(rel, text, data, _Lines(text))
+        return _Doc(rel, data, _Lines(text))
 
     def top_keys(self, doc: _Doc, allowed: tuple[str, ...]) -> None:
         for key in doc.data:
@@ -266,7 +265,9 @@ class _Checker:
                 self.error(doc.rel, line, f"unknown key `{key}` in this [[{tname}]] table", fix)
                 continue
             pytype, words = _TYPES[allowed[key]]
-            if isinstance(value, bool) and allowed[key] != "bool" or not isinstance(value, pytype):
+            # bool is an int in Python, but `prior = true` is not a number
+            wrong_bool = isinstance(value, bool) and allowed[key] != "bool"
+            if wrong_bool or not isinstance(value, pytype):
                 self.error(doc.rel, line, f"`{key}` must be {words}, not {value!r}",
                            f"write {key} = {self._example(key, allowed[key])}")
                 continue
@@ -274,7 +275,8 @@ class _Checker:
                 self.error(doc.rel, line, f"`{key}` must list quoted strings only",
                            "put each entry in double quotes")
                 continue
-            if allowed[key] == "str" and key in required and not value.strip():
+            # (an empty CAS gets the CAS format message instead)
+            if allowed[key] == "str" and key in required and key != "cas" and not value.strip():
                 self.error(doc.rel, line, f"`{key}` is empty", f"give the {key} text")
                 continue
             out[key] = value
@@ -364,6 +366,11 @@ def _check_classes(ck: _Checker, doc: _Doc):
     return classes
 
 
+def _key_line(doc: _Doc, span, key: str, anchor: int | None) -> int | None:
+    """Line of ``key`` in a table, else the table's anchor line."""
+    return doc.lines.key(span, key) or anchor
+
+
 def _check_chemical_file(ck: _Checker, doc: _Doc, symptom_ids: set[str] | None,
                          class_ids: set[str] | None, seen_names: dict, seen_cas: dict):
     ck.top_keys(doc, ("class", "chemical"))
@@ -401,8 +408,10 @@ def _check_chemical_file(ck: _Checker, doc: _Doc, symptom_ids: set[str] | None,
         if cas is not None:
             bad = cas_problem(cas.strip())
             if bad:
-                ck.error(doc.rel, _key_line(doc, span, "cas", anchor), f"{label}: {bad[0]}", bad[1])
+                ck.error(doc.rel, _key_line(doc, span, "cas", anchor), f"{label}: {bad[0]}",
+                         bad[1])
                 ok = False
+                cas = None  # a wrong number says nothing about duplicates
             else:
                 cas = cas.strip()
         un = v.get("un")
@@ -487,10 +496,6 @@ def _check_chemical_file(ck: _Checker, doc: _Doc, symptom_ids: set[str] | None,
     return chemicals, len(tables)
 
 
-def _key_line(doc: _Doc, span, key: str, anchor: int | None) -> int | None:
-    return doc.lines.key(span, key) or anchor
-
-
 def check_files(
     files: Mapping[str, str | bytes | None],
     *,
@@ -524,7 +529,8 @@ def check_files(
     for rel in sorted(files):
         raw = files[rel]
         if raw is None:
-            ck.error(rel, None, "the file could not be read", "check that it exists and is readable")
+            ck.error(rel, None, "the file could not be read",
+                     "check that it exists and is readable")
             continue
         data = raw.encode("utf-8") if isinstance(raw, str) else raw
         digest.update(rel.encode() + b"\0" + data + b"\0")
@@ -626,23 +632,17 @@ def _read(entry) -> bytes | None:
 
 
 def bundled_root():
-    """Location of the bundled knowledge base (importlib Traversable or Path).
-
-    Falls back to the source checkout's ``kb/`` folder when the ``responder.bundled_kb``
-    package is not installed (e.g. an editable install that does not map it).
-    """
+    """Location of the bundled knowledge base: the ``responder.bundled_kb`` resources."""
     try:
         root = importlib.resources.files("responder.bundled_kb")
         if root.joinpath(SYMPTOMS_FILE).is_file():
             return root
     except ModuleNotFoundError:
         pass
-    checkout = Path(__file__).resolve().parents[2] / "kb"
-    if (checkout / SYMPTOMS_FILE).is_file():
-        return checkout
     raise KBError([KBIssue(
         "responder.bundled_kb", None, "the bundled knowledge base is not installed",
-        "reinstall responder (pip install responder), or pass --kb PATH to a knowledge base",
+        "reinstall responder (pip install -e . in a checkout), or pass --kb PATH to a "
+        "knowledge base",
     )])
 
 

@@ -26,7 +26,7 @@ def available_kbs() -> list[str]:
     return [BUNDLED_NAME, *names]
 
 
-def resolve_kb(spec: str | Path | None) -> KnowledgeBase:
+def resolve_kb(spec: str | Path | None, *, strict: bool | None = None) -> KnowledgeBase:
     """Load the knowledge base named by ``spec``.
 
     Parameters
@@ -35,6 +35,9 @@ def resolve_kb(spec: str | Path | None) -> KnowledgeBase:
         None or ``"bundled"``: the bundled knowledge base. An existing path: a knowledge-base
         folder, or a ``.csv`` file read directly by the CSV importer (nothing is stored).
         Otherwise the NAME of a knowledge base made by ``responder kb import``.
+    strict : bool, optional
+        Apply the bundled knowledge base's rules (CAS required, sources from the four public
+        series). By default only the bundled knowledge base gets them.
 
     Raises
     ------
@@ -48,16 +51,16 @@ def resolve_kb(spec: str | Path | None) -> KnowledgeBase:
     path = Path(text).expanduser()
     if path.exists():
         if path.is_dir():
-            return load_kb(path)
+            return load_kb(path, strict=strict)
         if path.suffix.lower() == ".csv":
-            return load_csv(path)
+            return load_csv(path, strict=bool(strict))
         raise KBError([KBIssue(
             text, None, "this file is not a knowledge base",
             "give a knowledge-base folder, a .csv file, or the name of an imported knowledge base",
         )])
     named = paths.user_kb_dir() / text
     if "/" not in text and "\\" not in text and (named / SYMPTOMS_FILE).is_file():
-        return load_kb(named, name=text, strict=False)
+        return load_kb(named, name=text, strict=bool(strict))
     names = ", ".join(available_kbs())
     raise KBError([KBIssue(
         text, None, "no knowledge base has this name, and no file or folder has this path",

@@ -1,0 +1,295 @@
+"""``responder kb check | info | import`` through argparse, as the CLI will call them."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from responder import paths
+from responder.kb.commands import register
+
+SYMPTOMS = """\
+[[category]]
+id = "x"
+label = "Category X"
+
+[[category]]
+id = "y"
+label = "Category Y"
+
+[[symptom]]
+id = "a"
+label = "Symptom A"
+category = "x"
+
+[[symptom]]
+id = "b"
+label = "Symptom B"
+category = "x"
+
+[[symptom]]
+id = "c"
+label = "Symptom C"
+category = "y"
+
+[[symptom]]
+id = "d"
+label = "Symptom D"
+category = "y"
+"""
+
+CLASSES = """\
+[[class]]
+id = "g1"
+label = "Group one"
+
+[[class]]
+id = "g2"
+label = "Group two"
+"""
+
+# Rows: P 1100, Q 1100 (same as P), R 1010 | S 0011, T 0001.
+G1 = """\
+class = "g1"
+
+[[chemical]]
+name = "P"
+cas = "7782-50-5"
+symptoms = ["a", "b"]
+sources = ["NIOSH NPG: P"]
+
+[[chemical]]
+name = "Q"
+cas = "7664-41-7"
+symptoms = ["a", "b"]
+sources = ["NIOSH NPG: Q"]
+
+[[chemical]]
+name = "R"
+cas = "7647-01-0"
+symptoms = ["a", "c"]
+sources = ["CHEMM: R"]
+"""
+
+G2 = """\
+class = "g2"
+
+[[chemical]]
+name = "S"
+cas = "74-90-8"
+symptoms = ["c", "d"]
+sources = ["ATSDR MMG: S"]
+
+[[chemical]]
+name = "T"
+cas = "1310-73-2"
+symptoms = ["d"]
+sources = ["CDC ERSH-DB: T"]
+"""
+
+
+def make_kb(root: Path, g1: str = G1, symptoms: str = SYMPTOMS) -> Path:
+    for rel, text in {"symptoms.toml": symptoms, "classes.toml": CLASSES,
+                      "chemicals/g1.toml": g1, "chemicals/g2.toml": G2}.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    return root
+
+
+@pytest.fixture(autouse=True)
+def home(tmp_path, monkeypatch):
+    monkeypatch.setenv(paths.HOME_ENV, str(tmp_path / "home"))
+
+
+@pytest.fixture
+def kb_dir(tmp_path) -> Path:
+    return make_kb(tmp_path / "kb")
+
+
+def run(argv: list[str], capsys, global_kb: bool = False) -> tuple[int, str, str]:
+    """Tiny stand-in for responder.cli.main: register(), parse, ``args.handler(args)``.
+
+    With ``global_kb`` the program also has its own ``--kb`` option, as the app will.
+    """
+    parser = argparse.ArgumentParser(prog="responder")
+    if global_kb:
+        parser.add_argument("--kb")
+    register(parser.add_subparsers())
+    args = parser.parse_args(argv)
+    code = args.handler(args)
+    out, err = capsys.readouterr()
+    assert "Traceback" not in err
+    return code, out, err
+
+
+# --- check ------------------------------------------------------------------------------
+
+
+def test_check_ok_prints_one_line_summary(kb_dir, capsys):
+    code, out, err = run(["kb", "check", str(kb_dir)], capsys)
+    assert code == 0
+    assert out.count("\n") == 1
+    assert out.startswith("OK: ")
+    assert "5 chemicals in 2 of 2 classes, 4 symptoms in 2 categories, 0 warnings" in out
+    assert err == ""
+
+
+def test_check_lists_warnings(tmp_path, capsys):
+    root = make_kb(tmp_path / "kb", g1=G1.replace('["a", "c"]', '["a"]'),
+                   symptoms=SYMPTOMS + '\n[[symptom]]\nid = "e"\nlabel = "E"\ncategory = "y"\n')
+    code, out, err = run(["kb", "check", str(root)], capsys)
+    assert code == 0
+    assert "1 warning" in out
+    assert f"{root / 'symptoms.toml'}:" in err and 'no chemical has symptom "e"' in err
+
+
+MALFORMED = {
+    "unknown symptom": (G1.replace('["a", "c"]', '["a", "cc"]'), 'unknown symptom id "cc"',
+                        '["a", "cc"]'),
+    "unknown class": (G1.replace('class = "g1"', 'class = "g3"'), 'unknown class "g3"',
+                      'class = "g3"'),
+    "duplicate name": (G1.replace('name = "Q"', 'name = "p"'), 'duplicate chemical "p"',
+                       'name = "p"'),
+    "empty sources": (G1.replace('["CHEMM: R"]', "[]"), "empty sources list", "sources = []"),
+    "bad series": (G1.replace("CHEMM: R", "Haz-Map: R"), 'source "Haz-Map: R"', "Haz-Map"),
+    "empty symptoms": (G1.replace('["a", "c"]', "[]"), "empty symptom list", "symptoms = []"),
+    "check digit": (G1.replace("7782-50-5", "7782-50-6"), "check digit 6 but its digits give 5",
+                    "7782-50-6"),
+    "cas format": (G1.replace("7782-50-5", "778-2505"), "malformed", "778-2505"),
+    "prior": (G1.replace('name = "R"', 'name = "R"\nprior = 0'), "not a positive number",
+              "prior = 0"),
+    "toml syntax": (G1.replace('name = "R"', 'name = R"'), "not valid TOML", 'name = R"'),
+    "missing key": (G1.replace('symptoms = ["a", "c"]\n', ""), "has no `symptoms`",
+                    'name = "R"'),
+    "no class": (G1.replace('class = "g1"\n', ""), "does not say its class", None),
+}
+
+
+@pytest.mark.parametrize("case", sorted(MALFORMED))
+def test_check_malformed_exits_2_with_file_and_line(tmp_path, capsys, case):
+    text, message, marker = MALFORMED[case]
+    root = make_kb(tmp_path / "kb", g1=text)
+    code, out, err = run(["kb", "check", str(root), "--strict"], capsys)
+    assert code == 2
+    assert out == ""
+    line = 1 if marker is None else text[: text.index(marker)].count("\n") + 1
+    assert f"{root / 'chemicals' / 'g1.toml'}:{line}: " in err
+    assert message in err
+    assert " — " in err  # every message says how to fix it
+
+
+def test_user_kbs_may_name_any_source_unless_strict(tmp_path, capsys):
+    root = make_kb(tmp_path / "kb", g1=G1.replace("CHEMM: R", "Haz-Map: R"))
+    assert run(["kb", "check", str(root)], capsys)[0] == 0
+    assert run(["kb", "check", "--strict", str(root)], capsys)[0] == 2
+
+
+def test_check_reports_several_problems_at_once(tmp_path, capsys):
+    text = G1.replace("7782-50-5", "7782-50-6").replace('["a", "c"]', '["a", "cc"]')
+    code, out, err = run(["kb", "check", str(make_kb(tmp_path / "kb", g1=text))], capsys)
+    assert code == 2
+    assert "check digit" in err and "unknown symptom" in err and "2 problems found." in err
+
+
+def test_kb_option_and_positional_path_wins(kb_dir, tmp_path, capsys):
+    assert run(["kb", "check", "--kb", str(kb_dir)], capsys)[0] == 0
+    assert run(["kb", "--kb", str(kb_dir), "check"], capsys)[0] == 0
+    # the positional PATH wins over --kb
+    code, out, _ = run(["kb", "check", str(kb_dir), "--kb", str(tmp_path / "nope")], capsys)
+    assert code == 0
+    # a program-wide --kb given before `kb` is not overwritten by the sub-command's default
+    assert run(["--kb", str(kb_dir), "kb", "check"], capsys, global_kb=True)[0] == 0
+    code, _, err = run(["--kb", str(tmp_path / "nope"), "kb", "check"], capsys, global_kb=True)
+    assert code == 2 and "nope" in err
+
+
+def test_unknown_name_lists_available(capsys):
+    code, out, err = run(["kb", "check", "no_such_kb"], capsys)
+    assert code == 2
+    assert "no_such_kb: no knowledge base has this name" in err
+    assert "bundled" in err
+
+
+def test_file_that_is_not_a_kb(tmp_path, capsys):
+    path = tmp_path / "notes.txt"
+    path.write_text("hello")
+    code, out, err = run(["kb", "check", str(path)], capsys)
+    assert code == 2 and "not a knowledge base" in err
+
+
+def test_kb_without_subcommand_shows_help(capsys):
+    code, out, err = run(["kb"], capsys)
+    assert code == 2 and "check" in err and "import" in err
+
+
+def test_imported_name_is_checked(tmp_path, capsys):
+    csv = tmp_path / "field.csv"
+    csv.write_text("name,class,Cough,Headache\nA,one,1,0\nB,two,0,1\n")
+    assert run(["kb", "import", str(csv)], capsys)[0] == 0
+    code, out, _ = run(["kb", "check", "--kb", "field"], capsys)
+    assert code == 0 and "'field'" in out
+
+
+def test_import_error_exits_2(tmp_path, capsys):
+    csv = tmp_path / "bad.csv"
+    csv.write_text("name,class,Cough\nA,one,maybe\n")
+    code, out, err = run(["kb", "import", str(csv)], capsys)
+    assert code == 2
+    assert f"{csv}:2: " in err and '"maybe"' in err
+
+
+def test_missing_csv_file_exits_2(tmp_path, capsys):
+    code, out, err = run(["kb", "import", str(tmp_path / "none.csv")], capsys)
+    assert code == 2 and "cannot be read" in err
+
+
+# --- info -------------------------------------------------------------------------------
+
+
+def test_info_json(kb_dir, capsys):
+    code, out, err = run(["kb", "info", str(kb_dir), "--json"], capsys)
+    assert code == 0
+    r = json.loads(out)
+    assert (r["chemicals"], r["symptoms"], r["categories"], r["classes"]) == (5, 4, 2, 2)
+    assert r["per_class"] == {"g1": 3, "g2": 2}
+    assert r["per_category"] == {"x": 2, "y": 2}
+    assert r["distinguishable_profiles"] == 4
+    assert r["identical_sets"] == [["P", "Q"]]
+    assert r["entropy"] == pytest.approx(math.log2(5))
+    assert r["group_entropy"] == pytest.approx(-(0.6 * math.log2(0.6) + 0.4 * math.log2(0.4)))
+    assert r["min_hamming"] == 1  # S 0011 vs T 0001
+    assert r["eps"] == 0
+    gamma = {g["id"]: (g["gamma_w"], g["gamma_b"]) for g in r["gamma"]}
+    # a: g1 all 1, g2 all 0. b: g1 2/3 say 1, g2 all 0. c: g1 2/3 say 0, g2 tie (votes 0).
+    # d: g1 all 0, g2 all 1.
+    assert gamma["a"] == pytest.approx((1.0, 0.5))
+    assert gamma["b"] == pytest.approx((5 / 6, 0.5))
+    assert gamma["c"] == pytest.approx((7 / 12, 1.0))
+    assert gamma["d"] == pytest.approx((1.0, 0.5))
+    assert r["gain_region_count"] == 3
+    assert r["gain_region"]["definition"] == "gamma_w >= 0.75 and gamma_b <= 0.75"
+    for key in ("chemicals", "symptoms", "categories", "classes", "distinguishable_profiles",
+                "min_hamming", "eps", "gain_region_count"):
+        assert isinstance(r[key], int)
+
+
+def test_info_text(kb_dir, capsys):
+    code, out, err = run(["kb", "info", str(kb_dir)], capsys)
+    assert code == 0
+    assert "Distinguishable symptom profiles: 4 of 5" in out
+    assert "  - P, Q" in out
+    assert "H(P) = 2.322 bits" in out and "H(P_y) = 0.971 bits" in out
+    assert "delta = 1" in out and "eps = floor((delta - 1) / 2) = 0" in out
+    assert "Gain region: gamma_w >= 0.75 and gamma_b <= 0.75." in out
+    assert "3 of 4 symptoms fall in it." in out
+    assert "Group one" in out and "Category Y" in out
+
+
+def test_info_on_broken_kb_exits_2(tmp_path, capsys):
+    root = make_kb(tmp_path / "kb", g1=G1.replace('"b"]', '"bb"]'))
+    code, out, err = run(["kb", "info", str(root), "--json"], capsys)
+    assert code == 2 and out == "" and 'unknown symptom id "bb"' in err
