@@ -1,0 +1,6 @@
+"""Reproduce the experiments of Section 7 of the paper (``responder experiments``).
+
+Modules: :mod:`datasets` (the random data models), :mod:`group_id`, :mod:`query_groups`,
+:mod:`noise`, :mod:`diagnostic` (one per experiment), :mod:`runner` (seeds, processes,
+progress bar), :mod:`report` (tables, JSON, plots), :mod:`settings`, :mod:`commands` (CLI).
+"""

@@ -1,0 +1,156 @@
+"""``responder experiments``: regenerate the tables and figures of the paper's Section 7."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+
+from responder.inputs import InputError
+
+EXPERIMENTS = ("group-id", "query-groups", "noise", "diagnostic")
+CHOICES = (*EXPERIMENTS, "all")
+DEFAULT_OUT = "experiments-out"
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser(
+        "experiments",
+        help="regenerate the paper's experiments (Section 7)",
+        description=(
+            "Regenerate the tables and figures of Section 7: group identification (group-id), "
+            "query categories (query-groups), persistent noise (noise) and the symptom "
+            "correlation diagnostic (diagnostic), or all of them. Writes Markdown tables, "
+            "raw JSON and, when matplotlib is installed, PNG and SVG plots to --out."
+        ),
+    )
+    p.add_argument("experiment", metavar="{" + ",".join(CHOICES) + "}",
+                   help="which experiment to run")
+    p.add_argument("--kb", metavar="FILE|NAME", default=None,
+                   help="knowledge base for the real-data tables and the default group sizes: "
+                        "interchange .json file, name or folder (default: bundled)")
+    p.add_argument("--datasets", type=int, default=None, metavar="N",
+                   help="random datasets per point of the synthetic sweeps (default 100; 3 "
+                        "with --quick)")
+    p.add_argument("--seed", type=int, default=0, metavar="S",
+                   help="seed of the whole run; results do not depend on --jobs (default 0)")
+    p.add_argument("--out", default=DEFAULT_OUT, metavar="DIR",
+                   help=f"output folder, created if needed (default {DEFAULT_OUT})")
+    p.add_argument("--quick", action="store_true",
+                   help="small grids and few datasets/interviews: under a minute (for CI)")
+    p.add_argument("--jobs", type=int, default=1, metavar="N",
+                   help="worker processes (default 1)")
+    p.add_argument("--trials", type=int, default=None, metavar="N",
+                   help="simulated interviews per random dataset for Monte Carlo policies "
+                        "(default 1000; 100 with --quick)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    p.set_defaults(handler=run)
+
+
+def _check_out(path: Path) -> Path:
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"--out {path}: cannot create the folder ({exc.strerror})") from None
+    if not path.is_dir():
+        raise InputError(f"--out {path}: not a folder")
+    probe = path / f".write-test-{os.getpid()}"
+    try:
+        probe.write_text("", encoding="utf-8")
+        probe.unlink()
+    except OSError as exc:
+        raise InputError(f"--out {path}: the folder is not writable ({exc.strerror})") from None
+    return path
+
+
+def run(args) -> int:
+    if args.experiment not in CHOICES:
+        raise InputError(
+            f"unknown experiment {args.experiment!r}; choose one of {', '.join(CHOICES)}")
+    if args.datasets is not None and args.datasets < 1:
+        raise InputError(f"--datasets must be at least 1, got {args.datasets}")
+    if args.jobs < 1:
+        raise InputError(f"--jobs must be at least 1, got {args.jobs}")
+    if args.trials is not None and args.trials < 1:
+        raise InputError(f"--trials must be at least 1, got {args.trials}")
+    out = _check_out(Path(args.out))
+
+    # Heavy imports only once the arguments are known to be good.
+    from responder.experiments import diagnostic, group_id, noise, query_groups  # noqa: PLC0415
+    from responder.experiments.common import Context  # noqa: PLC0415
+    from responder.experiments.datasets import sizes_from_problem  # noqa: PLC0415
+    from responder.experiments.report import md_table, pyplot, write_json, write_text  # noqa: PLC0415
+    from responder.experiments.settings import Settings  # noqa: PLC0415
+    from responder.inputs import load_problem  # noqa: PLC0415
+
+    kw = {"seed": args.seed, "jobs": args.jobs, "progress": not args.no_progress}
+    if args.datasets is not None:
+        kw["datasets"] = args.datasets
+    if args.trials is not None:
+        kw["random_trials"] = kw["qg_trials"] = args.trials
+    settings = Settings.quick_preset(**kw) if args.quick else Settings.full(**kw)
+
+    kb_problem, kb_note = None, ""
+    if args.kb is not None:
+        kb_problem, _ = load_problem(args.kb)  # an explicit --kb must load
+        kb_label = f"knowledge base {args.kb}"
+    else:
+        kb_label = "bundled knowledge base"
+        try:
+            kb_problem, _ = load_problem(None)
+        except Exception as exc:  # noqa: BLE001 (the bundled KB may be mid-edit; go on without)
+            first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            kb_note = f"the bundled knowledge base did not load ({first})"
+            print(f"responder: warning: {kb_note}; knowledge-base tables are skipped and the "
+                  "random datasets use fixed group sizes", file=sys.stderr)
+    if kb_problem is not None and kb_problem.n_objects < 2:
+        kb_note = f"the knowledge base has only {kb_problem.n_objects} chemical(s)"
+        print(f"responder: warning: {kb_note}; knowledge-base tables are skipped",
+              file=sys.stderr)
+        kb_problem = None
+    sizes = sizes_from_problem(kb_problem, kb_note)
+    plt = pyplot()
+    if plt is None:
+        print("responder: matplotlib is not installed: writing tables and JSON only "
+              "(install the 'plots' extra for figures)", file=sys.stderr)
+    ctx = Context(settings=settings, out=out, kb=kb_problem, kb_label=kb_label,
+                  kb_note=kb_note, sizes=sizes, plt=plt)
+
+    modules = {"group-id": group_id, "query-groups": query_groups, "noise": noise,
+               "diagnostic": diagnostic}
+    chosen = [e for e in ("diagnostic", "group-id", "query-groups", "noise")
+              if args.experiment in (e, "all")]
+    timings, figures = {}, {}
+    for name in chosen:
+        start = time.perf_counter()
+        data = modules[name].run(ctx)
+        timings[name] = round(time.perf_counter() - start, 2)
+        figures[name] = data.get("figures", [])
+    meta = {
+        "command": "responder experiments " + " ".join(sys.argv[2:] if len(sys.argv) > 2 else
+                                                       [args.experiment]),
+        "experiments": chosen, "settings": settings.to_dict(), "jobs": args.jobs,
+        "sizes": sizes.to_dict(), "kb": kb_label if kb_problem is not None else None,
+        "kb_note": kb_note or None, "plots": plt is not None, "seconds": timings,
+    }
+    write_json(out / "run.json", meta)
+    lines = ["# Experiments of Section 7\n",
+             f"Seed {settings.seed}, {'quick' if settings.quick else 'full'} settings, "
+             f"{settings.datasets} datasets per point. Random-dataset sizes: "
+             f"{sizes.n_objects} x {sizes.n_queries} ({sizes.source}).\n"]
+    if kb_note:
+        lines.append(f"Knowledge base: {kb_note}.\n")
+    lines.append(md_table(["experiment", "tables", "figures", "seconds"], [
+        [n, f"[{n}.md]({n}.md)", ", ".join(f for f in figures[n] if f.endswith(".png")) or "–",
+         timings[n]] for n in chosen]))
+    if plt is None:
+        lines.append("\nmatplotlib is not installed: no figures were drawn.\n")
+    for name in chosen:
+        lines.append("\n---\n")
+        lines.append((out / f"{name}.md").read_text(encoding="utf-8"))
+    write_text(out / "index.md", "\n".join(lines))
+    total = sum(timings.values())
+    print(f"wrote {len(chosen)} experiment(s) to {out} in {total:.1f}s: "
+          + ", ".join(f"{n} {t:.1f}s" for n, t in timings.items()))
+    return 0

@@ -1,0 +1,82 @@
+"""Writing results: Markdown tables, raw JSON and (when matplotlib is importable) plots."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+
+
+def fmt(x, digits: int = 3) -> str:
+    if x is None or (isinstance(x, float) and not math.isfinite(x)):
+        return "–"
+    return f"{x:.{digits}f}"
+
+
+def fmt_pm(mean, half, digits: int = 3) -> str:
+    if mean is None:
+        return "–"
+    if half is None:
+        return fmt(mean, digits)
+    return f"{mean:.{digits}f} ± {half:.{digits}f}"
+
+
+def md_table(headers: list[str], rows: list[list]) -> str:
+    """A GitHub Markdown table."""
+    out = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
+    for row in rows:
+        out.append("| " + " | ".join(str(c) for c in row) + " |")
+    return "\n".join(out) + "\n"
+
+
+def _jsonable(obj):
+    if isinstance(obj, dict):
+        return {str(k): _jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_jsonable(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return _jsonable(obj.tolist())
+    if isinstance(obj, (np.integer,)):
+        return int(obj)
+    if isinstance(obj, (np.floating, float)):
+        f = float(obj)
+        return f if math.isfinite(f) else None
+    if isinstance(obj, (np.bool_,)):
+        return bool(obj)
+    return obj
+
+
+def write_json(path: Path, data) -> None:
+    path.write_text(json.dumps(_jsonable(data), indent=2, allow_nan=False) + "\n",
+                    encoding="utf-8")
+
+
+def write_text(path: Path, text: str) -> None:
+    path.write_text(text, encoding="utf-8")
+
+
+def pyplot():
+    """matplotlib.pyplot with the non-interactive Agg backend, or None if not installed."""
+    try:
+        import matplotlib  # noqa: PLC0415
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt  # noqa: PLC0415
+    except Exception:  # noqa: BLE001 (any import failure means: no plots)
+        return None
+    return plt
+
+
+def save_figure(fig, path: Path) -> list[str]:
+    """Save ``fig`` as PNG and SVG next to each other; returns the file names."""
+    names = []
+    for ext in ("png", "svg"):
+        target = path.with_suffix("." + ext)
+        fig.savefig(target, dpi=120, bbox_inches="tight")
+        names.append(target.name)
+    import matplotlib.pyplot as plt  # noqa: PLC0415
+
+    plt.close(fig)
+    return names

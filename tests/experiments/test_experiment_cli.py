@@ -1,0 +1,100 @@
+"""``responder experiments``: bad input exits 2; --quick writes tables and JSON; seeds."""
+
+import json
+
+import numpy as np
+import pytest
+
+from responder.cli import main
+from responder.experiments import report
+from responder.experiments.runner import Task, run_tasks, task_seed
+
+
+@pytest.fixture
+def small_kb(tmp_path):
+    rng = np.random.default_rng(0)
+    B = (rng.random((24, 12)) < 0.35).astype(int)
+    data = {
+        "matrix": B.tolist(),
+        "groups": [f"class{i % 4}" for i in range(24)],
+        "query_groups": [f"cat{j % 3}" for j in range(12)],
+    }
+    path = tmp_path / "kb.json"
+    path.write_text(json.dumps(data))
+    return str(path)
+
+
+@pytest.mark.parametrize("argv, needle", [
+    (["experiments", "nonsense"], "unknown experiment"),
+    (["experiments", "group-id", "--datasets", "0"], "--datasets"),
+    (["experiments", "group-id", "--jobs", "0"], "--jobs"),
+])
+def test_bad_input_exits_2(argv, needle, capsys, tmp_path):
+    assert main(argv + ["--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and needle in err[0]
+
+
+def test_unwritable_out_exits_2(capsys, tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    assert main(["experiments", "diagnostic", "--out", str(blocker / "sub")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--out" in err[0]
+
+
+def test_bad_kb_exits_2(capsys, tmp_path):
+    assert main(["experiments", "diagnostic", "--kb", str(tmp_path / "missing.json"),
+                 "--out", str(tmp_path / "o")]) == 2
+    assert len(capsys.readouterr().err.strip().splitlines()) == 1
+
+
+def test_quick_all_writes_tables_and_json(small_kb, tmp_path, capsys):
+    out = tmp_path / "out"
+    code = main(["experiments", "all", "--quick", "--datasets", "1", "--kb", small_kb,
+                 "--out", str(out), "--no-progress"])
+    assert code == 0
+    for name in ("group-id", "query-groups", "noise", "diagnostic"):
+        assert (out / f"{name}.md").read_text().startswith("# ")
+        data = json.loads((out / f"{name}.json").read_text())
+        assert data["experiment"] == name
+    gid = json.loads((out / "group-id.json").read_text())
+    assert gid["kb"]["policies"]["gisa"]["mean"] > 0
+    assert all(r["gisa"]["mean"] >= r["entropy"]["mean"] - 1e-9 for r in gid["sweep"])
+    assert (out / "index.md").exists() and (out / "run.json").exists()
+    if report.pyplot() is not None:
+        assert (out / "group-id.png").exists()
+
+
+def test_without_matplotlib_tables_only(small_kb, tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(report, "pyplot", lambda: None)
+    out = tmp_path / "out"
+    assert main(["experiments", "diagnostic", "--quick", "--kb", small_kb, "--out", str(out),
+                 "--no-progress"]) == 0
+    assert "matplotlib is not installed" in capsys.readouterr().err
+    assert (out / "diagnostic.md").exists() and not (out / "diagnostic.png").exists()
+
+
+def _draw(seed, key):
+    return float(np.random.default_rng(task_seed(seed, *key)).random())
+
+
+def test_task_seeds_do_not_depend_on_jobs():
+    tasks = [Task(_draw, dict(seed=7, key=(1, i))) for i in range(6)]
+    assert run_tasks(tasks, jobs=1, progress=False) == run_tasks(tasks, jobs=2, progress=False)
+    assert len(set(run_tasks(tasks, jobs=1, progress=False))) == 6
+
+
+def test_results_reproducible_regardless_of_jobs(small_kb, tmp_path):
+    outs = []
+    for jobs in (1, 2):
+        out = tmp_path / f"j{jobs}"
+        assert main(["experiments", "group-id", "--quick", "--datasets", "2", "--kb", small_kb,
+                     "--seed", "11", "--jobs", str(jobs), "--out", str(out),
+                     "--no-progress"]) == 0
+        outs.append(json.loads((out / "group-id.json").read_text()))
+    assert outs[0] == outs[1]
+    other = tmp_path / "s12"
+    main(["experiments", "group-id", "--quick", "--datasets", "2", "--kb", small_kb,
+          "--seed", "12", "--out", str(other), "--no-progress"])
+    assert json.loads((other / "group-id.json").read_text())["sweep"] != outs[0]["sweep"]
