@@ -106,8 +106,23 @@ def run_simulation(
     """Simulate ``interviews`` interviews; with ``extra_errors`` > 0, as many again with
     eps + 1 .. eps + extra_errors flips (uniformly), to measure accuracy past the budget.
 
-    An interview is correct when it ends with the true object as the only candidate, or, for
-    the group target, with every remaining candidate in the true object's group.
+    An interview is correct when it ends with the true object as the only candidate (or
+    with the true object and objects whose rows equal its row: no query can separate them,
+    and the interview reports them together), or, for the group target, with every remaining
+    candidate in the true object's group.
+
+    Over-budget interviews are drawn only when more than eps' queries are error-prone
+    (otherwise every possible error pattern is within the budget); their flips are capped at
+    the number of error-prone queries. ``details`` holds three shares:
+
+    - ``several_candidates_within_eps``: within-budget interviews that ended on several
+      target groups that no query separates (identical rows);
+    - ``wrong_consistent_beyond_eps``: over-budget interviews that ended on a wrong candidate
+      that fits every answer given within eps;
+    - ``inconsistent_if_all_asked_beyond_eps``: over-budget interviews where no object fits
+      all N answers, i.e. what asking every remaining question would reveal. A query policy
+      asks only queries that split the candidates, so its interview never runs out of
+      candidates by itself.
     """
     rng = np.random.default_rng(seed)
     prior = model.problem.prior
@@ -115,8 +130,10 @@ def run_simulation(
     noise = model.noise
     counts, within, beyond, inconsistent = [], [], [], []
     plans = [None] * interviews
-    if noise is not None and extra_errors > 0:
-        plans += list(noise.eps_eff + 1 + rng.integers(0, extra_errors, size=interviews))
+    if noise is not None and extra_errors > 0 and noise.n_prone > noise.eps_eff:
+        flips = noise.eps_eff + 1 + rng.integers(0, extra_errors, size=interviews)
+        plans += [int(f) for f in np.minimum(flips, noise.n_prone)]
+    shared, wrong_consistent, caught = [], [], []
     for n_err in plans:
         true = int(rng.choice(M, p=prior))
         answers = draw_answers(model, true, rng, n_errors=n_err)
@@ -125,13 +142,18 @@ def run_simulation(
             groups = model.problem.object_groups
             ok = node.idx.size > 0 and bool(np.all(groups[node.idx] == groups[true]))
         else:
-            ok = node.idx.size == 1 and int(node.idx[0]) == true
+            rows = model.matrix[node.idx]
+            ok = bool(np.isin(true, node.idx)) and bool(np.all(rows == model.matrix[true]))
         if n_err is None:
             counts.append(k)
             within.append(ok)
+            shared.append(node.idx.size > 0 and node.n_target_groups() > 1)
         else:
             beyond.append(ok)
             inconsistent.append(node.idx.size == 0)
+            wrong_consistent.append(not ok and node.idx.size > 0)
+            full = model.node_from_answers(dict(enumerate(answers.tolist())))
+            caught.append(full.idx.size == 0)
     counts_a = np.asarray(counts, dtype=float)
     mean = float(counts_a.mean())
     half = 1.96 * float(counts_a.std(ddof=1)) / np.sqrt(counts_a.size) if counts_a.size > 1 else 0.0
@@ -144,4 +166,11 @@ def run_simulation(
         accuracy_beyond_eps=float(np.mean(beyond)) if beyond else None,
         beyond_count=len(beyond),
         inconsistent_beyond_eps=float(np.mean(inconsistent)) if inconsistent else None,
+        details={
+            "several_candidates_within_eps": float(np.mean(shared)) if shared else None,
+            "wrong_consistent_beyond_eps": (
+                float(np.mean(wrong_consistent)) if wrong_consistent else None
+            ),
+            "inconsistent_if_all_asked_beyond_eps": float(np.mean(caught)) if caught else None,
+        },
     )

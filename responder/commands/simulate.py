@@ -1,0 +1,209 @@
+"""``responder simulate``: simulated interviews under persistent noise (Section 7.3).
+
+Each interview follows the paper's four steps: the error-prone queries are fixed (step 1,
+``--noise-prone``), a number of errors e <= eps' is drawn from the probability model
+(step 2), e error-prone queries are chosen uniformly (step 3) and the true chemical's
+answers to them are flipped (step 4); asking again repeats the flip. The command reports
+E[K] with a 95% interval, the identification accuracy when at most eps answers were wrong
+(100% whenever eps <= floor((delta-1)/2) and no two chemicals share a row), and, with
+``--extra-errors K``, the accuracy when eps+1 .. eps+K answers were wrong, with how often no
+candidate was consistent. Proportions get Wilson score intervals.
+"""
+
+from __future__ import annotations
+
+import sys
+from math import sqrt
+
+from responder.engine.belief import Model, TargetError
+from responder.engine.diagnostics import default_eps, min_hamming_distance
+from responder.engine.policies import POLICIES, Policy, PolicyError
+from responder.engine.simulate import run_simulation
+from responder.inputs import InputError, add_noise_arguments, load_problem, noise_from_args
+
+DEFAULT_INTERVIEWS = 1000
+DEFAULT_EXTRA_ERRORS = 2
+Z95 = 1.959963984540054
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser(
+        "simulate",
+        help="simulate interviews with wrong answers (persistent noise)",
+        description=(
+            "Simulate interviews in which up to eps error-prone answers are wrong and stay "
+            "wrong when asked again (Section 6), following the paper's four steps "
+            "(Section 7.3). Reports E[K] and identification accuracy with 95%% intervals. "
+            "Noise mode is always on: --noise-eps defaults to auto."
+        ),
+    )
+    p.add_argument("--kb", metavar="FILE|NAME", default=None,
+                   help="interchange .json file, knowledge-base name or folder (default: bundled)")
+    p.add_argument("--target", choices=("object", "group"), default="object",
+                   help="identify the object (chemical) or only its group (class)")
+    p.add_argument("--policy", default="gbs", metavar="{" + ",".join(POLICIES) + "}",
+                   help="query-selection policy (default gbs)")
+    p.add_argument("--interviews", type=int, default=DEFAULT_INTERVIEWS, metavar="N",
+                   help=f"interviews with at most eps errors (default {DEFAULT_INTERVIEWS})")
+    p.add_argument("--extra-errors", type=int, default=DEFAULT_EXTRA_ERRORS, metavar="K",
+                   help="also run N interviews with eps+1 .. eps+K wrong answers, drawn "
+                        f"uniformly, to measure accuracy past the budget; 0 to skip "
+                        f"(default {DEFAULT_EXTRA_ERRORS})")
+    p.add_argument("--ties", choices=("first", "random"), default="first",
+                   help="tie rule: lowest index (default) or random with --seed")
+    p.add_argument("--seed", type=int, default=None,
+                   help="seed for the simulation, random ties and a fractional --noise-prone")
+    add_noise_arguments(p)
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(handler=run)
+
+
+def wilson(successes: int, n: int, z: float = Z95) -> tuple[float, float]:
+    """Wilson score interval for a proportion successes / n (95% by default)."""
+    if n <= 0:
+        return (0.0, 1.0)
+    phat = successes / n
+    denom = 1.0 + z * z / n
+    centre = (phat + z * z / (2 * n)) / denom
+    half = z * sqrt(phat * (1 - phat) / n + z * z / (4 * n * n)) / denom
+    lo = 0.0 if successes == 0 else max(0.0, centre - half)
+    hi = 1.0 if successes == n else min(1.0, centre + half)
+    return (lo, hi)
+
+
+def _proportion(share: float | None, n: int) -> dict | None:
+    if share is None or n == 0:
+        return None
+    k = int(round(share * n))
+    lo, hi = wilson(k, n)
+    return {"count": k, "of": n, "share": k / n, "ci95": [lo, hi]}
+
+
+def run(args) -> int:
+    if args.policy not in POLICIES:
+        raise InputError(f"unknown policy {args.policy!r}; choose one of {', '.join(POLICIES)}")
+    if args.interviews < 1:
+        raise InputError("--interviews must be at least 1")
+    if args.extra_errors < 0:
+        raise InputError("--extra-errors must be 0 or more")
+    problem, _ = load_problem(args.kb)
+    if args.noise_eps is None:
+        args.noise_eps = "auto"  # simulate is always in noise mode
+    noise, warnings = noise_from_args(args, problem)
+    for w in warnings:
+        print(w, file=sys.stderr)
+    try:
+        model = Model(problem, args.target, noise)
+        policy = Policy(args.policy, ties=args.ties, seed=args.seed)
+        policy.check(problem)
+    except (TargetError, PolicyError) as exc:
+        raise InputError(str(exc)) from None
+    delta = min_hamming_distance(problem.matrix)
+    result = run_simulation(model, policy, interviews=args.interviews,
+                            extra_errors=args.extra_errors, seed=args.seed)
+    details = result.details
+    within = _proportion(result.accuracy_within_eps, result.within_count)
+    several = _proportion(details.get("several_candidates_within_eps"), result.within_count)
+    beyond = None
+    notes: list[str] = []
+    if result.beyond_count:
+        n = result.beyond_count
+        beyond = {
+            "interviews": n,
+            "errors": [noise.eps_eff + 1, min(noise.eps_eff + args.extra_errors, noise.n_prone)],
+            "accuracy": _proportion(result.accuracy_beyond_eps, n),
+            "no_candidate_consistent": _proportion(result.inconsistent_beyond_eps, n),
+            "wrong_but_consistent": _proportion(details.get("wrong_consistent_beyond_eps"), n),
+            "no_object_fits_all_answers": _proportion(
+                details.get("inconsistent_if_all_asked_beyond_eps"), n),
+        }
+    elif args.extra_errors > 0:
+        notes.append(
+            f"no interviews past the budget: all {noise.n_prone} error-prone answers may "
+            f"already be wrong within eps' = {noise.eps_eff}"
+        )
+    if within is not None and within["share"] < 1.0:
+        if noise.eps > default_eps(delta):
+            notes.append(
+                f"accuracy within eps is below 100% because eps = {noise.eps} exceeds "
+                f"floor((delta-1)/2) = {default_eps(delta)}: noisy answers of different "
+                "chemicals can coincide"
+            )
+        if several is not None and several["count"] > 0:
+            notes.append(
+                f"{several['count']} interview(s) ended on several "
+                f"{'groups' if args.target == 'group' else 'chemicals'} that no question "
+                "separates (identical symptom rows)"
+            )
+    settings = noise.describe()
+    settings["prone_queries"] = [problem.query_names[j] for j in range(problem.n_queries)
+                                 if noise.prone[j]]
+    settings["delta"] = delta
+    settings["eps_bound"] = default_eps(delta)
+    out = {
+        "policy": args.policy,
+        "target": args.target,
+        "ties": args.ties,
+        "seed": args.seed,
+        "objects": problem.n_objects,
+        "queries": problem.n_queries,
+        "interviews": result.interviews,
+        "expected_queries": result.expected_queries,
+        "ci95": list(result.ci95),
+        "within_eps": {
+            "interviews": result.within_count,
+            "accuracy": within,
+            "several_candidates": several,
+        },
+        "beyond_eps": beyond,
+        "noise": settings,
+        "warnings": warnings,
+        "notes": notes,
+    }
+    if args.json:
+        from responder.cli import print_json  # noqa: PLC0415
+
+        print_json(out)
+        return 0
+    _print_text(out, problem, noise)
+    return 0
+
+
+def _pct(p: dict | None) -> str:
+    if p is None:
+        return "n/a"
+    lo, hi = p["ci95"]
+    return (f"{100 * p['share']:.1f}% ({p['count']}/{p['of']}; 95% interval "
+            f"{100 * lo:.1f}% .. {100 * hi:.1f}%)")
+
+
+def _print_text(out: dict, problem, noise) -> None:
+    what = "group (class)" if out["target"] == "group" else "object (chemical)"
+    print(f"policy {out['policy']}, target {what}, {problem.n_objects} objects x "
+          f"{problem.n_queries} queries, {out['interviews']} interviews"
+          + ("" if out["seed"] is None else f", seed {out['seed']}"))
+    d = out["noise"]
+    model = f"model {d['model']}" + (f", p {d['p']}" if d["model"] == 2 else "")
+    print(f"persistent noise: eps {d['eps']} (effective {d['eps_effective']}; delta {d['delta']} "
+          f"allows {d['eps_bound']}), {d['prone_count']} of {problem.n_queries} queries "
+          f"error-prone, {model}")
+    lo, hi = out["ci95"]
+    print(f"E[K] = {out['expected_queries']:.4f}  (95% interval {lo:.4f} .. {hi:.4f})")
+    print(f"accuracy with <= eps wrong answers: {_pct(out['within_eps']['accuracy'])}")
+    several = out["within_eps"]["several_candidates"]
+    if several is not None and several["count"] > 0:
+        what = "groups" if out["target"] == "group" else "chemicals"
+        print(f"  ended on several {what} with identical rows, reported together: "
+              f"{_pct(several)}")
+    b = out["beyond_eps"]
+    if b is not None:
+        lo_e, hi_e = b["errors"]
+        span = f"{lo_e}" if lo_e == hi_e else f"{lo_e}..{hi_e}"
+        print(f"accuracy with {span} wrong answers (> eps): {_pct(b['accuracy'])}")
+        print(f"  no candidate consistent within eps: {_pct(b['no_candidate_consistent'])}")
+        print(f"  ended on a wrong candidate that fits the answers given: "
+              f"{_pct(b['wrong_but_consistent'])}")
+        print(f"  no chemical fits all {problem.n_queries} answers (asking every remaining "
+              f"question would show it): {_pct(b['no_object_fits_all_answers'])}")
+    for note in out["notes"]:
+        print(f"note: {note}")
