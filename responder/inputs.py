@@ -31,6 +31,8 @@ def load_interchange(path: Path) -> Problem:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise InputError(f"{path}: cannot read the file ({exc.strerror})") from None
+    except UnicodeDecodeError:
+        raise InputError(f"{path}: not UTF-8 text; save the file as UTF-8 JSON") from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -50,7 +52,8 @@ def load_interchange(path: Path) -> Problem:
     matrix = data["matrix"]
     if not isinstance(matrix, list) or not all(isinstance(r, list) for r in matrix):
         raise InputError(f"{path}: 'matrix' must be a list of rows, each a list of 0/1")
-    for key in ("prior", "groups", "queries", "query_groups", "objects", "pick_weights"):
+    for key in ("prior", "groups", "queries", "query_groups", "objects", "pick_weights",
+                "group_names", "query_group_names"):
         if key in data and not isinstance(data[key], list):
             raise InputError(f"{path}: '{key}' must be a list")
     try:

@@ -14,10 +14,10 @@ which every reduction factor of Definitions 1 and 2 follows.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
-from responder.engine.bounds import binary_entropy
 from responder.engine.noise import BinomialTable, NoiseModel
 from responder.engine.problem import Problem
 
@@ -41,11 +41,13 @@ class SplitStats:
         pi_{Theta_a}, the mass at the node.
     no, yes : ndarray of shape (N,)
         pi_{Theta_l(a)} and pi_{Theta_r(a)} for each query (asked queries: no = total).
-    group_total : ndarray of shape (T,)
-        pi_{Theta_a^i} for each target group present at the node.
-    group_no, group_yes : ndarray of shape (T, N) or None
-        Per-group child masses. None when every target group is a single noise-free object:
-        then each group goes wholly to one side, rho_a^i = 1 and H(rho_a^i) = 0.
+    group_total : ndarray of shape (G,)
+        pi_{Theta_a^i} for the target groups: without noise, one entry per group present at
+        the node (ascending group code; absent groups contribute nothing to any formula).
+    group_no, group_yes : ndarray of shape (G, N) or None
+        Per-group child masses, rows aligned with ``group_total``. None when every target
+        group is a single noise-free object: then each group goes wholly to one side,
+        rho_a^i = 1 and H(rho_a^i) = 0.
     unasked : ndarray of shape (N,), bool
     """
 
@@ -57,30 +59,42 @@ class SplitStats:
     group_yes: np.ndarray | None
     unasked: np.ndarray
 
-    @property
+    @cached_property
     def reduction_factor(self) -> np.ndarray:
         """rho_a(q) = max(pi_l, pi_r) / pi_a (Definition 1), shape (N,)."""
         return np.maximum(self.no, self.yes) / self.total
 
-    @property
+    @cached_property
     def splits(self) -> np.ndarray:
         """Unasked queries that send positive mass to both children, shape (N,) bool."""
         tol = _EMPTY * self.total
         return self.unasked & (self.no > tol) & (self.yes > tol)
 
-    @property
+    @cached_property
     def group_term(self) -> np.ndarray:
         """sum_i (pi_{Theta_a^i} / pi_{Theta_a}) H(rho_a^i(q)) for each query, shape (N,).
 
         The group part of GISA's cost C_a (Algorithm 2, from Theorem 2), with rho_a^i from
-        Definition 2. Groups with zero mass contribute nothing.
+        Definition 2. Groups with zero mass contribute nothing. Cached: the policy and the
+        tree evaluation both need it.
+
+        Computed only for unasked queries that send some mass to both sides: on any other
+        column every group goes wholly to one side, so the term is exactly 0 there (for a
+        skipped query it is 0 by definition: it splits nothing).
         """
+        out = np.zeros_like(self.no)
         if self.group_no is None:
-            return np.zeros_like(self.no)
-        gt = self.group_total[:, None]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            rho_g = np.where(gt > 0, np.maximum(self.group_no, self.group_yes) / gt, 1.0)
-        return (self.group_total[:, None] * binary_entropy(rho_g)).sum(axis=0) / self.total
+            return out
+        cols = np.flatnonzero(self.unasked & (self.no > 0) & (self.yes > 0))
+        # pi_a^i H(rho_a^i) = g log g - l log l - r log r with g = l + r the group's mass
+        # and l, r its masses in the two children (0 log 0 = 0): no division, no max.
+        gt = self.group_total
+        term = _xlog2x(gt).sum() - (
+            _xlog2x(self.group_no[:, cols]).sum(axis=0)
+            + _xlog2x(self.group_yes[:, cols]).sum(axis=0)
+        )
+        out[cols] = np.maximum(term, 0.0) / self.total
+        return out
 
     @property
     def target_entropy(self) -> float:
@@ -259,17 +273,29 @@ class Node:
         group_total = np.bincount(codes, weights=self.mass, minlength=model.n_target)
         noisy = self.delta is not None
         if not noisy:
-            # Noise-free fast path: one matrix-vector product gives every "yes" mass.
-            B = model.matrix_f[self.idx]
-            yes = self.mass @ B
+            # Noise-free fast path: one vector-matrix product gives every "yes" mass, per
+            # group present at the node (candidates sorted by group, one contiguous block
+            # each). einsum on the boolean rows: a 1-byte gather, and no BLAS call, whose
+            # threads thrash when the machine is busy; its sums are exact float64 sums.
             total = float(self.mass.sum())
-            no = total - yes
             if model.singleton_target:
+                yes = np.einsum("k,kn->n", self.mass, model.matrix[self.idx])
                 gno = gyes = None
             else:
-                onehot = _onehot(codes, model.n_target)
-                gyes = onehot @ (self.mass[:, None] * B)
+                order = np.argsort(codes, kind="stable")
+                B = model.matrix[self.idx[order]]
+                mass = self.mass[order]
+                present = np.flatnonzero(group_total > 0)
+                ends = np.cumsum(np.bincount(codes, minlength=model.n_target)[present])
+                gyes = np.empty((present.size, B.shape[1]))
+                start = 0
+                for r, end in enumerate(ends.tolist()):  # groups, not queries
+                    np.einsum("k,kn->n", mass[start:end], B[start:end], out=gyes[r])
+                    start = end
+                group_total = group_total[present]
                 gno = group_total[:, None] - gyes
+                yes = gyes.sum(axis=0)
+            no = total - yes
         else:
             cno, cyes = self.child_masses()
             total = float(self.mass.sum())
@@ -289,9 +315,10 @@ class Node:
 
     def is_resolved(self) -> bool:
         """Stopping rule: one target group left, or no unasked query splits the candidates."""
-        if self.idx.size == 0:
+        if self.idx.size <= 1:
             return True
-        if self.n_target_groups() <= 1:
+        codes = self.model.target_codes[self.idx]
+        if (codes == codes[0]).all():  # one target group left
             return True
         return not self.split().splits.any()
 
@@ -333,6 +360,14 @@ class Node:
         if self.delta is not None:
             parts.append(self.delta.astype(np.int16).tobytes())
         return b"|".join(parts)
+
+
+def _xlog2x(x: np.ndarray) -> np.ndarray:
+    """x log2 x elementwise, with 0 log 0 = 0 (x >= 0)."""
+    return x * np.log2(np.maximum(x, _TINY))
+
+
+_TINY = np.finfo(float).tiny
 
 
 def _onehot(codes: np.ndarray, n: int) -> np.ndarray:

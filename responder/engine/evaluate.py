@@ -129,8 +129,9 @@ def exact(
             out = (np.zeros(node.idx.size), -node.total * stats_leaf_impurity, 0)
         else:
             stats = node.split()
-            term = binary_entropy(stats.reduction_factor) - stats.group_term
-            cost = 1.0 - float(choice.probs @ term[choice.queries])
+            qs = choice.queries
+            term = binary_entropy(stats.reduction_factor[qs]) - stats.group_term[qs]
+            cost = 1.0 - float(choice.probs @ term)
             u = node.total * cost
             depth = np.ones(node.idx.size)
             height = 0
@@ -173,7 +174,11 @@ def exact(
 
 def _target_entropy(node: Node) -> float:
     """Entropy of the target groups' masses at ``node`` (H(Pi_y) at the root, I at leaves)."""
-    return entropy(node.target_masses())
+    codes = node.model.target_codes[node.idx]
+    if codes.size <= 1 or (codes == codes[0]).all():
+        return 0.0  # a pure node (most leaves): no need to count the groups
+    _, inverse = np.unique(codes, return_inverse=True)
+    return entropy(np.bincount(inverse.reshape(-1), weights=node.mass))
 
 
 def monte_carlo(

@@ -177,6 +177,8 @@ def _prior(prior, M: int) -> np.ndarray:
         p = np.asarray(prior, dtype=float)
     except (TypeError, ValueError):
         raise ProblemError("the prior must be a list of numbers, one per object") from None
+    if p.ndim != 1:
+        raise ProblemError("the prior must be a flat list of numbers, one per object")
     if p.shape != (M,):
         raise ProblemError(
             f"the prior has {p.size} entries but there are {M} objects; give one weight per object"
@@ -193,6 +195,8 @@ def _prior(prior, M: int) -> np.ndarray:
             "instead)"
         )
     total = p.sum()
+    if not np.isfinite(total):
+        raise ProblemError("the prior weights are too large to add up; rescale them")
     return p / total
 
 
@@ -207,7 +211,13 @@ def _codes(labels, size: int, what: str, per: str, names) -> tuple[np.ndarray | 
     if names is None:
         order: dict = {}
         for lab in labels:
-            order.setdefault(lab, len(order))
+            try:
+                order.setdefault(lab, len(order))
+            except TypeError:
+                raise ProblemError(
+                    f"{what} label {lab!r} is not a name or a number; give one string or "
+                    "number per item"
+                ) from None
         names_t = tuple(str(k) for k in order)
         codes = np.fromiter((order[lab] for lab in labels), dtype=np.int64, count=size)
     else:
@@ -225,7 +235,10 @@ def _codes(labels, size: int, what: str, per: str, names) -> tuple[np.ndarray | 
 def _pick_weights(weights, N: int) -> np.ndarray:
     if weights is None:
         return np.ones(N)
-    w = np.asarray(weights, dtype=float)
+    try:
+        w = np.asarray(weights, dtype=float)
+    except (TypeError, ValueError):
+        raise ProblemError("the pick weights must be a list of numbers, one per query") from None
     if w.shape != (N,):
         raise ProblemError(
             f"there are {w.size} pick weights but {N} queries; give one weight per query"

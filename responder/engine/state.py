@@ -87,6 +87,8 @@ class InterviewState:
     ):
         self.problem = problem
         self.answers: list[AnswerRecord] = []
+        # (new record, position, record it replaced): lets undo() put a changed answer back.
+        self._replaced: list[tuple[AnswerRecord, int, AnswerRecord]] = []
         self._ties, self._seed = ties, seed
         self.configure(target=target, policy=policy, noise=noise)
 
@@ -115,15 +117,30 @@ class InterviewState:
         answer = Answer(answer)
         if not 0 <= query < self.problem.n_queries:
             raise IndexError(f"query {query} is out of range")
-        self.answers = [r for r in self.answers if r.query != query]
-        self.answers.append(AnswerRecord(query, answer, volunteered=volunteered))
+        record = AnswerRecord(query, answer, volunteered=volunteered)
+        for k, old in enumerate(self.answers):
+            if old.query == query:
+                del self.answers[k]
+                self._replaced.append((record, k, old))
+                break
+        self.answers.append(record)
         self._invalidate()
 
     def undo(self) -> AnswerRecord | None:
-        """Remove the last answer; returns it (None if there was none)."""
+        """Remove the last answer; returns it (None if there was none).
+
+        If that answer changed an earlier answer to the same query, the earlier answer is
+        put back where it was, so undo restores the previous state exactly.
+        """
         if not self.answers:
             return None
         record = self.answers.pop()
+        for k in range(len(self._replaced) - 1, -1, -1):
+            new, pos, old = self._replaced[k]
+            if new is record:
+                del self._replaced[k]
+                self.answers.insert(pos, old)
+                break
         self._invalidate()
         return record
 
@@ -139,6 +156,7 @@ class InterviewState:
     def restore(self, records: list[AnswerRecord]) -> None:
         """Replace the whole history (resume from a journal)."""
         self.answers = list(records)
+        self._replaced = []
         self._invalidate()
 
     def answer_of(self, query: int) -> Answer | None:
