@@ -6,6 +6,7 @@ trusts its arrays.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Sequence
 
@@ -153,9 +154,9 @@ def _binary_matrix(matrix) -> np.ndarray:
     flat = arr.ravel()
     ok = np.fromiter(
         (
-            (v is not True and v is not False and isinstance(v, (int, np.integer)) and v in (0, 1))
-            or isinstance(v, (bool, np.bool_))
-            or (isinstance(v, (float, np.floating)) and v in (0.0, 1.0))
+            # Only the integers 0 and 1: JSON true/false or 1.0 are not 0/1 cells.
+            (isinstance(v, (int, np.integer)) and not isinstance(v, bool) and v in (0, 1))
+            or isinstance(v, np.bool_)
             for v in flat
         ),
         dtype=bool,
@@ -165,9 +166,16 @@ def _binary_matrix(matrix) -> np.ndarray:
         k = int(np.flatnonzero(~ok)[0])
         i, j = divmod(k, arr.shape[1])
         raise ProblemError(
-            f"matrix cell [{i}][{j}] is {flat[k]!r}; every cell must be 0 or 1"
+            f"matrix cell [{i}][{j}] is {_shown(flat[k])}; every cell must be 0 or 1"
         )
     return arr.astype(bool)
+
+
+def _shown(value) -> str:
+    """A cell as the user wrote it (JSON spelling for JSON values)."""
+    if isinstance(value, (bool, int, float, str)) or value is None:
+        return json.dumps(value)
+    return repr(value)
 
 
 def _prior(prior, M: int) -> np.ndarray:

@@ -183,3 +183,14 @@ def test_text_output(tmp_path, capsys):
     assert main(["eval", "--kb", str(path), "--target", "group", "--policy", "gbs"]) == 0
     out = capsys.readouterr().out
     assert "E[K] = 1.5000" in out and "[exact]" in out and "entropy bound" in out
+
+
+def test_json_booleans_and_floats_are_not_binary_cells(tmp_path, capsys):
+    from responder.cli import main
+
+    for cell, shown in (("true", "true"), ("1.0", "1.0")):
+        path = tmp_path / "m.json"
+        path.write_text('{"matrix": [[0, %s], [1, 0]]}' % cell, encoding="utf-8")
+        assert main(["eval", "--kb", str(path)]) == 2
+        err = capsys.readouterr().err
+        assert f"cell [0][1] is {shown}" in err and "Traceback" not in err
