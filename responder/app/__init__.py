@@ -1,0 +1,1 @@
+"""The full-screen interview app (``responder`` with no subcommand)."""

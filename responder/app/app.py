@@ -1,0 +1,340 @@
+"""The Textual application: holds the interview and routes every action to it.
+
+The app owns one :class:`~responder.app.session.Interview` at a time (``app.interview``);
+screens read it and call the app's methods to change it, so every change goes through the
+same path: engine, journal (fsync'd), redraw.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from textual.app import App
+from textual.binding import Binding
+
+from responder.app.journal import Journal, JournalData, JournalError
+from responder.app.knowledge import Knowledge
+from responder.app.session import Interview, NoiseConfig, NoiseSettingsError
+from responder.app.settings import Settings, SettingsError, save_settings
+from responder.engine.state import Answer, Status
+
+CSS_FILE = Path(__file__).with_name("app.tcss")
+
+
+def _interview_commands():
+    from responder.app.commands import InterviewCommands  # noqa: PLC0415
+
+    return InterviewCommands
+
+
+def noise_from_settings(settings: Settings) -> NoiseConfig:
+    n = settings.noise
+    return NoiseConfig(n.enabled, n.eps, n.prone, n.model, n.p)
+
+
+class ResponderApp(App):
+    """Identify an unknown chemical, or its class, from victims' symptoms.
+
+    Parameters
+    ----------
+    knowledge : Knowledge
+    settings : Settings
+    unfinished : list of JournalData
+        Interviews to offer for resume before starting a new one.
+    notices : list of (message, severity)
+        Shown once the app is up (bad settings file, knowledge base fallback...).
+    journal : bool
+        Write journals (always, except in a few unit tests).
+    started_at : float or None
+        ``time.perf_counter()`` when the command started, for the start-up benchmark.
+    """
+
+    CSS_PATH = str(CSS_FILE)
+    COMMANDS = App.COMMANDS | {_interview_commands}
+    TITLE = "responder"
+    SUB_TITLE = "decision support, not a diagnosis"
+    BINDINGS = [
+        Binding("ctrl+q", "quit", "Quit", priority=True, id="app.quit"),
+    ]
+
+    def __init__(self, knowledge: Knowledge, settings: Settings | None = None, *,
+                 unfinished: list[JournalData] | None = None,
+                 notices: list[tuple[str, str]] | None = None, journal: bool = True,
+                 started_at: float | None = None):
+        super().__init__()
+        self.knowledge = knowledge
+        self.settings = settings or Settings()
+        self.unfinished = list(unfinished or [])
+        self.notices = list(notices or [])
+        self.use_journal = journal
+        self.interview: Interview | None = None
+        self.started_at = started_at
+        self.first_question_at: float | None = None
+        self.interview_screen = None
+        self._remaining_service = None
+
+    @property
+    def remaining_service(self):
+        """The helper process computing expected questions left (started on first use)."""
+        if self._remaining_service is None:
+            from responder.app.remaining import RemainingService  # noqa: PLC0415
+
+            self._remaining_service = RemainingService()
+        return self._remaining_service
+
+    def on_unmount(self) -> None:
+        if self._remaining_service is not None:
+            self._remaining_service.close()
+
+    # -- start-up -------------------------------------------------------------------------
+
+    def on_mount(self) -> None:
+        theme = self.settings.theme
+        if theme in self.available_themes:
+            self.theme = theme
+        else:
+            self.notices.append((f"theme {theme!r} is unknown; using textual-dark. Pick one "
+                                 "with ctrl+p → Theme.", "warning"))
+        if self.settings.keys:
+            try:
+                self.set_keymap(dict(self.settings.keys))
+            except Exception as exc:  # noqa: BLE001 (a bad keymap must not stop the app)
+                self.notices.append((f"the [keys] settings were not applied: {exc}", "error"))
+        self.theme_changed_signal.subscribe(self, self._on_theme_changed)
+        if self.unfinished:
+            from responder.app.screens.resume import ResumeScreen  # noqa: PLC0415
+
+            self.push_screen(ResumeScreen(self.unfinished), self._after_resume_choice)
+        else:
+            self.start_new()
+        for message, severity in self.notices:
+            self.notify(message, severity=severity, timeout=12 if severity != "information" else 6)
+
+    def _after_resume_choice(self, choice: JournalData | None) -> None:
+        if choice is None:
+            for data in self.unfinished:
+                try:
+                    Journal.reopen(data).end("set-aside")
+                except JournalError:
+                    pass
+            self.start_new()
+            return
+        interview, warnings = Interview.resume(self.knowledge, choice)
+        self._install(interview)
+        self.notify(f"Resumed the interview of {choice.started_text} with "
+                    f"{interview.asked} answer(s).", timeout=6)
+        for w in warnings:
+            self.notify(w, severity="warning", timeout=15)
+
+    def start_new(self) -> None:
+        s = self.settings
+        interview = Interview.start(self.knowledge, s.target, s.suggest,
+                                    noise_from_settings(s), journal=self.use_journal) \
+            if self._noise_ok(s) else \
+            Interview.start(self.knowledge, s.target, s.suggest, NoiseConfig(), journal=self.use_journal)
+        self._install(interview)
+
+    def _noise_ok(self, s: Settings) -> bool:
+        try:
+            Interview(self.knowledge, s.target, s.suggest, noise_from_settings(s))
+            return True
+        except NoiseSettingsError as exc:
+            self.notify(f"noise settings not used: {exc}", severity="error", timeout=12)
+            return False
+
+    def _install(self, interview: Interview) -> None:
+        from responder.app.screens.interview import InterviewScreen  # noqa: PLC0415
+
+        self.interview = interview
+        if self.interview_screen is None:
+            self.interview_screen = InterviewScreen()
+            self.push_screen(self.interview_screen)
+        else:
+            while self.screen is not self.interview_screen and len(self.screen_stack) > 1:
+                self.pop_screen()
+            self.interview_screen._result_seen = None
+            self.interview_screen.note = None
+            self.interview_screen.refresh_view()
+        if interview.journal_error:
+            self.notify(f"Answers are NOT being saved: {interview.journal_error}",
+                        severity="error", timeout=30)
+
+    def first_question_shown(self) -> None:
+        if self.first_question_at is None:
+            self.first_question_at = time.perf_counter()
+
+    # -- changes to the interview ---------------------------------------------------------
+
+    def _redraw(self, **kwargs) -> None:
+        if self.interview_screen is not None and self.interview_screen.is_mounted:
+            self.interview_screen.refresh_view(**kwargs)
+
+    def record_answer(self, query: int, answer: Answer, volunteered: bool = False) -> None:
+        it = self.interview
+        it.answer(query, answer, volunteered=volunteered)
+        if it.journal_error:
+            self.notify(f"Answer kept on screen but NOT saved: {it.journal_error}",
+                        severity="error", timeout=30)
+        self.interview_screen.note = None
+        self._redraw()
+
+    def undo_last(self) -> None:
+        record = self.interview.undo()
+        if record is None:
+            self.notify("There is no answer to undo.", timeout=3)
+            return
+        label = self.knowledge.symptoms[record.query].label
+        self.notify(f"Undone: {label} ({record.answer.value}).", timeout=3)
+        self._redraw(keep_selection=record.query, auto_result=False)
+
+    def change_answer(self, query: int, answer: Answer | None) -> None:
+        """From the history: a new answer to ``query``, or None to remove it."""
+        if answer is None:
+            self.interview.remove(query)
+        else:
+            previous = next((r for r in self.interview.state.answers if r.query == query), None)
+            self.interview.answer(query, answer,
+                                  volunteered=previous.volunteered if previous else False)
+        self._redraw(auto_result=False)
+
+    def change_modes(self, target: str | None = None, suggest: str | None = None,
+                     noise: NoiseConfig | None = None) -> bool:
+        it = self.interview
+        try:
+            it.set_modes(target=target, suggest=suggest, noise=noise)
+        except NoiseSettingsError as exc:
+            self.notify(str(exc), severity="error", timeout=10)
+            return False
+        parts = []
+        if target:
+            parts.append(f"target: {target}")
+        if suggest:
+            parts.append(f"suggest: one {suggest}")
+        if noise is not None:
+            if noise.enabled:
+                eps = it.eps_for(noise)
+                parts.append(f"noise tolerance on: up to {eps} wrong answer(s)")
+            else:
+                parts.append("noise tolerance off")
+        message = "; ".join(parts) + f". All {it.asked} answer(s) kept."
+        self.notify(message[0].upper() + message[1:], timeout=4)
+        if self.interview_screen is not None:
+            self.interview_screen.note = None
+            if noise is not None and noise.enabled and it.eps_for(noise) > it.safe_eps:
+                self.interview_screen.note = (
+                    f"{it.eps_for(noise)} error(s) > {it.safe_eps} safe: may end with several")
+        self._redraw()
+        return True
+
+    # -- screens --------------------------------------------------------------------------
+
+    def show_result(self) -> None:
+        from responder.app.screens.result import ResultScreen  # noqa: PLC0415
+
+        if self.interview.result() is None:
+            return
+        if isinstance(self.screen, ResultScreen):
+            self.screen.refresh_view()
+            return
+        if self.screen is not self.interview_screen:
+            return  # a dialog is open: the question panel says "result ready"
+        self.push_screen(ResultScreen())
+
+    def action_volunteer(self, query: int | None = None) -> None:
+        from responder.app.screens.symptom_search import SymptomSearchScreen  # noqa: PLC0415
+
+        def done(result) -> None:
+            if result:
+                q, answer = result
+                self.record_answer(q, answer, volunteered=True)
+                self.notify(f"{self.knowledge.symptoms[q].label}: {answer.value}", timeout=3)
+
+        self.push_screen(SymptomSearchScreen(self.interview, query), done)
+
+    def action_history(self) -> None:
+        from responder.app.screens.history import HistoryScreen  # noqa: PLC0415
+
+        self.push_screen(HistoryScreen())
+
+    def action_noise_settings(self) -> None:
+        from responder.app.screens.noise import NoiseScreen  # noqa: PLC0415
+
+        def done(config: NoiseConfig | None) -> None:
+            if config is not None:
+                self.change_modes(noise=config)
+
+        self.push_screen(NoiseScreen(self.interview), done)
+
+    def action_browse(self) -> None:
+        from responder.app.screens.browse import BrowseScreen  # noqa: PLC0415
+
+        self.push_screen(BrowseScreen(self.knowledge))
+
+    def action_export(self) -> None:
+        from responder.app.screens.export import ExportScreen  # noqa: PLC0415
+
+        remaining = self.interview_screen.remaining if self.interview_screen else None
+        self.push_screen(ExportScreen(self.interview, remaining))
+
+    def action_help(self) -> None:
+        from responder.app.screens.help import HelpScreen  # noqa: PLC0415
+
+        self.push_screen(HelpScreen())
+
+    def action_settings(self) -> None:
+        from responder.app.screens.settings import SettingsScreen  # noqa: PLC0415
+
+        self.push_screen(SettingsScreen(self.settings, self.interview))
+
+    def action_new_interview(self) -> None:
+        from responder.app.screens.confirm import ConfirmScreen  # noqa: PLC0415
+
+        it = self.interview
+        if it.asked == 0:
+            self.notify("This interview has no answers yet.", timeout=3)
+            return
+
+        def done(yes: bool | None) -> None:
+            if yes:
+                self.new_interview()
+
+        self.push_screen(ConfirmScreen(
+            "Start a new interview?",
+            f"The current interview ({it.asked} answer(s)) stays in the journal; export it "
+            "first with x if you need a report.",
+        ), done)
+
+    def new_interview(self) -> None:
+        self.interview.end("new")
+        self.start_new()
+        self.notify("New interview started.", timeout=3)
+
+    # -- settings -------------------------------------------------------------------------
+
+    def save_settings(self, settings: Settings) -> bool:
+        try:
+            path = save_settings(settings)
+        except (OSError, SettingsError) as exc:
+            self.notify(f"Settings not saved: {exc}", severity="error", timeout=10)
+            return False
+        self.settings = settings
+        self.notify(f"Settings saved to {path}.", timeout=4)
+        return True
+
+    def _on_theme_changed(self, theme) -> None:
+        name = getattr(theme, "name", None) or self.theme
+        if name and name != self.settings.theme:
+            try:
+                save_settings(self.settings.with_changes(theme=name))
+                self.settings = self.settings.with_changes(theme=name)
+            except (OSError, SettingsError):
+                pass
+
+    # -- quitting -------------------------------------------------------------------------
+
+    async def action_quit(self) -> None:
+        it = self.interview
+        if it is not None and it.asked and it.status in (Status.IDENTIFIED, Status.INDISTINGUISHABLE):
+            it.end("completed")
+        self.exit(0)

@@ -1,0 +1,73 @@
+"""Command palette (ctrl+p): every interview action by name, and every symptom to answer."""
+
+from __future__ import annotations
+
+from functools import partial
+
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+
+# (title, help, method name on the app or the interview screen, argument)
+ACTIONS = (
+    ("Answer: yes", "The victim has the suggested symptom", "screen:answer", "yes"),
+    ("Answer: no", "The victim does not have the suggested symptom", "screen:answer", "no"),
+    ("Answer: can't tell", "Skip the suggested symptom; nobody is ruled out", "screen:answer", "unknown"),
+    ("Undo last answer", "Remove the most recent answer", "screen:undo", None),
+    ("Volunteer a symptom", "Answer any symptom by typing part of its name", "app:action_volunteer", None),
+    ("Answer history", "Change or remove any earlier answer", "app:action_history", None),
+    ("Toggle target: chemical / class", "Identify the chemical, or only its class", "screen:toggle_target", None),
+    ("Toggle suggestion: symptom / category", "Suggest one symptom, or a category of symptoms", "screen:toggle_suggest", None),
+    ("Toggle noise tolerance", "Allow some answers to be wrong", "screen:toggle_noise", None),
+    ("Noise settings", "How many wrong answers, which symptoms, which model", "app:action_noise_settings", None),
+    ("Show result", "The identified chemical, class or set", "app:show_result", None),
+    ("Browse knowledge base", "Chemicals and symptoms, with search", "app:action_browse", None),
+    ("Export interview", "Markdown report and JSON with timestamps", "app:action_export", None),
+    ("New interview", "Start again; the current interview stays in the journal", "app:action_new_interview", None),
+    ("Settings", "Default modes, knowledge base, theme", "app:action_settings", None),
+    ("Help", "Keys and what the screen shows", "app:action_help", None),
+)
+
+
+class InterviewCommands(Provider):
+    """Interview actions, plus "Answer symptom: <label>" for every symptom."""
+
+    def _run(self, target: str, arg) -> None:
+        where, name = target.split(":")
+        app = self.app
+        if where == "app":
+            getattr(app, name)()
+            return
+        screen = app.interview_screen
+        if screen is None:
+            return
+        method = getattr(screen, f"action_{name}")
+        if arg is None:
+            method()
+        else:
+            method(arg)
+
+    def _available(self) -> bool:
+        return getattr(self.app, "interview", None) is not None and \
+            self.screen is getattr(self.app, "interview_screen", None)
+
+    async def discover(self) -> Hits:
+        if not self._available():
+            return
+        for title, help_text, target, arg in ACTIONS:
+            yield DiscoveryHit(title, partial(self._run, target, arg), help=help_text)
+
+    async def search(self, query: str) -> Hits:
+        if not self._available():
+            return
+        matcher = self.matcher(query)
+        for title, help_text, target, arg in ACTIONS:
+            score = matcher.match(title)
+            if score > 0:
+                yield Hit(score, matcher.highlight(title), partial(self._run, target, arg),
+                          help=help_text)
+        for s in self.app.knowledge.symptoms:
+            title = f"Answer symptom: {s.label}"
+            score = matcher.match(title)
+            if score > 0:
+                yield Hit(score * 0.9, matcher.highlight(title),
+                          partial(self.app.action_volunteer, s.index),
+                          help=f"{s.category_label}. {s.check}")

@@ -1,0 +1,185 @@
+"""Export an interview as a Markdown report and as JSON, with timestamps.
+
+Files go to ``data_dir()/exports`` unless another folder is given, named after the
+interview (``interview-<id>.md`` and ``.json``); exporting again overwrites the same two
+files with the interview's current state.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+from responder import __version__, paths
+from responder.app.session import DISCLAIMER, Interview
+from responder.engine.state import Status
+
+
+def exports_dir() -> Path:
+    return paths.data_dir() / "exports"
+
+
+def _iso(ts: float) -> str:
+    return datetime.fromtimestamp(ts, tz=timezone.utc).astimezone().isoformat(timespec="seconds")
+
+
+def report(interview: Interview, remaining=None) -> dict:
+    """The interview as plain JSON-ready data."""
+    kn = interview.knowledge
+    status = interview.status
+    data: dict = {
+        "format": "responder-interview/1",
+        "app_version": __version__,
+        "exported_at": _iso(time.time()),
+        "interview_id": interview.id,
+        "started_at": _iso(interview.started),
+        "disclaimer": DISCLAIMER,
+        "knowledge_base": kn.describe(),
+        "modes": interview.describe_modes(),
+        "status": status.value,
+        "questions_asked": interview.asked,
+        "answers": [
+            {
+                "at": _iso(row.record.at),
+                "symptom_id": row.symptom.id,
+                "symptom": row.symptom.label,
+                "category": row.symptom.category_label,
+                "answer": row.record.answer.value,
+                "volunteered": row.record.volunteered,
+            }
+            for row in interview.history()
+        ],
+    }
+    if remaining is not None and remaining.method in ("exact", "monte-carlo"):
+        data["expected_questions_remaining"] = {"value": remaining.value, "method": remaining.method}
+    budget = interview.noise_budget()
+    if budget is not None:
+        data["noise_budget"] = {"used": budget[0], "tolerated": budget[1]}
+    if status is Status.INCONSISTENT:
+        data["candidates"] = []
+        data["closest"] = [
+            {"chemicals": [c.name for c in row.chemicals], "class": row.class_labels,
+             "contradicted_answers": row.mismatches}
+            for row in interview.closest()
+        ]
+    else:
+        data["candidates"] = [
+            {"chemicals": [c.name for c in row.chemicals], "cas": [c.cas for c in row.chemicals],
+             "class": row.class_labels, "probability": round(row.probability, 6),
+             "contradicted_answers": row.mismatches}
+            for row in interview.candidates()
+        ]
+    data["classes"] = [{"class": c.label, "probability": round(p, 6)}
+                       for c, p in interview.class_bars()]
+    result = interview.result()
+    if result is not None:
+        data["result"] = {
+            "kind": result.kind,
+            "title": result.title,
+            "headline": result.headline,
+            "sources": list(result.sources),
+            "profile": [
+                {"symptom": r.symptom.label, "answer": r.answer.value if r.answer else None,
+                 "expected": list(r.expected), "marks": list(r.marks)}
+                for r in result.profile
+            ],
+        }
+    return data
+
+
+_MARK = {"match": "✓ match", "mismatch": "✗ mismatch", "partial": "~ some", "unknown": "? can't tell",
+         "expected": "expected, not checked", "": ""}
+
+
+def to_markdown(data: dict) -> str:
+    """A readable report of :func:`report`'s data."""
+    kb = data["knowledge_base"]
+    modes = data["modes"]
+    noise = modes["noise"]
+    out = [
+        "# responder interview report",
+        "",
+        f"> **{data['disclaimer']}**",
+        "",
+        f"- Interview: `{data['interview_id']}`, started {data['started_at']}",
+        f"- Exported: {data['exported_at']} (responder {data['app_version']})",
+        f"- Knowledge base: {kb['name']} ({kb['chemicals']} chemicals, {kb['symptoms']} symptoms), "
+        f"digest `{kb['digest'][:12] or '-'}`",
+        f"- Target: {modes['target']}; suggestions: one {modes['suggest']} ({modes['policy'].upper()})",
+        "- Noise tolerance: " + (
+            f"on, up to {noise.get('eps_effective', noise['eps'])} wrong answer(s), model {noise['model']}"
+            if noise.get("enabled") else "off"),
+        f"- Status: **{data['status']}** after {data['questions_asked']} answer(s)",
+    ]
+    if "noise_budget" in data:
+        nb = data["noise_budget"]
+        out.append(f"- Wrong answers assumed: {nb['used']} of {nb['tolerated']} tolerated")
+    result = data.get("result")
+    if result:
+        out += ["", "## Result", "", f"**{result['headline']}**", ""]
+        out += ["| Symptom | Answer | Profile |", "| --- | --- | --- |"]
+        for r in result["profile"]:
+            exp = ", ".join("yes" if e == 1 else "no" if e == 0 else f"{e:.0%}" for e in r["expected"])
+            marks = ", ".join(_MARK.get(m, m) for m in r["marks"] if m)
+            out.append(f"| {r['symptom']} | {r['answer'] or '—'} | {exp} {('— ' + marks) if marks else ''} |")
+        if result["sources"]:
+            out += ["", "Sources:", ""] + [f"- {s}" for s in result["sources"]]
+    if data["status"] == Status.INCONSISTENT.value:
+        out += ["", "## No chemical fits every answer", "",
+                "Closest chemicals by number of contradicted answers:", "",
+                "| Chemical | Class | Contradicted answers |", "| --- | --- | --- |"]
+        out += [f"| {' = '.join(c['chemicals'])} | {c['class']} | {c['contradicted_answers']} |"
+                for c in data["closest"]]
+    out += ["", "## Answers", "", "| Time | Symptom | Category | Answer | Volunteered |",
+            "| --- | --- | --- | --- | --- |"]
+    for a in data["answers"]:
+        ans = {"yes": "yes", "no": "no", "unknown": "can't tell"}[a["answer"]]
+        out.append(f"| {a['at']} | {a['symptom']} | {a['category']} | {ans} | "
+                   f"{'yes' if a['volunteered'] else ''} |")
+    if not data["answers"]:
+        out.append("| — | no answers yet | | | |")
+    if data["candidates"]:
+        out += ["", "## Candidates", "", "| Chemical(s) | Class | Probability | Contradicted |",
+                "| --- | --- | --- | --- |"]
+        out += [f"| {' = '.join(c['chemicals'])} | {c['class']} | {c['probability']:.1%} | "
+                f"{c['contradicted_answers']} |" for c in data["candidates"][:25]]
+        if len(data["candidates"]) > 25:
+            out.append(f"| … {len(data['candidates']) - 25} more | | | |")
+    if data["classes"]:
+        out += ["", "## Classes", "", "| Class | Probability |", "| --- | --- |"]
+        out += [f"| {c['class']} | {c['probability']:.1%} |" for c in data["classes"] if c["probability"] > 0]
+    return "\n".join(out) + "\n"
+
+
+def export_interview(interview: Interview, directory: Path | str | None = None,
+                     remaining=None) -> tuple[Path, Path]:
+    """Write ``interview-<id>.md`` and ``.json``; returns their paths.
+
+    Raises
+    ------
+    OSError
+        The folder cannot be created or written.
+    """
+    directory = Path(directory).expanduser() if directory else exports_dir()
+    directory.mkdir(parents=True, exist_ok=True)
+    data = report(interview, remaining)
+    stem = f"interview-{interview.id}"
+    md, js = directory / f"{stem}.md", directory / f"{stem}.json"
+    _write(md, to_markdown(data))
+    _write(js, json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n")
+    return md, js
+
+
+def _write(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "w", encoding="utf-8") as fh:
+        fh.write(text)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+
+
+__all__ = ["export_interview", "exports_dir", "report", "to_markdown"]

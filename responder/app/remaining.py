@@ -1,0 +1,179 @@
+"""Expected questions still to ask, computed in a separate process.
+
+E[K] from the current answers takes milliseconds for single-symptom policies but seconds to
+tens of seconds for category policies under noise on a full knowledge base (a Monte Carlo
+estimate). Computed in a thread it would hold Python's interpreter lock and make the keys
+feel sticky, so it runs in one helper process instead (``python -m
+responder.app.remaining``, talking pickles over its stdin and stdout; its stderr goes
+nowhere, so nothing it prints can reach the screen). When the answers change while it is
+busy, the helper is killed and a fresh one started with the next computation: the responder
+never waits.
+"""
+
+from __future__ import annotations
+
+import pickle
+import struct
+import subprocess
+import sys
+import threading
+from dataclasses import dataclass
+
+TRIALS = 1000  # Monte Carlo interviews: a 95% interval of about +-0.5 question
+MAX_STATES = 5_000  # exact evaluation while the tree stays this small
+_HEADER = struct.Struct("!I")
+
+
+class Cancelled(Exception):
+    """The computation was stopped because the answers changed."""
+
+
+@dataclass(frozen=True)
+class Spec:
+    """Everything the helper needs, as plain picklable data."""
+
+    problem: object  # responder.engine.problem.Problem
+    target: str  # "object" or "group"
+    policy: str
+    noise: object  # NoiseModel or None
+    known: dict  # query -> bool
+    skipped: tuple
+
+
+def evaluate_spec(spec: Spec) -> tuple[float, str]:
+    """E[K] from the node the answers lead to: (value, "exact" or "monte-carlo")."""
+    from responder.engine.belief import Model  # noqa: PLC0415
+    from responder.engine.evaluate import evaluate  # noqa: PLC0415
+    from responder.engine.policies import Policy  # noqa: PLC0415
+
+    model = Model(spec.problem, spec.target, spec.noise)
+    node = model.node_from_answers(spec.known, list(spec.skipped))
+    if node.idx.size == 0:
+        return 0.0, "exact"
+    ev = evaluate(model, Policy(spec.policy), start=node, max_states=MAX_STATES, trials=TRIALS,
+                  seed=0)
+    return float(ev.expected_queries), ("exact" if ev.method == "exact" else "monte-carlo")
+
+
+def _send(stream, obj) -> None:
+    data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+    stream.write(_HEADER.pack(len(data)) + data)
+    stream.flush()
+
+
+def _recv(stream):
+    header = stream.read(_HEADER.size)
+    if len(header) < _HEADER.size:
+        raise EOFError("the helper closed its pipe")
+    (size,) = _HEADER.unpack(header)
+    data = stream.read(size)
+    if len(data) < size:
+        raise EOFError("the helper closed its pipe")
+    return pickle.loads(data)
+
+
+def serve(stdin=None, stdout=None) -> None:  # pragma: no cover (runs in the helper process)
+    """The helper's loop: read a Spec, answer ("ok", (value, method)) or ("error", text)."""
+    stdin = stdin or sys.stdin.buffer
+    stdout = stdout or sys.stdout.buffer
+    while True:
+        try:
+            spec = _recv(stdin)
+        except (EOFError, OSError, KeyboardInterrupt):
+            return
+        try:
+            reply = ("ok", evaluate_spec(spec))
+        except Exception as exc:  # noqa: BLE001 (reported to the app, never printed)
+            reply = ("error", f"{type(exc).__name__}: {exc}")
+        try:
+            _send(stdout, reply)
+        except (OSError, ValueError):
+            return
+
+
+class RemainingService:
+    """One helper process, restarted when a computation is abandoned.
+
+    ``compute`` blocks (call it from a worker thread); ``cancel`` may be called from any
+    thread and makes a blocked ``compute`` raise :class:`Cancelled`.
+    """
+
+    def __init__(self):
+        self._proc: subprocess.Popen | None = None
+        self._busy = False
+        self._lock = threading.Lock()  # one computation at a time
+        self._state = threading.Lock()  # guards _proc and _busy
+
+    def _start(self) -> subprocess.Popen:
+        return subprocess.Popen(
+            [sys.executable, "-m", "responder.app.remaining"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            close_fds=True, start_new_session=True,
+        )
+
+    def _discard(self) -> None:
+        """Close the pipes and reap a stopped helper (compute's thread, or close())."""
+        with self._state:
+            proc, self._proc = self._proc, None
+        if proc is None:
+            return
+        if proc.poll() is None:
+            proc.kill()
+        for stream in (proc.stdin, proc.stdout):
+            try:
+                stream.close()
+            except (OSError, ValueError):
+                pass
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            pass
+
+    def compute(self, spec: Spec) -> tuple[float, str]:
+        with self._lock:
+            if self._proc is None or self._proc.poll() is not None:
+                self._discard()
+                proc = self._start()
+                with self._state:
+                    self._proc = proc
+            with self._state:
+                proc = self._proc
+                self._busy = True
+            try:
+                _send(proc.stdin, spec)
+                status, value = _recv(proc.stdout)
+            except (EOFError, OSError, ValueError, pickle.UnpicklingError):
+                self._discard()
+                raise Cancelled() from None
+            finally:
+                with self._state:
+                    self._busy = False
+            if status != "ok":
+                raise RuntimeError(value)
+            return value
+
+    @property
+    def busy(self) -> bool:
+        return self._busy
+
+    def cancel(self) -> None:
+        """Stop a computation in progress; the helper restarts with the next one."""
+        with self._state:
+            if self._busy and self._proc is not None and self._proc.poll() is None:
+                self._proc.kill()  # the blocked read then ends with EOF
+
+    def close(self) -> None:
+        """Stop the helper (at exit)."""
+        with self._state:
+            proc = self._proc
+        if proc is not None and proc.poll() is None:
+            proc.kill()
+        if self._lock.acquire(timeout=5):
+            try:
+                self._discard()
+            finally:
+                self._lock.release()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    serve()

@@ -1,0 +1,57 @@
+"""Choose where to export the interview, then write the Markdown report and JSON."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Static
+
+from responder.app.export import export_interview, exports_dir
+
+
+class ExportScreen(ModalScreen[tuple | None]):
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="export.cancel")]
+
+    def __init__(self, interview, remaining=None):
+        super().__init__()
+        self.interview = interview
+        self.remaining = remaining
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog", classes="wide"):
+            yield Static("Export the interview", classes="dialog-title")
+            yield Static("A Markdown report and a JSON file, with every answer's time. "
+                         "Enter exports to this folder:", classes="hint")
+            yield Input(value=str(exports_dir()), id="export-dir")
+            yield Static(id="export-error", classes="error")
+            with Horizontal(classes="buttons"):
+                yield Button("Export (enter)", variant="primary", id="export")
+                yield Button("Cancel (esc)", id="cancel")
+
+    def on_mount(self) -> None:
+        self.query_one(Input).focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self.export()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "export":
+            self.export()
+        else:
+            self.dismiss(None)
+
+    def export(self) -> None:
+        folder = self.query_one(Input).value.strip() or str(exports_dir())
+        try:
+            md, js = export_interview(self.interview, folder, self.remaining)
+        except OSError as exc:
+            self.query_one("#export-error", Static).update(
+                f"Cannot write to {folder}: {exc.strerror or exc}. Choose another folder.")
+            return
+        self.app.notify(f"Exported:\n{md}\n{js}", timeout=10)
+        self.dismiss((md, js))
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

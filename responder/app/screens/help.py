@@ -1,0 +1,94 @@
+"""Keys, modes and what the screen shows."""
+
+from __future__ import annotations
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from responder.app.session import DISCLAIMER
+
+# (binding id, what it does), in the order shown.
+KEY_HELP = (
+    ("answer.yes", "Yes: the victim has the symptom"),
+    ("answer.no", "No: the victim does not have it"),
+    ("answer.unknown", "Can't tell: skip it; nobody is ruled out"),
+    ("choose.up", "Category questions: previous symptom"),
+    ("choose.down", "Category questions: next symptom"),
+    ("undo", "Undo the last answer"),
+    ("volunteer", "Answer any symptom: type part of its name"),
+    ("history", "Answer history: change or remove any answer"),
+    ("mode.target", "Target: identify the chemical, or only its class"),
+    ("mode.suggest", "Suggest one symptom, or a whole category to check"),
+    ("mode.noise", "Noise tolerance on/off (some answers may be wrong)"),
+    ("mode.noise_settings", "Noise settings: how many errors, which symptoms, model"),
+    ("result", "Show the result, once there is one"),
+    ("browse", "Browse the knowledge base's chemicals and symptoms"),
+    ("export", "Export the interview as Markdown and JSON"),
+    ("interview.new", "Start a new interview (the current one stays in the journal)"),
+    ("settings", "Settings: defaults, knowledge base, theme"),
+    ("candidates.page_up", "Scroll the candidates up"),
+    ("candidates.page_down", "Scroll the candidates down"),
+    ("help", "This help"),
+)
+
+ABOUT = """\
+What the screen shows
+  Ask next     the symptom (or category of symptoms) that narrows the list fastest.
+               You never have to follow it: press / to enter any symptom a victim shows.
+  Candidates   chemicals still possible, most likely first. Chemicals with exactly the same
+               symptom profile share a row: no question can tell them apart.
+  Classes      how likely each class of chemical is.
+  Status line  target, suggestion mode, noise tolerance and wrong answers assumed so far
+               ("errors 1/2"), questions asked and expected questions left
+               ("≈" marks an estimate).
+
+Modes (all keep your answers)
+  Target       chemical, or class only (fewer questions when the class is enough).
+  Suggest      one symptom at a time, or a category (e.g. Eyes) with the symptoms in it that
+               can still change the outcome; optional ones are greyed.
+  Noise        off: every answer is trusted. On: a chemical stays possible while it
+               contradicts at most eps answers; each candidate shows how many it contradicts.
+
+Safety
+  Every answer is saved to the journal at once. If the app or the laptop dies, start
+  responder again and it offers to resume the interview with every answer kept.
+"""
+
+
+def keys_for(screen, binding_id: str) -> str:
+    """Keys bound to ``binding_id`` on ``screen`` now (after any remapping)."""
+    app = screen.app
+    seen: dict[str, None] = {}
+    for key, bindings in screen._bindings.key_to_bindings.items():  # noqa: SLF001
+        if any(b.id == binding_id for b in bindings):
+            seen.setdefault(app.get_key_display(Binding(key, "")))
+    return " / ".join(seen) or "—"
+
+
+class HelpScreen(ModalScreen[None]):
+    BINDINGS = [Binding("escape,question_mark,f1,q", "close", "Close", id="help.close")]
+
+    def compose(self) -> ComposeResult:
+        screen = self.app.interview_screen
+        table = Table.grid(padding=(0, 2))
+        table.add_column(style="bold", no_wrap=True)
+        table.add_column()
+        for binding_id, text in KEY_HELP:
+            table.add_row(keys_for(screen, binding_id) if screen else "", text)
+        table.add_row("ctrl+p", "Command palette: every action by name")
+        table.add_row("ctrl+q", "Quit (the interview stays saved)")
+        with Vertical(id="dialog", classes="wide tall"):
+            yield Static("Help · Esc to close", classes="dialog-title")
+            with VerticalScroll():
+                yield Static(Text(DISCLAIMER, style="bold yellow"), classes="disclaimer")
+                yield Static(Text("Keys", style="bold underline"))
+                yield Static(table)
+                yield Static(Text(ABOUT))
+
+    def action_close(self) -> None:
+        self.dismiss(None)

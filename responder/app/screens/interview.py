@@ -1,0 +1,233 @@
+"""The main screen: what to ask, what is still possible, and one key per answer."""
+
+from __future__ import annotations
+
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+from textual.worker import get_current_worker
+
+from responder.app.session import Interview, NoiseConfig, Remaining
+from responder.engine.state import Answer, Status
+from responder.app.widgets.panels import (
+    AnswersPanel,
+    CandidatesTable,
+    ClassBars,
+    QuestionPanel,
+    StatusLine,
+)
+
+
+class InterviewScreen(Screen):
+    """The interview. Every action is also in the command palette (ctrl+p)."""
+
+    BINDINGS = [
+        Binding("y", "answer('yes')", "Yes", id="answer.yes"),
+        Binding("n", "answer('no')", "No", id="answer.no"),
+        Binding("u", "answer('unknown')", "Can't tell", id="answer.unknown"),
+        Binding("z,backspace", "undo", "Undo", id="undo", key_display="z"),
+        Binding("up", "move(-1)", "Previous symptom", show=False, id="choose.up"),
+        Binding("down", "move(1)", "Next symptom", show=False, id="choose.down"),
+        Binding("slash", "volunteer", "Symptom…", id="volunteer", key_display="/"),
+        Binding("h", "history", "History", id="history"),
+        Binding("t", "toggle_target", "Target", id="mode.target"),
+        Binding("m", "toggle_suggest", "Suggest", id="mode.suggest"),
+        Binding("e", "toggle_noise", "Noise", id="mode.noise"),
+        Binding("E", "noise_settings", "Noise settings", show=False, id="mode.noise_settings"),
+        Binding("r", "result", "Result", id="result"),
+        Binding("b", "browse", "Browse", show=False, id="browse"),
+        Binding("x", "export", "Export", show=False, id="export"),
+        Binding("ctrl+n", "new_interview", "New", show=False, id="interview.new"),
+        Binding("ctrl+s", "settings", "Settings", show=False, id="settings"),
+        Binding("pageup", "scroll_candidates(-1)", "Scroll up", show=False, id="candidates.page_up"),
+        Binding("pagedown", "scroll_candidates(1)", "Scroll down", show=False, id="candidates.page_down"),
+        Binding("question_mark,f1", "help", "Help", id="help", key_display="?"),
+    ]
+
+    def __init__(self):
+        super().__init__()
+        self.remaining: Remaining | None = None
+        self.note: str | None = None
+        self._result_seen: int | None = None
+        self._remaining_timer = None
+
+    @property
+    def interview(self) -> Interview:
+        return self.app.interview
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="titlebar")
+        with Horizontal(id="body"):
+            with Vertical(id="left"):
+                yield QuestionPanel(id="question")
+                yield CandidatesTable(id="candidates")
+            with Vertical(id="right"):
+                with VerticalScroll(id="classes-box", can_focus=False):
+                    yield ClassBars(id="classes")
+                with VerticalScroll(id="answers-box", can_focus=False):
+                    yield AnswersPanel(id="answers")
+        yield StatusLine(id="status")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.refresh_view()
+
+    # -- refresh --------------------------------------------------------------------------
+
+    def refresh_view(self, keep_selection: int | None = None, auto_result: bool = True) -> None:
+        """Redraw every panel from the interview; start the expected-questions job."""
+        it = self.interview
+        kn = it.knowledge
+        self.query_one("#titlebar", Static).update(
+            f" responder  ·  {kn.name} knowledge base: {len(kn.chemicals)} chemicals, "
+            f"{len(kn.symptoms)} symptoms  ·  decision support, not a diagnosis"
+        )
+        view = it.question()
+        self.query_one(QuestionPanel).show(it, view, keep_selection)
+        self.query_one(CandidatesTable).show(it)
+        self.query_one(ClassBars).show(it)
+        answers = self.query_one(AnswersPanel)
+        answers.show(it)
+        self.query_one("#classes-box").border_title = "Classes"
+        box = self.query_one("#answers-box")
+        box.border_title = answers.title
+        box.border_subtitle = "h change · z undo"
+        self.remaining = None
+        self._update_status()
+        self._schedule_remaining()
+        self.refresh_bindings()  # the footer shows only the keys that work now
+        self.app.first_question_shown()
+        status = it.status
+        if auto_result and status in (Status.IDENTIFIED, Status.INDISTINGUISHABLE) \
+                and self._result_seen != it.generation and it.asked > 0:
+            self._result_seen = it.generation
+            self.call_after_refresh(self.app.show_result)
+
+    def _update_status(self) -> None:
+        rem = self.remaining
+        it = self.interview
+        if it.status is Status.INCONSISTENT:
+            text = "—"
+        elif rem is None:
+            text = "…"
+        elif rem.method == "error":
+            text = "?"
+        else:
+            text = f"{rem.text} questions" + (" (exact)" if rem.method == "exact" else " (estimate)")
+        self.query_one(StatusLine).show(it, text, self.note)
+
+    def _schedule_remaining(self) -> None:
+        """Start E[K] for the current answers once the responder pauses (0.2 s)."""
+        self.app.remaining_service.cancel()  # its answers are out of date
+        if self._remaining_timer is not None:
+            self._remaining_timer.stop()
+        self._remaining_timer = self.set_timer(0.2, self._start_remaining)
+
+    def _start_remaining(self) -> None:
+        self._remaining_timer = None
+        it = self.interview
+        generation, spec = it.remaining_spec()
+        self.compute_remaining(generation, spec, it.remaining_is_cheap)
+
+    @work(thread=True, exclusive=True, group="remaining")
+    def compute_remaining(self, generation: int, spec, cheap: bool) -> None:
+        from responder.app.remaining import Cancelled, evaluate_spec  # noqa: PLC0415
+
+        try:
+            if cheap:
+                value, method = evaluate_spec(spec)
+            else:
+                value, method = self.app.remaining_service.compute(spec)
+        except Cancelled:
+            return
+        except Exception:  # noqa: BLE001 (a figure we cannot compute is shown as "?")
+            self.app.call_from_thread(self._set_remaining, generation, None)
+            return
+        if get_current_worker().is_cancelled:
+            return
+        self.app.call_from_thread(self._set_remaining, generation, Remaining(value, method))
+
+    def _set_remaining(self, generation: int, remaining: Remaining | None) -> None:
+        if generation == self.interview.generation:
+            self.remaining = remaining if remaining is not None else Remaining(float("nan"), "error")
+            self._update_status()
+
+    # -- answers --------------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters) -> bool | None:
+        it = getattr(self.app, "interview", None)
+        if it is None:
+            return True
+        if action in ("answer", "move"):
+            return self.query_one(QuestionPanel).selected_query is not None
+        if action == "result":
+            return it.result() is not None
+        if action == "undo":
+            return it.asked > 0
+        return True
+
+    def action_answer(self, value: str) -> None:
+        q = self.query_one(QuestionPanel).selected_query
+        if q is None:
+            self.app.bell()
+            return
+        self.app.record_answer(q, Answer(value))
+
+    def action_move(self, step: int) -> None:
+        self.query_one(QuestionPanel).move(step)
+
+    def action_undo(self) -> None:
+        self.app.undo_last()
+
+    def action_scroll_candidates(self, direction: int) -> None:
+        table = self.query_one(CandidatesTable)
+        if direction < 0:
+            table.scroll_page_up()
+        else:
+            table.scroll_page_down()
+
+    # -- screens and modes ----------------------------------------------------------------
+
+    def action_volunteer(self) -> None:
+        self.app.action_volunteer()
+
+    def action_history(self) -> None:
+        self.app.action_history()
+
+    def action_result(self) -> None:
+        self.app.show_result()
+
+    def action_toggle_target(self) -> None:
+        it = self.interview
+        self.app.change_modes(target="class" if it.target == "chemical" else "chemical")
+
+    def action_toggle_suggest(self) -> None:
+        it = self.interview
+        self.app.change_modes(suggest="category" if it.suggest == "symptom" else "symptom")
+
+    def action_toggle_noise(self) -> None:
+        it = self.interview
+        n = it.noise
+        self.app.change_modes(noise=NoiseConfig(not n.enabled, n.eps, n.prone, n.model, n.p))
+
+    def action_noise_settings(self) -> None:
+        self.app.action_noise_settings()
+
+    def action_browse(self) -> None:
+        self.app.action_browse()
+
+    def action_export(self) -> None:
+        self.app.action_export()
+
+    def action_new_interview(self) -> None:
+        self.app.action_new_interview()
+
+    def action_settings(self) -> None:
+        self.app.action_settings()
+
+    def action_help(self) -> None:
+        self.app.action_help()
+

@@ -1,0 +1,71 @@
+"""At start-up: unfinished interviews, offered for resume."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Static
+
+from responder.app.journal import JournalData
+from responder.app.session import Interview
+
+
+class ResumeScreen(Screen[JournalData | None]):
+    """Enter resumes the highlighted interview; n starts a new one."""
+
+    BINDINGS = [
+        Binding("enter,r", "resume", "Resume", id="resume.resume", priority=True),
+        Binding("n", "new", "New interview", id="resume.new"),
+        Binding("ctrl+q", "app.quit", "Quit", id="resume.quit"),
+    ]
+
+    def __init__(self, unfinished: list[JournalData]):
+        super().__init__()
+        self.unfinished = unfinished[:20]
+
+    def compose(self) -> ComposeResult:
+        n = len(self.unfinished)
+        yield Static(
+            f" {'An unfinished interview was' if n == 1 else f'{n} unfinished interviews were'} "
+            "found. Every answer was saved.", classes="screen-title")
+        yield DataTable(id="resume-table", cursor_type="row", zebra_stripes=True)
+        yield Static("Enter resume the highlighted interview · n start a new one (the "
+                     "unfinished ones are set aside; their journals stay on disk)", classes="hint")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        table.add_columns("Started", "Last answer", "Answers", "Target", "Knowledge base",
+                          "Most likely now")
+        kn = self.app.knowledge
+        for k, data in enumerate(self.unfinished):
+            try:
+                interview, _ = Interview.resume(kn, data)
+                top = interview.top_candidate()
+                interview.journal = None  # read only: write nothing here
+            except Exception:  # noqa: BLE001 (a damaged journal must not stop start-up)
+                top = "?"
+            cfg = data.config
+            table.add_row(
+                data.started_text,
+                datetime.fromtimestamp(data.last_at).strftime("%H:%M:%S"),
+                str(len(data.answers)),
+                f"{cfg.get('target', '?')} / {cfg.get('suggest', '?')}",
+                str(data.kb.get("name", "?")),
+                top,
+                key=str(k),
+            )
+        table.focus()
+
+    def action_resume(self) -> None:
+        table = self.query_one(DataTable)
+        if table.row_count == 0:
+            self.dismiss(None)
+            return
+        self.dismiss(self.unfinished[table.cursor_row])
+
+    def action_new(self) -> None:
+        self.dismiss(None)

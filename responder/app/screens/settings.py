@@ -1,0 +1,107 @@
+"""Settings: defaults for new interviews, knowledge base and theme."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Checkbox, Label, RadioButton, RadioSet, Select, Static
+
+from responder.app.settings import NoiseDefaults, Settings, settings_path
+
+
+class SettingsScreen(ModalScreen[None]):
+    BINDINGS = [
+        Binding("escape", "cancel", "Cancel", id="settings.cancel"),
+        Binding("ctrl+s", "save", "Save", id="settings.save"),
+    ]
+
+    def __init__(self, settings: Settings, interview=None):
+        super().__init__()
+        self.settings = settings
+        self.interview = interview
+
+    def compose(self) -> ComposeResult:
+        s = self.settings
+        try:
+            from responder.kb.resolve import available_kbs  # noqa: PLC0415
+
+            kbs = available_kbs()
+        except Exception:  # noqa: BLE001
+            kbs = ["bundled"]
+        current_kb = s.kb or "bundled"
+        if current_kb not in kbs:
+            kbs.append(current_kb)
+        themes = sorted(self.app.available_themes)
+        with Vertical(id="dialog", classes="wide"):
+            yield Static("Settings", classes="dialog-title")
+            yield Static(f"Saved in {settings_path()}. Defaults apply to new interviews; a "
+                         "knowledge base change applies when responder next starts.",
+                         classes="hint")
+            with VerticalScroll(id="settings-form"):
+                with Horizontal(classes="field"):
+                    yield Label("Identify", classes="field-label")
+                    with RadioSet(id="set-target"):
+                        yield RadioButton("the chemical", value=s.target == "chemical")
+                        yield RadioButton("its class only", value=s.target == "class")
+                with Horizontal(classes="field"):
+                    yield Label("Suggest", classes="field-label")
+                    with RadioSet(id="set-suggest"):
+                        yield RadioButton("one symptom", value=s.suggest == "symptom")
+                        yield RadioButton("a category of symptoms", value=s.suggest == "category")
+                with Horizontal(classes="field"):
+                    yield Label("Noise tolerance", classes="field-label")
+                    yield Checkbox("on by default", value=s.noise.enabled, id="set-noise")
+                if self.interview is not None:
+                    with Horizontal(classes="field"):
+                        yield Label("", classes="field-label")
+                        yield Checkbox("use this interview's noise settings as defaults",
+                                       value=False, id="set-noise-current")
+                with Horizontal(classes="field"):
+                    yield Label("Knowledge base", classes="field-label")
+                    yield Select([(k, k) for k in kbs], value=current_kb, allow_blank=False,
+                                 id="set-kb")
+                with Horizontal(classes="field"):
+                    yield Label("Theme", classes="field-label")
+                    yield Select([(t, t) for t in themes],
+                                 value=self.app.theme if self.app.theme in themes else themes[0],
+                                 allow_blank=False, id="set-theme")
+            with Horizontal(classes="buttons"):
+                yield Button("Save (ctrl+s)", variant="primary", id="save")
+                yield Button("Cancel (esc)", id="cancel")
+
+    def on_mount(self) -> None:
+        self.query_one("#set-target", RadioSet).focus()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "save":
+            self.action_save()
+        else:
+            self.action_cancel()
+
+    def read(self) -> Settings:
+        s = self.settings
+        target = "class" if self.query_one("#set-target", RadioSet).pressed_index == 1 else "chemical"
+        suggest = "category" if self.query_one("#set-suggest", RadioSet).pressed_index == 1 else "symptom"
+        kb = str(self.query_one("#set-kb", Select).value)
+        theme = str(self.query_one("#set-theme", Select).value)
+        noise = s.noise
+        current = self.query("#set-noise-current")
+        if current and current.first(Checkbox).value and self.interview is not None:
+            n = self.interview.noise
+            noise = NoiseDefaults(n.enabled, n.eps, n.prone, n.model, n.p)
+        noise = NoiseDefaults(self.query_one("#set-noise", Checkbox).value, noise.eps,
+                              noise.prone, noise.model, noise.p)
+        return s.with_changes(target=target, suggest=suggest, kb=None if kb == "bundled" else kb,
+                              theme=theme, noise=noise)
+
+    def action_save(self) -> None:
+        new = self.read()
+        if self.app.save_settings(new):
+            if new.theme != self.app.theme:
+                self.app.theme = new.theme
+            self.dismiss(None)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

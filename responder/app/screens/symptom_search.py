@@ -1,0 +1,141 @@
+"""Answer any symptom at any time: type part of its name, Enter, then y / n / u."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Input, OptionList, Static
+from textual.widgets.option_list import Option
+
+from responder.app.session import ANSWER_TEXT, Interview
+from responder.app.widgets.panels import ANSWER_MARK, key_hint
+from responder.engine.state import Answer
+
+
+class SymptomSearchScreen(ModalScreen[tuple[int, Answer] | None]):
+    """Pick a symptom by typing part of its name, then answer it.
+
+    Dismisses with ``(query, answer)``, or None when cancelled.
+    """
+
+    BINDINGS = [
+        Binding("escape", "back", "Back", id="search.back"),
+        Binding("up", "cursor(-1)", "Up", show=False, id="search.up"),
+        Binding("down", "cursor(1)", "Down", show=False, id="search.down"),
+        Binding("y", "answer('yes')", "Yes", id="search.yes"),
+        Binding("n", "answer('no')", "No", id="search.no"),
+        Binding("u", "answer('unknown')", "Can't tell", id="search.unknown"),
+    ]
+
+    def __init__(self, interview: Interview, query: int | None = None):
+        super().__init__()
+        self.interview = interview
+        self.chosen: int | None = query
+        self.matches: list[int] = []
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog"):
+            yield Static("Volunteered symptom: type part of its name, ↑↓ to pick, Enter to choose",
+                         id="search-title", classes="dialog-title")
+            yield Input(placeholder="e.g. cough, pupils, sweat…", id="search-input")
+            yield OptionList(id="search-results")
+            yield Static(id="search-prompt")
+
+    def on_mount(self) -> None:
+        self._fill("")
+        if self.chosen is not None:
+            self._choose(self.chosen)
+        else:
+            self.query_one(Input).focus()
+
+    # -- list -----------------------------------------------------------------------------
+
+    def _fill(self, text: str) -> None:
+        kn = self.interview.knowledge
+        found = kn.search_symptoms(text)
+        self.matches = [s.index for s in found]
+        options = self.query_one(OptionList)
+        options.clear_options()
+        for s in found:
+            label = Text.assemble((s.label, "bold"), ("  ", ""), (s.category_label, "dim"))
+            ans = self.interview.answer_of(s.index)
+            if ans is not None:
+                mark, style = ANSWER_MARK[ans]
+                label.append(f"   {mark} answered {ANSWER_TEXT[ans]}", style=style)
+            options.add_option(Option(label, id=str(s.index)))
+        if found:
+            options.highlighted = 0
+        count = len(found)
+        self.query_one("#search-prompt", Static).update(
+            Text(f"{count} symptom(s) match" if text else f"{count} symptoms", style="dim")
+            if count else Text("No symptom matches. Try fewer letters, or another word.",
+                               style="yellow"))
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        if self.chosen is None:
+            self._fill(event.value)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        options = self.query_one(OptionList)
+        if options.highlighted is None or not self.matches:
+            self.app.bell()
+            return
+        self._choose(self.matches[options.highlighted])
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self._choose(int(event.option.id))
+
+    def action_cursor(self, step: int) -> None:
+        options = self.query_one(OptionList)
+        if self.chosen is not None or not self.matches:
+            return
+        current = options.highlighted or 0
+        options.highlighted = max(0, min(len(self.matches) - 1, current + step))
+
+    # -- answering ------------------------------------------------------------------------
+
+    def _choose(self, query: int) -> None:
+        self.chosen = query
+        s = self.interview.knowledge.symptoms[query]
+        ans = self.interview.answer_of(query)
+        parts = [Text.assemble(("Does the victim have:  ", "dim"), (f"{s.label}?", "bold")),
+                 Text.assemble(("How to check:  ", "dim"), s.check or "—")]
+        if ans is not None:
+            parts.append(Text(f"Already answered: {ANSWER_TEXT[ans]}. A new answer replaces it.",
+                              style="yellow"))
+        hint = key_hint(("y", "yes"), ("n", "no"), ("u", "can't tell"), ("esc", "back"))
+        text = Text("\n").join([*parts, hint])
+        self.query_one("#search-prompt", Static).update(text)
+        self.query_one(Input).disabled = True
+        self.query_one(OptionList).display = False
+        self.query_one("#search-title", Static).update("Answer this symptom")
+        self.set_focus(None)
+
+    def check_action(self, action: str, parameters) -> bool | None:
+        if action == "answer":
+            return self.chosen is not None
+        if action == "cursor":
+            return self.chosen is None
+        return True
+
+    def action_answer(self, value: str) -> None:
+        if self.chosen is not None:
+            self.dismiss((self.chosen, Answer(value)))
+
+    def action_back(self) -> None:
+        if self.chosen is None:
+            self.dismiss(None)
+            return
+        self.chosen = None
+        inp = self.query_one(Input)
+        inp.disabled = False
+        self.query_one(OptionList).display = True
+        self.query_one("#search-title", Static).update(
+            "Volunteered symptom: type part of its name, ↑↓ to pick, Enter to choose")
+        self._fill(inp.value)
+        inp.focus()

@@ -1,0 +1,50 @@
+"""Helpers for driving the app like a responder would."""
+
+from __future__ import annotations
+
+from responder.app.screens.interview import InterviewScreen
+from responder.app.widgets.panels import QuestionPanel
+from responder.engine.state import Status
+
+
+async def settle(pilot, times: int = 2) -> None:
+    for _ in range(times):
+        await pilot.pause()
+
+
+def suggested(app) -> int | None:
+    """The symptom (query index) the question panel has selected now."""
+    panel = app.interview_screen.query_one(QuestionPanel)
+    return panel.selected_query
+
+
+async def answer_from_row(pilot, app, chemical: str, limit: int = 50) -> int:
+    """Answer every suggested question as ``chemical`` would; returns questions asked."""
+    kn = app.knowledge
+    row = kn.chemicals[kn.chemical_index(chemical)].symptoms
+    asked = 0
+    while app.interview.status is Status.ASKING and asked < limit:
+        assert isinstance(app.screen, InterviewScreen), type(app.screen).__name__
+        q = suggested(app)
+        assert q is not None
+        await pilot.press("y" if kn.symptoms[q].id in row else "n")
+        await settle(pilot)
+        asked += 1
+    if app.interview.status in (Status.IDENTIFIED, Status.INDISTINGUISHABLE):
+        from responder.app.screens.result import ResultScreen
+
+        await until(pilot, lambda: isinstance(app.screen, ResultScreen))
+    return asked
+
+
+async def until(pilot, condition, timeout: float = 10.0) -> bool:
+    """Pause until ``condition()`` holds (screen changes can take a few cycles on a busy
+    machine); returns whether it did."""
+    waited = 0.0
+    while not condition():
+        if waited >= timeout:
+            return False
+        await pilot.pause(0.02)
+        waited += 0.02
+    await pilot.pause()
+    return True

@@ -1,0 +1,31 @@
+"""Shared fixtures for the app's tests: a private RESPONDER_HOME and a small knowledge base."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+FIXTURE_KB = Path(__file__).with_name("fixtures") / "kb"
+SIZE = (120, 40)
+
+
+@pytest.fixture(autouse=True)
+def home(tmp_path, monkeypatch) -> Path:
+    """Every test gets its own settings, journal and export folders."""
+    monkeypatch.setenv("RESPONDER_HOME", str(tmp_path / "home"))
+    return tmp_path / "home"
+
+
+@pytest.fixture(scope="session")
+def knowledge():
+    from responder.app.knowledge import load_knowledge
+
+    return load_knowledge(str(FIXTURE_KB))
+
+
+def make_app(kb: str | None = str(FIXTURE_KB)):
+    """The app exactly as ``responder --kb <fixture>`` builds it."""
+    from responder.app.main import prepare
+
+    return prepare(kb)

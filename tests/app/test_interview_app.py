@@ -1,0 +1,499 @@
+"""Pilot tests of the interview app: the issue's "Tests" list and the behaviour around it."""
+
+from __future__ import annotations
+
+import pytest
+
+from app_helpers import answer_from_row, settle, suggested, until
+from conftest import SIZE, make_app
+from responder.app.screens.history import HistoryScreen
+from responder.app.screens.interview import InterviewScreen
+from responder.app.screens.result import ResultScreen
+from responder.app.screens.symptom_search import SymptomSearchScreen
+from responder.app.widgets.panels import CandidatesTable, QuestionPanel, StatusLine
+from responder.engine.state import Answer, Status
+
+CHEMICALS = ["Sarin (GB)", "VX", "Tabun (GA)", "Chlorine", "Ammonia", "Phosgene",
+             "Hydrogen cyanide", "Hydrogen sulfide"]
+
+
+def status_text(app) -> str:
+    return str(app.interview_screen.query_one(StatusLine).render())
+
+
+# -- a full interview -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("chemical", CHEMICALS)
+async def test_full_interview_identifies_the_chemical_from_its_row(chemical):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
+        asked = await answer_from_row(pilot, app, chemical)
+        assert app.interview.status is Status.IDENTIFIED
+        assert isinstance(app.screen, ResultScreen)
+        result = app.interview.result()
+        assert result.kind == "chemical" and result.title == chemical
+        assert asked == app.interview.asked
+        # every answer matches the profile; the sources are the chemical's own
+        assert all(m == "match" for row in result.profile if row.answer for m in row.marks)
+        kn = app.knowledge
+        assert result.sources == kn.chemicals[kn.chemical_index(chemical)].sources
+        assert "not a diagnosis" in result.disclaimer
+        text = str(app.screen.query_one("#result-headline").render())
+        assert chemical in text
+
+
+async def test_identical_profiles_end_as_one_set():
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await answer_from_row(pilot, app, "Lewisite")
+        assert app.interview.status is Status.INDISTINGUISHABLE
+        result = app.interview.result()
+        assert result.kind == "set"
+        assert {c.name for c in result.candidates[0].chemicals} == {"Sulfur mustard", "Lewisite"}
+        assert isinstance(app.screen, ResultScreen)
+
+
+@pytest.mark.parametrize("chemical", ["Sarin (GB)", "Ammonia", "Hydrogen sulfide"])
+async def test_category_mode_interview(chemical):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("m")
+        await settle(pilot)
+        assert app.interview.suggest == "category"
+        panel = app.interview_screen.query_one(QuestionPanel)
+        assert panel.view.kind == "category"
+        # the listed symptoms all belong to the suggested category; useful ones come first
+        cat = panel.view.category
+        assert all(i.symptom.category_id == cat.id for i in panel.view.items)
+        useful = [i.useful for i in panel.view.items]
+        assert useful == sorted(useful, reverse=True)
+        # choose the second useful symptom with the down key, when there is one
+        if len(panel.view.useful) > 1:
+            await pilot.press("down")
+            assert suggested(app) == panel.view.items[1].symptom.index
+        await answer_from_row(pilot, app, chemical)
+        assert app.interview.result().title == chemical
+
+
+async def test_class_target_identifies_the_class():
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("t")
+        await settle(pilot)
+        assert app.interview.target == "class"
+        await answer_from_row(pilot, app, "VX")
+        result = app.interview.result()
+        assert result.kind == "class" and result.title == "Nerve agents"
+        assert isinstance(app.screen, ResultScreen)
+        # from the class result, t goes on to the chemical with the answers kept
+        asked = app.interview.asked
+        await pilot.press("t")
+        await settle(pilot)
+        assert app.interview.target == "chemical" and app.interview.asked == asked
+        await answer_from_row(pilot, app, "VX")
+        assert app.interview.result().title == "VX"
+
+
+# -- undo and can't tell ----------------------------------------------------------------------
+
+
+async def test_cant_tell_eliminates_no_one_and_undo_takes_answers_back():
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        it = app.interview
+        before = len(it.candidates())
+        first = suggested(app)
+        await pilot.press("u")
+        await settle(pilot)
+        assert it.state.answers[-1].query == first
+        assert it.state.answers[-1].answer is Answer.UNKNOWN
+        assert len(it.candidates()) == before  # nobody eliminated
+        assert suggested(app) != first  # a spent symptom is not suggested again
+        await pilot.press("y")
+        await settle(pilot)
+        assert it.asked == 2
+        narrowed = len(it.candidates())
+        assert narrowed < before
+        await pilot.press("z")
+        await settle(pilot)
+        assert it.asked == 1 and len(it.candidates()) == before
+        await pilot.press("backspace")
+        await settle(pilot)
+        assert it.asked == 0
+        assert suggested(app) == first
+        # undo with nothing to undo does nothing
+        await pilot.press("z")
+        await settle(pilot)
+        assert it.asked == 0
+
+
+async def test_undo_from_the_result_screen():
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await answer_from_row(pilot, app, "Chlorine")
+        assert isinstance(app.screen, ResultScreen)
+        n = app.interview.asked
+        await pilot.press("z")
+        assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
+        assert app.interview.asked == n - 1
+        assert app.interview.status is Status.ASKING
+
+
+# -- switching modes --------------------------------------------------------------------------
+
+
+async def test_switching_modes_keeps_every_answer():
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await _volunteer(pilot, "cough", "y")  # three classes stay possible
+        await pilot.press("u")
+        await settle(pilot)
+        it = app.interview
+        answers = list(it.state.answers)
+        assert len(answers) == 2
+        assert it.policy_name == "gbs"
+        for key, policy in (("t", "gisa"), ("m", "gigqsa"), ("t", "gqsa"), ("m", "gbs")):
+            await pilot.press(key)
+            await settle(pilot)
+            assert it.policy_name == policy
+            assert it.state.answers == answers
+            assert policy.upper() in status_text(app)
+        await pilot.press("e")
+        await settle(pilot)
+        assert it.state.noise is not None
+        assert "Noise on" in status_text(app) and "errors 0/1" in status_text(app)
+        table = app.interview_screen.query_one(CandidatesTable)
+        assert "errors" in [str(c.value) for c in table.columns]
+        assert it.state.answers == answers
+        await pilot.press("e")
+        await settle(pilot)
+        assert it.state.noise is None and "Noise off" in status_text(app)
+        assert it.state.answers == answers
+
+
+async def test_noise_settings_screen_changes_eps_and_model():
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("E")
+        await settle(pilot)
+        from responder.app.screens.noise import NoiseScreen
+        from textual.widgets import Input, RadioSet, Switch
+
+        assert isinstance(app.screen, NoiseScreen)
+        app.screen.query_one(Switch).value = True
+        app.screen.query_one("#noise-eps", Input).value = "2"
+        app.screen.query_one(RadioSet).query("RadioButton").last().value = True
+        app.screen.query_one("#noise-p", Input).value = "0.1"
+        await pilot.press("ctrl+s")
+        assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
+        noise = app.interview.state.noise
+        assert noise is not None and noise.eps == 2 and noise.model == 2 and noise.p == 0.1
+        assert "errors 0/2" in status_text(app)
+
+
+async def test_noise_settings_reject_a_bad_value_with_a_message():
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("E")
+        await settle(pilot)
+        from textual.widgets import Input, SelectionList
+
+        app.screen.query_one(SelectionList).deselect_all()
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert "no symptom is marked" in str(app.screen.query_one("#noise-error").render())
+        app.screen.query_one(SelectionList).select_all()
+        app.screen.query_one("#noise-p", Input).value = "0.9"
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert "[0, 0.5]" in str(app.screen.query_one("#noise-error").render())
+        await pilot.press("escape")
+        assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
+        assert app.interview.state.noise is None
+
+
+async def test_expected_questions_left_appears():
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        for _ in range(50):
+            await pilot.pause(0.05)
+            if app.interview_screen.remaining is not None:
+                break
+        assert app.interview_screen.remaining is not None
+        assert "exact" in status_text(app)
+
+
+async def test_expected_questions_left_from_the_helper_process():
+    """Category policies under noise are estimated in a separate process."""
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("m", "e")
+        for _ in range(200):
+            await pilot.pause(0.05)
+            if app.interview_screen.remaining is not None:
+                break
+        remaining = app.interview_screen.remaining
+        assert remaining is not None and remaining.method in ("exact", "monte-carlo")
+        assert "?" not in status_text(app).split("Expected left")[1]
+
+
+# -- no candidate consistent ------------------------------------------------------------------
+
+
+async def _volunteer(pilot, text: str, key: str) -> None:
+    await pilot.press("slash")
+    await settle(pilot)
+    await pilot.press(*text)
+    await pilot.press("enter")
+    await settle(pilot)
+    await pilot.press(key)
+    await settle(pilot)
+
+
+async def test_no_candidate_consistent_offers_undo_and_noise_tolerance():
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        # Pinpoint pupils (nerve agents only) with skin burns (no nerve agent): nobody fits.
+        await _volunteer(pilot, "pinpoint", "y")
+        await _volunteer(pilot, "skin burns", "y")
+        it = app.interview
+        assert it.status is Status.INCONSISTENT
+        panel = app.interview_screen.query_one(QuestionPanel)
+        assert panel.border_title == "No chemical fits"
+        text = str(panel.render().renderables[0])
+        assert "No chemical in the knowledge base matches all 2 answers" in text
+        table = app.interview_screen.query_one(CandidatesTable)
+        assert table.row_count > 0  # the closest ones, by contradicted answers
+        assert "none fits" in str(table.border_title)
+        assert "—" in status_text(app)
+        # answering is not possible, undo is
+        await pilot.press("y")
+        await settle(pilot)
+        assert it.asked == 2
+        # noise tolerance makes the one-off contradiction acceptable
+        await pilot.press("e")
+        await settle(pilot)
+        assert it.status is not Status.INCONSISTENT
+        names = [c.names for c in it.candidates()]
+        assert "Sarin (GB)" in names
+        assert all(c.mismatches <= 1 for c in it.candidates())
+        await pilot.press("e")
+        await settle(pilot)
+        assert it.status is Status.INCONSISTENT
+        await pilot.press("z")
+        await settle(pilot)
+        assert it.status is Status.ASKING and it.asked == 1
+
+
+# -- volunteering by typing -------------------------------------------------------------------
+
+
+async def test_volunteer_a_symptom_by_typing_its_name():
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("slash")
+        assert await until(pilot, lambda: isinstance(app.screen, SymptomSearchScreen))
+        await pilot.press(*"wheez")
+        await settle(pilot)
+        assert app.knowledge.symptoms[app.screen.matches[0]].id == "wheezing"
+        await pilot.press("enter")
+        await settle(pilot)
+        await pilot.press("y")
+        assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
+        record = app.interview.state.answers[-1]
+        assert app.knowledge.symptoms[record.query].id == "wheezing"
+        assert record.answer is Answer.YES and record.volunteered
+        names = {c.names for c in app.interview.candidates()}
+        assert names == {"Sarin (GB)", "Tabun (GA)", "Chlorine"}
+
+
+async def test_volunteer_search_is_forgiving_and_escape_cancels():
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("slash")
+        await settle(pilot)
+        await pilot.press(*"shrt brth")
+        await settle(pilot)
+        assert app.knowledge.symptoms[app.screen.matches[0]].id == "shortness_of_breath"
+        await pilot.press("down", "enter")
+        await settle(pilot)
+        assert app.screen.chosen == app.screen.matches[1] if len(app.screen.matches) > 1 else True
+        await pilot.press("escape")  # back to the list
+        await settle(pilot)
+        assert app.screen.chosen is None
+        await pilot.press("escape")  # close
+        assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
+        assert app.interview.asked == 0
+
+
+# -- history ----------------------------------------------------------------------------------
+
+
+async def test_history_changes_and_removes_any_answer():
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        first = suggested(app)
+        await pilot.press("y")
+        await settle(pilot)
+        await pilot.press("n")
+        await settle(pilot)
+        await pilot.press("h")
+        assert await until(pilot, lambda: isinstance(app.screen, HistoryScreen))
+        await pilot.press("up")  # the first answer
+        await pilot.press("n")
+        await settle(pilot)
+        it = app.interview
+        assert it.answer_of(first) is Answer.NO
+        assert it.asked == 2
+        await pilot.press("d")
+        await settle(pilot)
+        assert it.asked == 1
+        await pilot.press("escape")
+        assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
+
+
+# -- help, palette, browse, export ------------------------------------------------------------
+
+
+async def test_help_lists_the_keys():
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("question_mark")
+        await settle(pilot)
+        from responder.app.screens.help import HelpScreen, keys_for
+
+        assert isinstance(app.screen, HelpScreen)
+        text = " ".join(str(s.render()) for s in app.screen.query("Static"))
+        assert "not a diagnosis" in text and "resume" in text
+        screen = app.interview_screen
+        assert keys_for(screen, "answer.yes") == "y"
+        assert keys_for(screen, "answer.unknown") == "u"
+        assert keys_for(screen, "undo") == "z / ⌫"
+        await pilot.press("escape")
+        assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
+
+
+async def test_command_palette_runs_interview_actions():
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+p")
+        await settle(pilot)
+        await pilot.press(*"toggle target")
+        await pilot.pause(0.5)
+        await pilot.press("enter")
+        await settle(pilot, 4)
+        assert app.interview.target == "class"
+        # every symptom can be answered from the palette too
+        await pilot.press("ctrl+p")
+        await settle(pilot)
+        await pilot.press(*"answer symptom wheezing")
+        await pilot.pause(0.5)
+        await pilot.press("enter")
+        await settle(pilot, 4)
+        assert isinstance(app.screen, SymptomSearchScreen)
+        await pilot.press("n")
+        await settle(pilot)
+        assert app.knowledge.symptoms[app.interview.state.answers[-1].query].id == "wheezing"
+
+
+async def test_browse_filters_and_answers_a_symptom():
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("b")
+        await settle(pilot)
+        from responder.app.screens.browse import BrowseScreen
+
+        screen = app.screen
+        assert isinstance(screen, BrowseScreen)
+        await pilot.press(*"7782")
+        await settle(pilot)
+        assert [app.knowledge.chemicals[i].name for i in screen.chem_rows] == ["Chlorine"]
+        assert "Fixture source C" in str(screen.query_one("#chem-detail").render())
+        await pilot.press("tab")
+        await settle(pilot)
+        await pilot.press(*"blister")
+        await settle(pilot)
+        assert app.knowledge.symptoms[screen.sym_rows[0]].id == "blisters"
+        await pilot.press("enter")
+        assert await until(pilot, lambda: isinstance(app.screen, SymptomSearchScreen))
+        await pilot.press("y")
+        await settle(pilot)
+        assert {c.names for c in app.interview.candidates()} == {"Sulfur mustard = Lewisite"}
+
+
+async def test_export_writes_markdown_and_json(home):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await answer_from_row(pilot, app, "Phosgene")
+        await pilot.press("x")
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+    exports = home / "data" / "exports"
+    md = list(exports.glob("*.md"))
+    js = list(exports.glob("*.json"))
+    assert len(md) == 1 and len(js) == 1
+    text = md[0].read_text()
+    assert "Identified: Phosgene" in text and "not a diagnosis" in text
+
+
+async def test_new_interview_asks_first_and_ends_the_old_journal(home):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("y")
+        await settle(pilot)
+        old = app.interview
+        await pilot.press("ctrl+n")
+        await settle(pilot)
+        await pilot.press("n")  # no: keep going
+        await settle(pilot)
+        assert app.interview is old
+        await pilot.press("ctrl+n")
+        await settle(pilot)
+        await pilot.press("y")
+        await settle(pilot)
+        assert app.interview is not old and app.interview.asked == 0
+    from responder.app.journal import read_journal
+
+    assert read_journal(old.journal.path).end_reason == "new"
+
+
+async def test_arrow_keys_always_reach_the_question(knowledge):
+    """No panel takes the focus, even when the classes overflow a small terminal."""
+    app = make_app()
+    async with app.run_test(size=(80, 16)) as pilot:
+        await settle(pilot)
+        await pilot.press("m")
+        await settle(pilot)
+        assert app.focused is None
+        panel = app.interview_screen.query_one(QuestionPanel)
+        await pilot.press("down")
+        assert panel.selected == 1
+
+
+async def test_small_terminal_still_works():
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await answer_from_row(pilot, app, "VX")
+        assert app.interview.result().title == "VX"

@@ -1,0 +1,245 @@
+"""Session safety: every answer is journalled at once, and an unfinished interview is
+offered for resume with every answer kept, after a simulated crash and after a real kill."""
+
+from __future__ import annotations
+
+import os
+import select
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from app_helpers import settle, suggested, until
+from conftest import FIXTURE_KB, SIZE, make_app
+from responder.app.journal import list_journals, read_journal, unfinished
+from responder.app.screens.interview import InterviewScreen
+from responder.app.screens.resume import ResumeScreen
+from responder.engine.state import Answer
+
+
+def snapshot(interview):
+    return [(r.query, r.answer, r.volunteered, r.at) for r in interview.state.answers]
+
+
+async def _give_answers(pilot, app):
+    await settle(pilot)
+    await pilot.press("y")
+    await settle(pilot)
+    await pilot.press("u")
+    await settle(pilot)
+    await pilot.press("slash")
+    await settle(pilot)
+    await pilot.press(*"cough", "enter")
+    await settle(pilot)
+    await pilot.press("n")
+    await settle(pilot)
+    await pilot.press("m")  # a mode change is journalled too
+    await settle(pilot)
+
+
+async def test_resume_after_a_simulated_crash():
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await _give_answers(pilot, app)
+        before = snapshot(app.interview)
+        assert len(before) == 3
+        journal = app.interview.journal.path
+    # The app went away without quitting: no "end" event.
+    data = read_journal(journal)
+    assert not data.finished and len(data.answers) == 3
+    assert [u.id for u in unfinished()] == [data.id]
+
+    app2 = make_app()
+    async with app2.run_test(size=SIZE) as pilot:
+        assert await until(pilot, lambda: isinstance(app2.screen, ResumeScreen))
+        await pilot.press("enter")
+        assert await until(pilot, lambda: isinstance(app2.screen, InterviewScreen))
+        assert snapshot(app2.interview) == before  # answers, order, flags and times
+        assert app2.interview.suggest == "category"  # the mode came back too
+        assert app2.interview.journal.path == journal  # and it goes on in the same journal
+        await pilot.press("e")  # keys work at once after the resume
+        await settle(pilot)
+        assert app2.interview.state.noise is not None
+        await pilot.press("e")
+        await settle(pilot)
+        await pilot.press("y")
+        await settle(pilot)
+    assert len(read_journal(journal).answers) == 4
+
+
+async def test_declining_resume_sets_the_interview_aside():
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await _give_answers(pilot, app)
+        journal = app.interview.journal.path
+    app2 = make_app()
+    async with app2.run_test(size=SIZE) as pilot:
+        assert await until(pilot, lambda: isinstance(app2.screen, ResumeScreen))
+        await pilot.press("n")
+        assert await until(pilot, lambda: isinstance(app2.screen, InterviewScreen))
+        assert app2.interview.asked == 0
+    assert read_journal(journal).end_reason == "set-aside"
+    assert unfinished() == []
+    assert read_journal(journal).answers  # the answers stay on disk
+
+
+async def test_a_torn_last_line_is_ignored():
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await _give_answers(pilot, app)
+        before = snapshot(app.interview)
+        journal = app.interview.journal.path
+    with open(journal, "a", encoding="utf-8") as fh:
+        fh.write('{"event": "answer", "symptom": "blis')  # killed mid-write
+    app2 = make_app()
+    async with app2.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("enter")
+        assert await until(pilot, lambda: isinstance(app2.screen, InterviewScreen))
+        assert snapshot(app2.interview) == before
+        await pilot.press("y")  # the next event starts on a fresh line
+        await settle(pilot)
+    data = read_journal(journal)
+    assert len(data.answers) == 4 and data.torn_lines == 1
+
+
+async def test_undo_and_changed_answers_replay_exactly():
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        first = suggested(app)
+        await pilot.press("y")
+        await settle(pilot)
+        await pilot.press("n")
+        await settle(pilot)
+        app.interview.answer(first, Answer.UNKNOWN)  # changed in the history
+        app.interview.undo()  # undo puts the earlier "yes" back
+        before = snapshot(app.interview)
+        assert app.interview.answer_of(first) is Answer.YES
+        journal = app.interview.journal.path
+    app2 = make_app()
+    async with app2.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("enter")
+        assert await until(pilot, lambda: isinstance(app2.screen, InterviewScreen))
+        assert snapshot(app2.interview) == before
+    del journal
+
+
+async def test_quitting_after_a_result_completes_the_interview():
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        from app_helpers import answer_from_row
+
+        await answer_from_row(pilot, app, "VX")
+        journal = app.interview.journal.path
+        await pilot.press("ctrl+q")
+        await settle(pilot)
+    assert read_journal(journal).end_reason == "completed"
+    assert unfinished() == []
+
+
+async def test_quitting_mid_interview_keeps_it_for_resume():
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("y")
+        await settle(pilot)
+        await pilot.press("ctrl+q")
+        await settle(pilot)
+    assert len(unfinished()) == 1
+
+
+async def test_an_interview_with_no_answer_writes_nothing_and_is_not_offered():
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("m")  # a mode change alone is nothing to keep
+        await settle(pilot)
+    assert list_journals() == []
+    app2 = make_app()
+    async with app2.run_test(size=SIZE) as pilot:
+        assert await until(pilot, lambda: isinstance(app2.screen, InterviewScreen))
+
+
+# -- a real kill ------------------------------------------------------------------------------
+
+
+def _drain(fd: int, seconds: float) -> bytes:
+    out = b""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        ready, _, _ = select.select([fd], [], [], 0.05)
+        if ready:
+            try:
+                out += os.read(fd, 65536)
+            except OSError:
+                break
+    return out
+
+
+class _Terminal:
+    """Reads everything the child writes, so it never blocks on a full pty."""
+
+    def __init__(self, fd: int):
+        self.fd = fd
+        self.screen = b""
+
+    def wait_for(self, predicate, timeout: float = 20.0) -> bool:
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            self.screen += _drain(self.fd, 0.1)
+            if predicate():
+                return True
+        return False
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a pseudo-terminal")
+async def test_kill_9_mid_interview_loses_no_answer(home: Path):
+    import fcntl
+    import pty
+    import struct
+    import termios
+
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
+    env = {**os.environ, "RESPONDER_HOME": str(home), "TERM": "xterm-256color"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "responder.cli", "--kb", str(FIXTURE_KB)],
+        stdin=slave, stdout=slave, stderr=slave, env=env, start_new_session=True,
+    )
+    os.close(slave)
+    journal_dir = home / "data" / "journal"
+
+    def answers() -> int:
+        data = list_journals(journal_dir)
+        return len(data[0].answers) if data else -1
+
+    term = _Terminal(master)
+    try:
+        assert term.wait_for(lambda: b"Does the victim have" in term.screen), \
+            "the app did not show its first question"
+        for k, key in enumerate((b"y", b"n", b"u"), start=1):
+            os.write(master, key)
+            assert term.wait_for(lambda: answers() == k, 10), f"answer {k} not journalled"
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=10)
+        os.close(master)
+
+    pending = unfinished()
+    assert len(pending) == 1 and [a.answer for a in pending[0].answers] == ["yes", "no", "unknown"]
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        assert await until(pilot, lambda: isinstance(app.screen, ResumeScreen))
+        await pilot.press("enter")
+        assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
+        assert [r.answer for r in app.interview.state.answers] == [Answer.YES, Answer.NO, Answer.UNKNOWN]
