@@ -466,7 +466,7 @@ class Interview:
         :mod:`responder.app.remaining`. Compare the generation to drop stale results."""
         from responder.app.remaining import Spec  # noqa: PLC0415
 
-        known, skipped = self.state._answer_dict()  # noqa: SLF001 (the engine's own split)
+        known, skipped = self.state.known_answers()
         spec = Spec(self.problem, ENGINE_TARGET[self.target], self.policy_name, self.state.noise,
                     known, tuple(skipped))
         return self.generation, spec
@@ -587,20 +587,15 @@ class Interview:
 
 def _restore_replaced(state: InterviewState, data: JournalData, record, records) -> None:
     """Give the engine back the "which answer did this one replace" memory, so that undo
-    after a resume puts a changed answer back exactly as it would have before.
-
-    Uses the engine's ``_replaced`` list when it has one (engine versions without it simply
-    skip this)."""
-    if not hasattr(state, "_replaced") or not data.replaced:
+    after a resume puts a changed answer back exactly as it would have before."""
+    if not data.replaced:
         return
-    positions = {id(r): k for k, r in enumerate(records)}
     out = []
     for new, pos, old in data.replaced:
         rn, ro = record(new), record(old)
-        if rn is None or ro is None or id(rn) not in positions:
-            continue
-        out.append((rn, pos, ro))
-    state._replaced = out  # noqa: SLF001
+        if rn is not None and ro is not None:
+            out.append((rn, pos, ro))
+    state.restore(records, replaced=out)
 
 
 __all__ = [

@@ -153,11 +153,29 @@ class InterviewState:
                 return r
         return None
 
-    def restore(self, records: list[AnswerRecord]) -> None:
-        """Replace the whole history (resume from a journal)."""
+    def restore(
+        self,
+        records: list[AnswerRecord],
+        replaced: list[tuple[AnswerRecord, int, AnswerRecord]] | None = None,
+    ) -> None:
+        """Replace the whole history (resume from a journal).
+
+        ``replaced`` lists (new record, position, record it replaced) for answers that changed
+        an earlier one, as :meth:`replacements` gives them, so that undo after a resume puts
+        the earlier answer back. Entries whose new record is not in ``records`` are dropped.
+        """
         self.answers = list(records)
-        self._replaced = []
+        present = {id(r) for r in self.answers}
+        self._replaced = [e for e in (replaced or []) if id(e[0]) in present]
         self._invalidate()
+
+    def replacements(self) -> list[tuple[AnswerRecord, int, AnswerRecord]]:
+        """(new record, position, record it replaced) for each changed answer, oldest first."""
+        return list(self._replaced)
+
+    def known_answers(self) -> tuple[dict[int, bool], list[int]]:
+        """The yes/no answers as {query: is_yes}, and the skipped ("can't tell") queries."""
+        return self._answer_dict()
 
     def answer_of(self, query: int) -> Answer | None:
         for r in self.answers:
