@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 from responder.engine.noise import NoiseModel, NoiseSettingsError, prone_mask
+from responder.engine.policies import POLICIES
 from responder.engine.problem import Problem, ProblemError
 from responder.engine.diagnostics import default_eps, min_hamming_distance
 
@@ -88,6 +89,24 @@ def load_problem(spec: str | None):
     except KBError as exc:
         raise InputError(str(exc)) from None
     return kb.to_problem(), kb
+
+
+KB_HELP = "interchange .json file, knowledge-base name or folder (default: bundled)"
+
+
+def add_kb_argument(parser: argparse.ArgumentParser, help: str = KB_HELP) -> None:  # noqa: A002
+    """``--kb FILE|NAME`` (default None: the bundled knowledge base), read by
+    :func:`load_problem`."""
+    parser.add_argument("--kb", metavar="FILE|NAME", default=None, help=help)
+
+
+def add_problem_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--kb``, ``--target`` and ``--policy``, shared by ``eval`` and ``simulate``."""
+    add_kb_argument(parser)
+    parser.add_argument("--target", choices=("object", "group"), default="object",
+                        help="identify the object (chemical) or only its group (class)")
+    parser.add_argument("--policy", default="gbs", metavar="{" + ",".join(POLICIES) + "}",
+                        help="query-selection policy (default gbs)")
 
 
 def add_noise_arguments(parser: argparse.ArgumentParser) -> None:

@@ -9,7 +9,13 @@ import numpy as np
 from responder.engine.belief import Model, TargetError
 from responder.engine.evaluate import MIN_MONTE_CARLO_TRIALS, bounds, evaluate
 from responder.engine.policies import POLICIES, Policy, PolicyError
-from responder.inputs import InputError, add_noise_arguments, load_problem, noise_from_args
+from responder.inputs import (
+    InputError,
+    add_noise_arguments,
+    add_problem_arguments,
+    load_problem,
+    noise_from_args,
+)
 
 
 def register(subparsers) -> None:
@@ -21,12 +27,7 @@ def register(subparsers) -> None:
             "is identified, over its whole decision tree (Theorems 1-4)."
         ),
     )
-    p.add_argument("--kb", metavar="FILE|NAME", default=None,
-                   help="interchange .json file, knowledge-base name or folder (default: bundled)")
-    p.add_argument("--target", choices=("object", "group"), default="object",
-                   help="identify the object (chemical) or only its group (class)")
-    p.add_argument("--policy", default="gbs", metavar="{" + ",".join(POLICIES) + "}",
-                   help="query-selection policy (default gbs)")
+    add_problem_arguments(p)
     p.add_argument("--ties", choices=("first", "random"), default="first",
                    help="tie rule: lowest index (default) or random with --seed")
     p.add_argument("--seed", type=int, default=None, help="seed for random ties and sampling")

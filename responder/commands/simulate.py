@@ -19,7 +19,13 @@ from responder.engine.belief import Model, TargetError
 from responder.engine.diagnostics import default_eps, min_hamming_distance
 from responder.engine.policies import POLICIES, Policy, PolicyError
 from responder.engine.simulate import run_simulation
-from responder.inputs import InputError, add_noise_arguments, load_problem, noise_from_args
+from responder.inputs import (
+    InputError,
+    add_noise_arguments,
+    add_problem_arguments,
+    load_problem,
+    noise_from_args,
+)
 
 DEFAULT_INTERVIEWS = 1000
 DEFAULT_EXTRA_ERRORS = 2
@@ -37,12 +43,7 @@ def register(subparsers) -> None:
             "Noise mode is always on: --noise-eps defaults to auto."
         ),
     )
-    p.add_argument("--kb", metavar="FILE|NAME", default=None,
-                   help="interchange .json file, knowledge-base name or folder (default: bundled)")
-    p.add_argument("--target", choices=("object", "group"), default="object",
-                   help="identify the object (chemical) or only its group (class)")
-    p.add_argument("--policy", default="gbs", metavar="{" + ",".join(POLICIES) + "}",
-                   help="query-selection policy (default gbs)")
+    add_problem_arguments(p)
     p.add_argument("--interviews", type=int, default=DEFAULT_INTERVIEWS, metavar="N",
                    help=f"interviews with at most eps errors (default {DEFAULT_INTERVIEWS})")
     p.add_argument("--extra-errors", type=int, default=DEFAULT_EXTRA_ERRORS, metavar="K",

@@ -25,7 +25,7 @@ import numpy as np
 from responder.engine.belief import Model, Node
 from responder.engine.bounds import binary_entropy, entropy, huffman_expected_length
 from responder.engine.diagnostics import profile_sets
-from responder.engine.policies import CATEGORY_POLICIES, RANDOM_POLICIES, Policy
+from responder.engine.policies import CATEGORY_POLICIES, RANDOM_POLICIES, Policy, pick_query
 
 DEFAULT_MAX_STATES = 50_000
 MIN_MONTE_CARLO_TRIALS = 10_000
@@ -52,6 +52,9 @@ class Evaluation:
         Expected number of questions for each true object (exact only).
     states : int
         Distinct nodes visited (exact) or simulated interviews (Monte Carlo).
+    accuracy : float or None
+        Share of simulated interviews that ended on the true object (Monte Carlo only; see
+        :func:`responder.engine.simulate.ended_on_truth`); None when exact.
     """
 
     expected_queries: float
@@ -62,6 +65,7 @@ class Evaluation:
     states: int = 0
     max_depth: int = 0
     notes: list[str] = field(default_factory=list)
+    accuracy: float | None = None
 
 
 def branches(policy: Policy) -> bool:
@@ -187,26 +191,47 @@ def monte_carlo(
     trials: int = MIN_MONTE_CARLO_TRIALS,
     seed: int | None = None,
     start: Node | None = None,
+    truth: Model | None = None,
 ) -> Evaluation:
     """Estimate E[K] by simulating ``trials`` interviews with answers from the true row.
 
-    The true object is drawn from the start node's masses; under noise the answers follow
-    the error model (see :func:`responder.engine.simulate.draw_answers`); the responder's
-    picks follow the policy's pick distribution. Suggestions are cached per node state, so
-    each state is scored once.
+    The true object is drawn from the start node's masses (the same victims, with the same
+    errors, for every policy run with one seed); under noise the answers follow
+    the error model (see :func:`responder.engine.simulate.draw_answers`) of ``truth`` when
+    given, else of ``model``: with ``truth`` the errors can follow other settings than the
+    ones the policy assumes (Section 7.3's p_true != p_alg). The responder's picks follow
+    the policy's pick distribution. Suggestions are cached per node state, so each state is
+    scored once. ``accuracy`` is the share of interviews that ended on the true object (see
+    :func:`responder.engine.simulate.ended_on_truth`).
     """
-    from responder.engine.simulate import draw_answers  # noqa: PLC0415 (avoid a cycle)
+    from responder.engine.simulate import (  # noqa: PLC0415 (avoid a cycle)
+        draw_answers,
+        ended_on_truth,
+    )
 
     if trials < 1:
         raise ValueError("trials must be at least 1")
-    rng = np.random.default_rng(seed)
+    if truth is None:
+        truth = model
+    elif truth.matrix.shape != model.matrix.shape:
+        raise ValueError(
+            f"truth has a {truth.matrix.shape[0]} x {truth.matrix.shape[1]} matrix, the model "
+            f"{model.matrix.shape[0]} x {model.matrix.shape[1]}; give the same problem"
+        )
+    # Victims, their answer errors and the responder's picks come from three streams, so
+    # every policy run with one seed meets the same victims with the same errors.
+    victims_rng, errors_rng, rng = (
+        np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(3)
+    )
     root = start if start is not None else model.root()
     cache: dict[bytes, object] = {}
     counts = np.empty(trials)
+    correct = 0
     weights = root.mass / root.total
+    victims = root.idx[victims_rng.choice(root.idx.size, size=trials, p=weights)]
     for t in range(trials):
-        true = int(root.idx[rng.choice(root.idx.size, p=weights)])
-        answers = draw_answers(model, true, rng)
+        true = int(victims[t])
+        answers = draw_answers(truth, true, errors_rng)
         node = root
         k = 0
         while True:
@@ -217,10 +242,11 @@ def monte_carlo(
                 cache[key] = choice
             if choice is False:
                 break
-            q = int(choice.queries[rng.choice(choice.queries.size, p=choice.probs)])
+            q = pick_query(choice, rng)
             node = node.child(q, bool(answers[q]))
             k += 1
         counts[t] = k
+        correct += ended_on_truth(model, node, true)
     mean = float(counts.mean())
     half = 1.96 * float(counts.std(ddof=1)) / np.sqrt(trials) if trials > 1 else float("nan")
     return Evaluation(
@@ -229,6 +255,7 @@ def monte_carlo(
         ci95=(mean - half, mean + half),
         states=trials,
         max_depth=int(counts.max()),
+        accuracy=correct / trials,
     )
 
 

@@ -144,3 +144,14 @@ class Policy:
         j = self._pick_best(costs)
         qs = np.flatnonzero(P[j] > 0)
         return Choice("category", j, qs, P[j, qs], costs)
+
+
+def pick_query(choice: Choice, rng: np.random.Generator) -> int:
+    """The query a simulated responder asks, drawn from ``choice.probs``.
+
+    A single offered query is taken without a draw, so policies that suggest one query use
+    no randomness and two policies' simulations see the same victims from the same seed.
+    """
+    if choice.queries.size == 1:
+        return int(choice.queries[0])
+    return int(choice.queries[rng.choice(choice.queries.size, p=choice.probs)])

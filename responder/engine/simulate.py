@@ -18,7 +18,7 @@ from math import comb
 import numpy as np
 
 from responder.engine.belief import Model
-from responder.engine.policies import Policy
+from responder.engine.policies import Policy, pick_query
 
 
 def error_count_distribution(n_prone: int, eps_eff: int, model: int, p: float) -> np.ndarray:
@@ -90,10 +90,27 @@ def run_interview(model: Model, policy: Policy, answers: np.ndarray, rng) -> tup
         choice = policy.choose(node)
         if choice is None:
             break
-        q = int(choice.queries[rng.choice(choice.queries.size, p=choice.probs)])
+        q = pick_query(choice, rng)
         node = node.child(q, bool(answers[q]))
         k += 1
     return k, node
+
+
+def ended_on_truth(model: Model, node, true: int) -> bool:
+    """Whether an interview that stopped at ``node`` identified the true object ``true``.
+
+    Correct when the candidates are the true object alone, or the true object and objects
+    whose rows equal its row (no query separates them; the interview reports them
+    together); for the group target, when every remaining candidate is in the true
+    object's group.
+    """
+    idx = node.idx
+    if model.target == "group":
+        groups = model.problem.object_groups
+        return idx.size > 0 and bool(np.all(groups[idx] == groups[true]))
+    if idx.size == 1:  # the usual end: one candidate (fast path)
+        return int(idx[0]) == true
+    return bool(np.any(idx == true)) and bool(np.all(model.matrix[idx] == model.matrix[true]))
 
 
 def run_simulation(
@@ -106,10 +123,7 @@ def run_simulation(
     """Simulate ``interviews`` interviews; with ``extra_errors`` > 0, as many again with
     eps + 1 .. eps + extra_errors flips (uniformly), to measure accuracy past the budget.
 
-    An interview is correct when it ends with the true object as the only candidate (or
-    with the true object and objects whose rows equal its row: no query can separate them,
-    and the interview reports them together), or, for the group target, with every remaining
-    candidate in the true object's group.
+    An interview is correct when it ends on the truth (see :func:`ended_on_truth`).
 
     Over-budget interviews are drawn only when more than eps' queries are error-prone
     (otherwise every possible error pattern is within the budget); their flips are capped at
@@ -138,12 +152,7 @@ def run_simulation(
         true = int(rng.choice(M, p=prior))
         answers = draw_answers(model, true, rng, n_errors=n_err)
         k, node = run_interview(model, policy, answers, rng)
-        if model.target == "group":
-            groups = model.problem.object_groups
-            ok = node.idx.size > 0 and bool(np.all(groups[node.idx] == groups[true]))
-        else:
-            rows = model.matrix[node.idx]
-            ok = bool(np.isin(true, node.idx)) and bool(np.all(rows == model.matrix[true]))
+        ok = ended_on_truth(model, node, true)
         if n_err is None:
             counts.append(k)
             within.append(ok)

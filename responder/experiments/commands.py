@@ -7,7 +7,7 @@ import sys
 import time
 from pathlib import Path
 
-from responder.inputs import InputError
+from responder.inputs import InputError, add_kb_argument
 
 EXPERIMENTS = ("group-id", "query-groups", "noise", "diagnostic")
 CHOICES = (*EXPERIMENTS, "all")
@@ -27,9 +27,8 @@ def register(subparsers) -> None:
     )
     p.add_argument("experiment", metavar="{" + ",".join(CHOICES) + "}",
                    help="which experiment to run")
-    p.add_argument("--kb", metavar="FILE|NAME", default=None,
-                   help="knowledge base for the real-data tables and the default group sizes: "
-                        "interchange .json file, name or folder (default: bundled)")
+    add_kb_argument(p, help="knowledge base for the real-data tables and the default group "
+                            "sizes: interchange .json file, name or folder (default: bundled)")
     p.add_argument("--datasets", type=int, default=None, metavar="N",
                    help="random datasets per point of the synthetic sweeps (default 100; 3 "
                         "with --quick)")

@@ -96,6 +96,15 @@ def kb_table(ctx: Context, experiment: str, target: str, policies: list[str]) ->
     return {"policies": rows, "bounds": b}
 
 
+def kb_section(ctx: Context, experiment: str, target: str, policies: list[str]) -> dict:
+    """The knowledge-base part of an experiment's results: :func:`kb_table` with the
+    knowledge base's :func:`kb_summary` and label (``ctx.kb`` must be set)."""
+    out = kb_table(ctx, experiment, target, policies)
+    out["summary"] = kb_summary(ctx.kb)
+    out["label"] = ctx.kb_label
+    return out
+
+
 def kb_summary(problem: Problem) -> dict:
     from responder.engine.diagnostics import distinguishable_count, min_hamming_distance  # noqa: PLC0415
 

@@ -16,9 +16,9 @@ from responder.engine.belief import Model
 from responder.engine.diagnostics import distinguishable_count, estimate_gammas, in_gain_region
 from responder.engine.evaluate import bounds, evaluate
 from responder.engine.policies import Policy
-from responder.experiments.common import Context, kb_summary, kb_table
+from responder.experiments.common import Context, kb_section
 from responder.experiments.datasets import group_id_dataset
-from responder.experiments.report import fmt, fmt_pm, md_table, save_figure, write_json, write_text
+from responder.experiments.report import fmt, fmt_pm, md_table, save_figure, write_results
 from responder.experiments.runner import EXPERIMENT_CODES, Task, int_seed, mean_ci, run_tasks, task_seed
 
 NAME = "group-id"
@@ -80,16 +80,9 @@ def run(ctx: Context) -> dict:
             for i, (d1, d2) in enumerate(points)
         ],
     }
-    if ctx.kb is not None and ctx.kb.object_groups is not None:
-        data["kb"] = kb_table(ctx, NAME, "group", ["gisa", "gbs", "random"])
-        data["kb"]["summary"] = kb_summary(ctx.kb)
-        data["kb"]["label"] = ctx.kb_label
-    else:
-        data["kb"] = None
-    write_json(ctx.out / f"{NAME}.json", data)
-    write_text(ctx.out / f"{NAME}.md", markdown(ctx, data))
-    data["figures"] = plot(ctx, data)
-    return data
+    data["kb"] = (kb_section(ctx, NAME, "group", ["gisa", "gbs", "random"])
+                  if ctx.kb is not None and ctx.kb.object_groups is not None else None)
+    return write_results(ctx, NAME, data, markdown, plot)
 
 
 def markdown(ctx: Context, data: dict) -> str:

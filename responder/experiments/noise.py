@@ -12,7 +12,8 @@ builds the dilated matrix B~):
 1. probability model 1, E[K] against the error-prone fraction nu (exact trees);
 2. probability model 2 at nu = ``model2_nu``, E[K] against p (exact trees);
 3. model 2 with the errors drawn with p_true while the algorithm assumes p_alg (simulated
-   interviews, the same simulated victims for both policies).
+   interviews, :func:`responder.engine.evaluate.monte_carlo` with ``truth``; the same seed
+   for both policies).
 
 For 0 < nu < 1 the error-prone queries are a random subset; each point averages
 ``noise_masks`` subsets (the same subsets for both policies).
@@ -24,13 +25,12 @@ import numpy as np
 
 from responder.engine.belief import Model
 from responder.engine.diagnostics import min_hamming_distance, profile_sets
-from responder.engine.evaluate import evaluate
+from responder.engine.evaluate import evaluate, monte_carlo
 from responder.engine.noise import NoiseModel, prone_mask
 from responder.engine.policies import Policy
-from responder.engine.simulate import draw_answers
 from responder.experiments.common import Context
 from responder.experiments.datasets import group_id_dataset
-from responder.experiments.report import fmt, fmt_pm, md_table, save_figure, write_json, write_text
+from responder.experiments.report import fmt, fmt_pm, md_table, save_figure, write_results
 from responder.experiments.runner import EXPERIMENT_CODES, Task, int_seed, mean_ci, run_tasks, task_seed
 
 NAME = "noise"
@@ -96,33 +96,10 @@ def mismatch_task(problem, nu: float, mask_seed: int, eps: int, p_true: float, p
     """Simulated interviews: errors drawn with p_true, the tree built assuming p_alg."""
     m_true = Model(problem, "object", _noise(problem, nu, mask_seed, eps, 2, p_true))
     m_alg = Model(problem, "object", _noise(problem, nu, mask_seed, eps, 2, p_alg))
-    pol = Policy(policy)
-    rng = np.random.default_rng(seed)
-    M = problem.n_objects
-    cache: dict = {}
-    counts = np.empty(interviews)
-    correct = 0
-    for t in range(interviews):
-        true = int(rng.choice(M, p=problem.prior))
-        answers = draw_answers(m_true, true, rng)
-        node = m_alg.root()
-        k = 0
-        while True:
-            key = node.key()
-            choice = cache.get(key)
-            if choice is None:
-                choice = pol.choose(node) or False
-                cache[key] = choice
-            if choice is False:
-                break
-            q = int(choice.queries[0])
-            node = node.child(q, bool(answers[q]))
-            k += 1
-        counts[t] = k
-        correct += int(node.idx.size == 1 and int(node.idx[0]) == true)
-    mean = float(counts.mean())
-    half = float(1.96 * counts.std(ddof=1) / np.sqrt(interviews)) if interviews > 1 else 0.0
-    return {"value": mean, "half": half, "accuracy": correct / interviews}
+    ev = monte_carlo(m_alg, Policy(policy), trials=interviews, seed=seed, truth=m_true)
+    lo, hi = ev.ci95
+    half = (hi - lo) / 2 if interviews > 1 else 0.0
+    return {"value": ev.expected_queries, "half": half, "accuracy": ev.accuracy}
 
 
 def _matrices(ctx: Context) -> list[dict]:
@@ -220,10 +197,7 @@ def run(ctx: Context) -> dict:
                     row[pol] = {"mean": r["value"], "half": r["half"], "accuracy": r["accuracy"]}
                 entry["mismatch"].append(row)
         data["matrices"].append(entry)
-    write_json(ctx.out / f"{NAME}.json", data)
-    write_text(ctx.out / f"{NAME}.md", markdown(ctx, data))
-    data["figures"] = plot(ctx, data)
-    return data
+    return write_results(ctx, NAME, data, markdown, plot)
 
 
 def markdown(ctx: Context, data: dict) -> str:

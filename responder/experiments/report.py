@@ -57,6 +57,16 @@ def write_text(path: Path, text: str) -> None:
     path.write_text(text, encoding="utf-8")
 
 
+def write_results(ctx, name: str, data: dict, markdown, plot) -> dict:
+    """An experiment's common ending: ``NAME.json`` (the raw ``data``), ``NAME.md`` from
+    ``markdown(ctx, data)`` and the figures of ``plot(ctx, data)``, all in ``ctx.out``.
+    Returns ``data`` with ``data["figures"]`` set to the figure file names."""
+    write_json(ctx.out / f"{name}.json", data)
+    write_text(ctx.out / f"{name}.md", markdown(ctx, data))
+    data["figures"] = plot(ctx, data)
+    return data
+
+
 def pyplot():
     """matplotlib.pyplot with the non-interactive Agg backend, or None if not installed."""
     try:

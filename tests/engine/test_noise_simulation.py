@@ -11,6 +11,7 @@ import pytest
 from noise_helpers import random_noise, random_problem
 from responder.engine.belief import Model
 from responder.engine.diagnostics import default_eps, min_hamming_distance
+from responder.engine.evaluate import monte_carlo
 from responder.engine.noise import NoiseModel
 from responder.engine.policies import Policy
 from responder.engine.problem import Problem
@@ -242,3 +243,58 @@ def test_draw_answers_follows_the_four_steps():
     assert np.allclose(counts / counts.sum(), dist, atol=0.03)
     forced = draw_answers(m, 1, rng, n_errors=noise.eps_eff + 1)
     assert int((forced != problem.matrix[1]).sum()) == min(noise.eps_eff + 1, noise.n_prone)
+
+
+# -- monte_carlo with answers from another model (Section 7.3's p_true != p_alg) -----------
+
+
+@pytest.mark.parametrize("target", ["object", "group"])
+@pytest.mark.parametrize("noisy", [False, True])
+def test_monte_carlo_truth_equal_to_model_changes_nothing(target, noisy):
+    rng, problem = _problem(81, 1, m=6, n=9)
+    noise = NoiseModel(1, np.ones(problem.n_queries, bool), model=2, p=0.3) if noisy else None
+    m = Model(problem, target, noise)
+    for name in ("gbs", "gqsa"):
+        plain = monte_carlo(m, Policy(name), trials=300, seed=5)
+        same = monte_carlo(m, Policy(name), trials=300, seed=5, truth=m)
+        assert same.expected_queries == plain.expected_queries
+        assert same.ci95 == plain.ci95
+        assert same.max_depth == plain.max_depth
+        assert same.accuracy == plain.accuracy
+        assert plain.accuracy is not None and 0.0 <= plain.accuracy <= 1.0
+
+
+@pytest.mark.parametrize("target", ["object", "group"])
+@pytest.mark.parametrize("p_true, p_alg", [(0.05, 0.4), (0.5, 0.1)])
+def test_monte_carlo_truth_with_another_p(target, p_true, p_alg, monkeypatch):
+    """Errors drawn with p_true, the tree built with p_alg: never more than eps of them, so
+    every interview still ends on the truth (distance >= 2 eps + 1)."""
+    eps = 1
+    rng, problem = _problem(83, eps, m=6, n=9)
+    prone = np.ones(problem.n_queries, bool)
+    prone[0] = False
+    m_alg = Model(problem, target, NoiseModel(eps, prone, model=2, p=p_alg))
+    m_true = Model(problem, target, NoiseModel(eps, prone, model=2, p=p_true))
+    import responder.engine.simulate as simulate  # noqa: PLC0415
+
+    drawn_from = set()
+    real_draw = simulate.draw_answers
+
+    def spy(model, true, rng, n_errors=None):
+        drawn_from.add(id(model))
+        return real_draw(model, true, rng, n_errors)
+
+    monkeypatch.setattr(simulate, "draw_answers", spy)
+    for name in ("gbs", "gisa"):
+        ev = monte_carlo(m_alg, Policy(name), trials=400, seed=9, truth=m_true)
+        assert ev.accuracy == 1.0
+        assert ev.ci95[0] <= ev.expected_queries <= ev.ci95[1]
+    assert drawn_from == {id(m_true)}
+
+
+def test_monte_carlo_truth_must_share_the_problem():
+    _, problem = _problem(85, 1, m=5, n=8)
+    _, other = _problem(86, 1, m=4, n=8)
+    with pytest.raises(ValueError, match="same problem"):
+        monte_carlo(Model(problem, "object"), Policy("gbs"), trials=10,
+                    truth=Model(other, "object"))
