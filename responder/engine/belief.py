@@ -18,6 +18,7 @@ from functools import cached_property
 
 import numpy as np
 
+from responder.engine.bounds import xlog2x
 from responder.engine.noise import BinomialTable, NoiseModel
 from responder.engine.problem import Problem
 
@@ -89,9 +90,9 @@ class SplitStats:
         # pi_a^i H(rho_a^i) = g log g - l log l - r log r with g = l + r the group's mass
         # and l, r its masses in the two children (0 log 0 = 0): no division, no max.
         gt = self.group_total
-        term = _xlog2x(gt).sum() - (
-            _xlog2x(self.group_no[:, cols]).sum(axis=0)
-            + _xlog2x(self.group_yes[:, cols]).sum(axis=0)
+        term = xlog2x(gt).sum() - (
+            xlog2x(self.group_no[:, cols]).sum(axis=0)
+            + xlog2x(self.group_yes[:, cols]).sum(axis=0)
         )
         out[cols] = np.maximum(term, 0.0) / self.total
         return out
@@ -360,14 +361,6 @@ class Node:
         if self.delta is not None:
             parts.append(self.delta.astype(np.int16).tobytes())
         return b"|".join(parts)
-
-
-def _xlog2x(x: np.ndarray) -> np.ndarray:
-    """x log2 x elementwise, with 0 log 0 = 0 (x >= 0)."""
-    return x * np.log2(np.maximum(x, _TINY))
-
-
-_TINY = np.finfo(float).tiny
 
 
 def _onehot(codes: np.ndarray, n: int) -> np.ndarray:

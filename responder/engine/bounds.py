@@ -24,11 +24,18 @@ def binary_entropy(x: np.ndarray) -> np.ndarray:
     # log's argument at the smallest normal float makes 0 log 0 = 0 exactly (0 * finite).
     x = np.minimum(np.maximum(np.asarray(x, dtype=float), 0.0), 1.0)
     y = 1.0 - x
-    h = x * np.log2(np.maximum(x, _TINY)) + y * np.log2(np.maximum(y, _TINY))
-    return 0.0 - h  # 0.0 - h, not -h: gives +0.0 (not -0.0) for x in {0, 1}
+    return 0.0 - (xlog2x(x) + xlog2x(y))  # 0.0 - h, not -h: +0.0 (not -0.0) at x in {0, 1}
 
 
 _TINY = np.finfo(float).tiny
+
+
+def xlog2x(x: np.ndarray) -> np.ndarray:
+    """x log2 x elementwise, with 0 log 0 = 0 (x >= 0).
+
+    Flooring the log's argument at the smallest normal float makes 0 log 0 exactly 0.
+    """
+    return x * np.log2(np.maximum(x, _TINY))
 
 
 def entropy(p) -> float:
