@@ -73,6 +73,11 @@ def run(args) -> int:
         )
     values = np.array([e.expected_queries for e in results])
     first = results[0]
+    if first.method == "monte-carlo" and args.trials < MIN_MONTE_CARLO_TRIALS:
+        first.notes.append(
+            f"Monte Carlo over {args.trials} interviews, fewer than the {MIN_MONTE_CARLO_TRIALS} "
+            "of the default run: the interval is correspondingly wider"
+        )
     ci95 = list(first.ci95) if first.ci95 else None
     if repeats > 1:
         half = 1.96 * values.std(ddof=1) / np.sqrt(repeats)
