@@ -31,6 +31,7 @@ from datetime import datetime
 from pathlib import Path
 
 from responder import paths
+from responder.engine.history import AnswerHistory
 
 FORMAT_VERSION = 1
 SUFFIX = ".jsonl"
@@ -166,6 +167,8 @@ def read_journal(path: Path) -> JournalData | None:
     except OSError:
         return None
     data: JournalData | None = None
+    # The same replace-and-undo rules as the live interview (responder.engine.history).
+    history: AnswerHistory[JournalAnswer] = AnswerHistory(key=lambda a: a.symptom)
     torn = 0
     for raw in text.splitlines():
         if not raw.strip():
@@ -191,25 +194,12 @@ def read_journal(path: Path) -> JournalData | None:
         data.last_at = max(data.last_at, float(at or 0.0))
         if kind == "answer" and isinstance(event.get("symptom"), str) and \
                 event.get("answer") in ("yes", "no", "unknown"):
-            new = JournalAnswer(event["symptom"], event["answer"], float(at),
-                                bool(event.get("volunteered", False)))
-            for k, old in enumerate(data.answers):
-                if old.symptom == new.symptom:
-                    del data.answers[k]
-                    data.replaced.append((new, k, old))
-                    break
-            data.answers.append(new)
+            history.add(JournalAnswer(event["symptom"], event["answer"], float(at),
+                                      bool(event.get("volunteered", False))))
         elif kind == "undo":
-            if data.answers:
-                last = data.answers.pop()
-                for k in range(len(data.replaced) - 1, -1, -1):
-                    new, pos, old = data.replaced[k]
-                    if new is last:
-                        del data.replaced[k]
-                        data.answers.insert(pos, old)
-                        break
+            history.undo()
         elif kind == "remove" and isinstance(event.get("symptom"), str):
-            data.answers = [a for a in data.answers if a.symptom != event["symptom"]]
+            history.remove(event["symptom"])
         elif kind == "config" and isinstance(event.get("config"), dict):
             data.config = {**data.config, **event["config"]}
         elif kind == "end":
@@ -219,6 +209,7 @@ def read_journal(path: Path) -> JournalData | None:
             torn += 1
     if data is not None:
         data.torn_lines = torn
+        data.answers, data.replaced = history.records, history.replaced
     return data
 
 

@@ -15,6 +15,7 @@ import numpy as np
 
 from responder.engine.belief import Model, Node
 from responder.engine.evaluate import Evaluation, evaluate
+from responder.engine.history import AnswerHistory
 from responder.engine.noise import NoiseModel
 from responder.engine.policies import Choice, Policy
 from responder.engine.problem import Problem
@@ -86,9 +87,7 @@ class InterviewState:
         seed: int | None = None,
     ):
         self.problem = problem
-        self.answers: list[AnswerRecord] = []
-        # (new record, position, record it replaced): lets undo() put a changed answer back.
-        self._replaced: list[tuple[AnswerRecord, int, AnswerRecord]] = []
+        self._history: AnswerHistory[AnswerRecord] = AnswerHistory(key=lambda r: r.query)
         self._ties, self._seed = ties, seed
         self.configure(target=target, policy=policy, noise=noise)
 
@@ -112,18 +111,17 @@ class InterviewState:
 
     # -- answers -----------------------------------------------------------------------------
 
+    @property
+    def answers(self) -> list[AnswerRecord]:
+        """The answers in the order given (a changed answer moves to the end)."""
+        return self._history.records
+
     def answer(self, query: int, answer: Answer | str, volunteered: bool = False) -> None:
         """Record ``answer`` to ``query``; an earlier answer to the same query is replaced."""
         answer = Answer(answer)
         if not 0 <= query < self.problem.n_queries:
             raise IndexError(f"query {query} is out of range")
-        record = AnswerRecord(query, answer, volunteered=volunteered)
-        for k, old in enumerate(self.answers):
-            if old.query == query:
-                del self.answers[k]
-                self._replaced.append((record, k, old))
-                break
-        self.answers.append(record)
+        self._history.add(AnswerRecord(query, answer, volunteered=volunteered))
         self._invalidate()
 
     def undo(self) -> AnswerRecord | None:
@@ -132,26 +130,17 @@ class InterviewState:
         If that answer changed an earlier answer to the same query, the earlier answer is
         put back where it was, so undo restores the previous state exactly.
         """
-        if not self.answers:
-            return None
-        record = self.answers.pop()
-        for k in range(len(self._replaced) - 1, -1, -1):
-            new, pos, old = self._replaced[k]
-            if new is record:
-                del self._replaced[k]
-                self.answers.insert(pos, old)
-                break
-        self._invalidate()
+        record = self._history.undo()
+        if record is not None:
+            self._invalidate()
         return record
 
     def remove(self, query: int) -> AnswerRecord | None:
         """Remove the answer to ``query`` wherever it is in the history."""
-        for k, r in enumerate(self.answers):
-            if r.query == query:
-                del self.answers[k]
-                self._invalidate()
-                return r
-        return None
+        record = self._history.remove(query)
+        if record is not None:
+            self._invalidate()
+        return record
 
     def restore(
         self,
@@ -164,14 +153,12 @@ class InterviewState:
         an earlier one, as :meth:`replacements` gives them, so that undo after a resume puts
         the earlier answer back. Entries whose new record is not in ``records`` are dropped.
         """
-        self.answers = list(records)
-        present = {id(r) for r in self.answers}
-        self._replaced = [e for e in (replaced or []) if id(e[0]) in present]
+        self._history.restore(records, replaced)
         self._invalidate()
 
     def replacements(self) -> list[tuple[AnswerRecord, int, AnswerRecord]]:
         """(new record, position, record it replaced) for each changed answer, oldest first."""
-        return list(self._replaced)
+        return list(self._history.replaced)
 
     def known_answers(self) -> tuple[dict[int, bool], list[int]]:
         """The yes/no answers as {query: is_yes}, and the skipped ("can't tell") queries."""
