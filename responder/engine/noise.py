@@ -10,8 +10,6 @@ closed-form masses of B~'s groups, so B~ is never built.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from math import comb
-
 import numpy as np
 
 NOISE_MODELS = (1, 2)
@@ -134,8 +132,19 @@ def prone_mask(
     return mask
 
 
+def log_binomial_coefficients(n: int, t: int) -> np.ndarray:
+    """log C(n, e) for e = 0..min(n, t), shape (min(n, t) + 1,).
+
+    Built as a cumulative sum of log((n - e + 1) / e), so it stays finite for any n (C(2000,
+    500) alone is about 1e486, past the largest float).
+    """
+    top = min(int(n), int(t))
+    e = np.arange(1, top + 1, dtype=float)
+    return np.concatenate(([0.0], np.cumsum(np.log((n - e + 1.0) / e))))
+
+
 class BinomialTable:
-    """Tail sums S[n, t] = sum_{e=0}^{t} C(n, e) r^e with r = p / (1 - p).
+    """Tail sums S[n, t] = sum_{e=0}^{t} C(n, e) r^e with r = p / (1 - p), kept as logs.
 
     Appendix II's mass of group i at a node, normalised by the model's constant, is
 
@@ -144,26 +153,38 @@ class BinomialTable:
     because p^{e+delta}(1-p)^{N nu - e - delta} = (1-p)^{N nu} r^{e+delta}, and the common
     factor (1-p)^{N nu} cancels against the normalising sum of model 2 (model 1 is p = 0.5,
     r = 1). Objects with delta_i > eps' have zero mass.
+
+    The sums are held in log space (log-sum-exp over e) and only the ratio is exponentiated,
+    so no N overflows; rows are computed on first use, as an interview visits only a few n.
     """
 
     def __init__(self, noise: NoiseModel):
         p = noise.p_effective
         self.eps = noise.eps_eff
         self.n_prone = noise.n_prone
-        if p >= 0.5:
-            r = 1.0
-        else:
-            r = p / (1.0 - p)
-        self.r = r
-        n = np.arange(self.n_prone + 1)
-        t = np.arange(self.eps + 1)
-        terms = np.array(
-            [[comb(int(nn), int(e)) * r**e for e in t] for nn in n], dtype=float
-        ).reshape(n.size, t.size)
-        self.S = np.cumsum(terms, axis=1)
-        self.r_pow = r ** np.arange(self.eps + 2, dtype=float)
-        self.r_pow[0] = 1.0  # 0**0 when p = 0
-        self.Z = float(self.S[self.n_prone, self.eps])
+        self.r = 1.0 if p >= 0.5 else p / (1.0 - p)
+        with np.errstate(divide="ignore"):
+            self.log_r = float(np.log(self.r))  # -inf when p = 0
+        self._rows: dict[int, np.ndarray] = {}
+        self.log_Z = float(self.log_sums(self.n_prone)[self.eps])
+
+    def log_sums(self, n: int) -> np.ndarray:
+        """log S[n, t] for t = 0..min(n, eps'), shape (min(n, eps') + 1,)."""
+        row = self._rows.get(n)
+        if row is None:
+            log_c = log_binomial_coefficients(n, self.eps)
+            e = np.arange(log_c.size, dtype=float)
+            with np.errstate(invalid="ignore"):
+                terms = log_c + np.where(e == 0, 0.0, e * self.log_r)
+            row = np.logaddexp.accumulate(terms)
+            self._rows[n] = row
+        return row
+
+    @property
+    def Z(self) -> float:  # noqa: N802 (the paper's name)
+        """S[N nu, eps'] (may be inf for huge N nu: use :attr:`log_Z`)."""
+        with np.errstate(over="ignore"):
+            return float(np.exp(self.log_Z))
 
     def mass(self, n_unanswered: int, delta: np.ndarray) -> np.ndarray:
         """Relative mass r^delta S[n, min(n, eps'-delta)] / Z of each group, shape like delta.
@@ -174,5 +195,7 @@ class BinomialTable:
         ok = delta <= self.eps
         d = np.where(ok, delta, 0)
         tau = np.minimum(n_unanswered, self.eps - d)
-        out = self.r_pow[d] * self.S[n_unanswered, tau] / self.Z
-        return np.where(ok, out, 0.0)
+        with np.errstate(invalid="ignore"):
+            log_r_pow = np.where(d == 0, 0.0, d * self.log_r)
+        log_out = log_r_pow + self.log_sums(n_unanswered)[tau] - self.log_Z
+        return np.where(ok, np.exp(log_out), 0.0)

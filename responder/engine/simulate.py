@@ -13,21 +13,23 @@ when ``extra_errors`` > 0, to show what happens past the budget).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from math import comb
-
 import numpy as np
 
 from responder.engine.belief import Model
+from responder.engine.noise import log_binomial_coefficients
 from responder.engine.policies import Policy, pick_query
 
 
 def error_count_distribution(n_prone: int, eps_eff: int, model: int, p: float) -> np.ndarray:
     """Pr(e errors) for e = 0..eps' under probability model 1 or 2 (Section 6), shape (eps'+1,)."""
     p_eff = 0.5 if model == 1 else p
-    e = np.arange(eps_eff + 1)
-    w = np.array([comb(n_prone, int(k)) * p_eff**k * (1 - p_eff) ** (n_prone - k) for k in e])
-    if w.sum() == 0:  # p = 0: no errors at all
-        w = (e == 0).astype(float)
+    log_c = log_binomial_coefficients(n_prone, eps_eff)
+    k = np.arange(log_c.size, dtype=float)
+    if p_eff == 0.0:  # no errors at all
+        return (k == 0).astype(float)
+    # In logs: C(n, k) p^k (1-p)^(n-k) overflows (or underflows to 0) for large n.
+    log_w = log_c + k * np.log(p_eff) + (n_prone - k) * np.log1p(-p_eff)
+    w = np.exp(log_w - log_w.max())
     return w / w.sum()
 
 
