@@ -16,7 +16,7 @@ import numpy as np
 
 from responder.engine import diagnostics as dg
 from responder.kb.csv_import import import_csv
-from responder.kb.model import KBError, KnowledgeBase
+from responder.kb.model import DEFAULT_PRIOR_MODE, KBError, KnowledgeBase
 from responder.kb.resolve import resolve_kb
 
 EXIT_OK = 0
@@ -145,7 +145,10 @@ def info_report(kb: KnowledgeBase) -> dict:
     """Everything ``kb info`` shows, as plain JSON-ready data.
 
     Keys: name, origin, digest, chemicals, symptoms, categories, classes, source_checked,
-    prior ("uniform" or "weighted"), per_category {id: n symptoms}, per_class
+    prior ("uniform" or "weighted": whether any chemical gives a prior weight), prior_mode
+    (the default of :meth:`KnowledgeBase.prior_vector`, used for the entropies),
+    chemical_list [{id, name, cas, un, class, source_checked, sources, evidence [{title, url,
+    symptoms}], symptoms}], per_category {id: n symptoms}, per_class
     {id: n chemicals}, distinguishable_profiles, identical_sets (lists of names sharing one
     profile), entropy H(P) and group_entropy H(P_y) in bits, min_hamming (delta between
     distinct profiles, 0 if fewer than two), eps, gamma [{id, gamma_w, gamma_b,
@@ -154,6 +157,7 @@ def info_report(kb: KnowledgeBase) -> dict:
     """
     B = kb.matrix
     weights = kb.weights
+    prior = kb.prior_vector(DEFAULT_PRIOR_MODE)
     names = [c.name for c in kb.chemicals]
     class_of = [c.class_id for c in kb.chemicals]
     sets = dg.profile_sets(B)
@@ -170,12 +174,14 @@ def info_report(kb: KnowledgeBase) -> dict:
         "classes": len(kb.classes),
         "source_checked": sum(c.source_checked for c in kb.chemicals),
         "prior": "uniform" if np.all(weights == weights[0]) else "weighted",
+        "prior_mode": DEFAULT_PRIOR_MODE,
+        "chemical_list": [chemical_entry(c) for c in kb.chemicals],
         "per_category": {c.id: len(kb.symptoms_in_category(c.id)) for c in kb.categories},
         "per_class": {c.id: len(kb.chemicals_in_class(c.id)) for c in kb.classes},
         "distinguishable_profiles": len(sets),
         "identical_sets": [[names[i] for i in s] for s in sets if len(s) > 1],
-        "entropy": dg.entropy_bits(weights),
-        "group_entropy": dg.group_entropy_bits(weights, class_of),
+        "entropy": dg.entropy_bits(prior),
+        "group_entropy": dg.group_entropy_bits(prior, class_of),
         "min_hamming": delta,
         "eps": dg.default_eps(delta),
         "gamma": [
@@ -192,6 +198,22 @@ def info_report(kb: KnowledgeBase) -> dict:
     }
 
 
+def chemical_entry(chem) -> dict:
+    """One chemical of ``kb info --json``'s chemical_list (symptom ids sorted)."""
+    return {
+        "id": chem.id,
+        "name": chem.name,
+        "cas": chem.cas,
+        "un": chem.un,
+        "class": chem.class_id,
+        "source_checked": chem.source_checked,
+        "sources": list(chem.sources),
+        "evidence": [{"title": e.title, "url": e.url, "symptoms": sorted(e.symptoms)}
+                     for e in chem.evidence],
+        "symptoms": sorted(chem.symptoms),
+    }
+
+
 def format_info(kb: KnowledgeBase, report: dict) -> str:
     """The text ``kb info`` prints for ``report`` (from :func:`info_report`)."""
     r = report
@@ -199,7 +221,7 @@ def format_info(kb: KnowledgeBase, report: dict) -> str:
         f"Knowledge base {r['name']!r} ({r['origin']})",
         f"  {r['chemicals']} chemicals ({r['source_checked']} with sources checked), "
         f"{r['classes']} classes, {r['symptoms']} symptoms in {r['categories']} categories; "
-        f"{r['prior']} prior",
+        f"{r['prior']} weights, prior per {r['prior_mode']}",
         "",
         "Symptoms per category:",
     ]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import difflib
 import hashlib
+import unicodedata
 import importlib.resources
 import math
 import re
@@ -22,17 +23,21 @@ from pathlib import Path
 from typing import Callable, Mapping
 
 from responder.kb.model import (
+    OBSERVATION_KINDS,
     Category,
     Chemical,
     ChemicalClass,
+    Evidence,
     KBError,
     KBIssue,
     KnowledgeBase,
     Symptom,
 )
 
-#: The public source series a bundled chemical's sources must start with ("<SERIES>: <title>").
-SOURCE_SERIES = ("ATSDR MMG", "NIOSH NPG", "CDC ERSH-DB", "CHEMM")
+#: The public source series a bundled chemical's sources and evidence titles must start with
+#: ("<SERIES>: <title>"): the agency documents the brief allows (ICSC for facts only).
+SOURCE_SERIES = ("ATSDR MMG", "ATSDR ToxFAQs", "NIOSH NPG", "CDC ERSH-DB", "CDC", "CHEMM",
+                 "NRT", "ICSC")
 BUNDLED_NAME = "bundled"
 SYMPTOMS_FILE = "symptoms.toml"
 CLASSES_FILE = "classes.toml"
@@ -41,6 +46,7 @@ CHEMICALS_DIR = "chemicals"
 _ID_RE = re.compile(r"^[a-z0-9][a-z0-9_]*$")
 _CAS_RE = re.compile(r"^(\d{2,7})-(\d{2})-(\d)$")
 _UN_RE = re.compile(r"^\d{4}$")
+_URL_RE = re.compile(r"^https?://[^\s/]+\.[^\s]+$")
 _SERIES_RE = re.compile(r"^(" + "|".join(re.escape(s) for s in SOURCE_SERIES) + r"): \S")
 _TOML_POS_RE = re.compile(r"\s*\(at line (\d+), column \d+\)|\s*\(at end of document\)")
 
@@ -101,6 +107,15 @@ def source_problem(source: str, strict: bool) -> tuple[str, str] | None:
             f"start it with one of {series} followed by the document title",
         )
     return None
+
+
+def chemical_slug(name: str) -> str:
+    """The default chemical id: the name in lower-case ASCII, other runs of characters "_".
+
+    ``"Sarin (GB)"`` gives ``"sarin_gb"``; accents are dropped (``"Ä"`` -> ``"a"``).
+    """
+    ascii_name = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
+    return re.sub(r"[^a-z0-9]+", "_", ascii_name.casefold()).strip("_")
 
 
 def _suggest(value: str, known, what: str, where: str) -> str:
@@ -290,7 +305,10 @@ class _Checker:
     def _example(key: str, kind: str) -> str:
         examples = {"cas": '"7782-50-5"', "un": '"1017"', "symptoms": '["cough", "headache"]',
                     "sources": '["NIOSH NPG: Chlorine"]', "prior": "1.0",
-                    "source_checked": "true", "id": '"some_id"'}
+                    "source_checked": "true", "id": '"some_id"', "observation": '"observed"',
+                    "leak": "0.05", "urgent": "true", "synonyms": '["miosis", "small pupils"]',
+                    "aliases": '["old_id"]', "url": '"https://www.cdc.gov/..."',
+                    "title": '"CDC: Facts About Sarin"'}
         if key in examples:
             return examples[key]
         return {"str": '"..."', "list": '["..."]', "bool": "true", "number": "1.0"}[kind]
@@ -319,10 +337,13 @@ def _check_vocabulary(ck: _Checker, doc: _Doc):
 
     symptoms: list[Symptom] = []
     sym_line: dict[str, int | None] = {}
+    optional = {"check": "str", "synonyms": "list", "aliases": "list", "observation": "str",
+                "leak": "number", "urgent": "bool"}
+    required = {"id": "str", "label": "str", "category": "str"}
+    spans: dict[str, tuple] = {}
+    every: list[Symptom] = []  # also those dropped for a bad category: their names still count
     for k, t in enumerate(ck.tables(doc, "symptom", required=True)):
-        v, span, anchor = ck.fields(doc, "symptom", k, t,
-                                    {"id": "str", "label": "str", "category": "str"},
-                                    {"check": "str"})
+        v, span, anchor = ck.fields(doc, "symptom", k, t, required, optional)
         if not {"id", "label", "category"} <= v.keys():
             continue
         sid = v["id"]
@@ -335,13 +356,89 @@ def _check_vocabulary(ck: _Checker, doc: _Doc):
                      "rename or remove one")
             continue
         sym_line[sid] = anchor
+        spans[sid] = span
+        ok = True
         if v["category"] not in cat_line:
             ck.error(doc.rel, doc.lines.key(span, "category") or anchor,
                      f'symptom "{sid}" has unknown category "{v["category"]}"',
                      _suggest(v["category"], cat_line, "category", "the [[category]] tables"))
-            continue
-        symptoms.append(Symptom(sid, v["label"], v["category"], v.get("check", "")))
-    return categories, symptoms, sym_line
+            ok = False
+        # a bad value is reported and left out; the symptom stays, so no cascade of messages
+        observation = v.get("observation", "")
+        if "observation" in v and observation not in OBSERVATION_KINDS:
+            ck.error(doc.rel, _key_line(doc, span, "observation", anchor),
+                     f'symptom "{sid}" has observation "{observation}"',
+                     "write observation = " + " or ".join(f'"{o}"' for o in OBSERVATION_KINDS)
+                     + ' ("reported" when only a conscious victim can tell you)')
+            observation = ""
+        leak = v.get("leak")
+        if leak is not None and not (math.isfinite(leak) and 0 <= leak < 1):
+            ck.error(doc.rel, _key_line(doc, span, "leak", anchor),
+                     f'symptom "{sid}" has leak {leak}, which is not a probability below 1',
+                     "give P(victim shows it | the chemical does not list it), e.g. 0.05, "
+                     "or remove the key")
+            leak = None
+        aliases = []
+        for alias in v.get("aliases", []):
+            if _ID_RE.match(alias):
+                aliases.append(alias)
+            else:
+                ck.error(doc.rel, doc.lines.value(span, "aliases", alias) or anchor,
+                         f'symptom "{sid}": alias "{alias}" is not a valid id', _ID_FIX)
+        synonyms = []
+        for word in v.get("synonyms", []):
+            if word.strip():
+                synonyms.append(word.strip())
+            else:
+                ck.error(doc.rel, _key_line(doc, span, "synonyms", anchor),
+                         f'symptom "{sid}" has an empty synonym', "remove it")
+        symptom = Symptom(
+            sid, v["label"], v["category"], v.get("check", ""), synonyms=tuple(synonyms),
+            aliases=tuple(aliases), observation=observation,
+            leak=None if leak is None else float(leak), urgent=v.get("urgent", False),
+        )
+        every.append(symptom)
+        if ok:
+            symptoms.append(symptom)
+    aliases = _check_symptom_names(ck, doc, every, spans, sym_line)
+    return categories, symptoms, sym_line, aliases
+
+
+def _check_symptom_names(ck: _Checker, doc: _Doc, symptoms: list[Symptom], spans: dict,
+                         sym_line: dict) -> dict[str, str]:
+    """Every id, alias, label and synonym must name one symptom only (case-insensitively).
+
+    A name shared by two symptoms would let one finding be answered twice, and makes the
+    search and the interview protocol ambiguous. Returns alias -> current id, each alias
+    going to the first symptom that claims it (so a clash gives one message, not a cascade).
+    """
+    alias_of: dict[str, str] = {}
+    owner: dict[str, tuple[str, str, int | None]] = {
+        sid: (sid, "id", line) for sid, line in sym_line.items()}
+    for s in symptoms:
+        span = spans[s.id]
+        named = [(a, "alias", "aliases") for a in s.aliases]
+        named += [(s.label, "label", "label")] + [(w, "synonym", "synonyms") for w in s.synonyms]
+        for text, kind, key in named:
+            line = (doc.lines.value(span, key, text) or _key_line(doc, span, key, sym_line[s.id]))
+            norm = " ".join(text.split()).casefold()
+            if norm not in owner:
+                owner[norm] = (s.id, kind, line)
+                if kind == "alias":
+                    alias_of[text] = s.id
+                continue
+            other, other_kind, other_line = owner[norm]
+            if other == s.id:  # a synonym equal to its own label is harmless
+                if kind == "alias":
+                    ck.error(doc.rel, line, f'symptom "{s.id}": alias "{text}" repeats its own '
+                             f"{other_kind}", "remove it")
+                continue
+            ck.error(doc.rel, line,
+                     f'{kind} "{text}" of symptom "{s.id}" already names symptom "{other}" '
+                     f"(its {other_kind}, at {ck.where(doc.rel, other_line)})",
+                     "a name must point at one symptom: remove it from one of them, or merge "
+                     "the two symptoms (the retired id becomes an alias)")
+    return alias_of
 
 
 def _check_classes(ck: _Checker, doc: _Doc):
@@ -371,8 +468,17 @@ def _key_line(doc: _Doc, span, key: str, anchor: int | None) -> int | None:
     return doc.lines.key(span, key) or anchor
 
 
+@dataclass
+class _Seen:
+    """What earlier chemical files defined: names, CAS numbers and ids -> where."""
+
+    names: dict
+    cas: dict
+    ids: dict
+
+
 def _check_chemical_file(ck: _Checker, doc: _Doc, symptom_ids: set[str] | None,
-                         class_ids: set[str] | None, seen_names: dict, seen_cas: dict):
+                         aliases: dict[str, str], class_ids: set[str] | None, seen: _Seen):
     ck.top_keys(doc, ("class", "chemical"))
     class_id = doc.data.get("class")
     class_line = doc.lines.key(doc.lines.top(), "class")
@@ -391,16 +497,24 @@ def _check_chemical_file(ck: _Checker, doc: _Doc, symptom_ids: set[str] | None,
         class_id = None
 
     required = {"name": "str", "symptoms": "list", "sources": "list"}
-    optional = {"un": "str", "source_checked": "bool", "prior": "number", "notes": "str"}
+    optional = {"id": "str", "un": "str", "source_checked": "bool", "prior": "number",
+                "notes": "str"}
     (required if ck.strict else optional)["cas"] = "str"
     tables = ck.tables(doc, "chemical", required=False)
     if "chemical" not in doc.data and class_id is not None:
         ck.warn(doc.rel, 1, "the file has no [[chemical]] tables",
                 "add chemicals or delete the file")
     chemicals: list[Chemical] = []
+    n_evidence = 0  # [[chemical.evidence]] tables seen so far in this file
     for k, t in enumerate(tables):
-        v, span, anchor = ck.fields(doc, "chemical", k, t, required, optional)
-        ok = required.keys() <= v.keys()
+        t = dict(t)
+        raw_evidence = t.pop("evidence", None)
+        # `sources` may be left out when the evidence documents name them
+        need = {key: kind for key, kind in required.items()
+                if not (key == "sources" and raw_evidence is not None)}
+        v, span, anchor = ck.fields(doc, "chemical", k, t, need, {**optional,
+                                                                    "sources": "list"})
+        ok = need.keys() <= v.keys()
         name = v.get("name", "").strip()
         label = f'"{name}"' if name else f"chemical #{k + 1}"
 
@@ -424,6 +538,7 @@ def _check_chemical_file(ck: _Checker, doc: _Doc, symptom_ids: set[str] | None,
                 un = un.strip()
 
         symptoms = v.get("symptoms")
+        current: set[str] = set()
         if symptoms is not None:
             if not symptoms:
                 ck.error(doc.rel, _key_line(doc, span, "symptoms", anchor),
@@ -431,20 +546,25 @@ def _check_chemical_file(ck: _Checker, doc: _Doc, symptom_ids: set[str] | None,
                          "list the acute symptoms its source names; a chemical with none "
                          "cannot be identified, so leave it out instead")
                 ok = False
-            seen_here: set[str] = set()
             for sid in symptoms:
                 line = doc.lines.value(span, "symptoms", sid) or anchor
-                if symptom_ids is not None and sid not in symptom_ids:
-                    ck.error(doc.rel, line, f'{label}: unknown symptom id "{sid}"',
-                             _suggest(sid, symptom_ids, "symptom", SYMPTOMS_FILE))
+                cid = _current_id(ck, doc, line, label, sid, symptom_ids, aliases)
+                if cid is None:
                     ok = False
-                elif sid in seen_here:
-                    ck.warn(doc.rel, line, f'{label} lists symptom "{sid}" twice',
+                elif cid in current:
+                    same = "" if cid == sid else f' (an old id of "{cid}")'
+                    ck.warn(doc.rel, line, f'{label} lists symptom "{sid}"{same} twice',
                             "remove the repeat")
-                seen_here.add(sid)
+                else:
+                    current.add(cid)
 
-        sources = v.get("sources")
-        if sources is not None:
+        evidence, n_evidence, ev_ok = _check_evidence(
+            ck, doc, raw_evidence, n_evidence, span, anchor, label, current if ok else None,
+            symptom_ids, aliases)
+        ok = ok and ev_ok
+
+        sources = list(v.get("sources", []))
+        if "sources" in v:
             if not sources:
                 ck.error(doc.rel, _key_line(doc, span, "sources", anchor),
                          f"{label} has an empty sources list",
@@ -457,6 +577,25 @@ def _check_chemical_file(ck: _Checker, doc: _Doc, symptom_ids: set[str] | None,
                     ck.error(doc.rel, doc.lines.value(span, "sources", src) or anchor,
                              f"{label}: {bad[0]}", bad[1])
                     ok = False
+        sources += [e.title for e in evidence if e.title not in sources]
+
+        checked = v.get("source_checked", False)
+        if checked and ok and raw_evidence is None:
+            ck.warn(doc.rel, _key_line(doc, span, "source_checked", anchor),
+                    f"{label} says source_checked = true but records no [[chemical.evidence]]; "
+                    "it counts as not checked",
+                    "add one [[chemical.evidence]] table per document read (title, url, the "
+                    "symptoms it supports), or set source_checked = false")
+            checked = False
+        elif checked and ok:
+            missing = current - frozenset().union(*(e.symptoms for e in evidence))
+            if missing:
+                ck.error(doc.rel, _key_line(doc, span, "source_checked", anchor),
+                         f"{label} says source_checked = true but no evidence document supports "
+                         + ", ".join(f'"{m}"' for m in sorted(missing)),
+                         "add those symptoms to the [[chemical.evidence]] that lists them, or "
+                         "set source_checked = false until a document is read")
+                ok = False
 
         prior = v.get("prior")
         if prior is not None and (not math.isfinite(prior) or prior <= 0):
@@ -465,35 +604,136 @@ def _check_chemical_file(ck: _Checker, doc: _Doc, symptom_ids: set[str] | None,
                      "give a positive relative weight (1.0 is the default), or remove the key")
             ok = False
 
+        chem_id = v.get("id")
+        id_line = _key_line(doc, span, "id", anchor)
+        if chem_id is not None and not _ID_RE.match(chem_id):
+            ck.error(doc.rel, id_line, f'{label}: id "{chem_id}" is not a valid id',
+                     'use lower-case letters, digits and "_" only, e.g. "sarin"')
+            ok = False
+            chem_id = None
+        elif chem_id is None and name:
+            chem_id = chemical_slug(name)
+            if not chem_id:
+                ck.error(doc.rel, anchor, f"{label}: no id can be made from its name",
+                         'add id = "<lower-case letters, digits and _>"')
+                ok = False
+                chem_id = None
+        if chem_id:
+            same_name = chem_id in seen.ids and seen.ids[chem_id][0].casefold() == name.casefold()
+            if same_name:
+                pass  # reported once, as a duplicate name below
+            elif chem_id in seen.ids:
+                other_name, other_where = seen.ids[chem_id]
+                ck.error(doc.rel, id_line,
+                         f'{label} has id "{chem_id}", the same as "{other_name}" at '
+                         f"{other_where}",
+                         "ids must be unique: give one of them its own id = \"...\"")
+                ok = False
+            else:
+                seen.ids[chem_id] = (name, ck.where(doc.rel, id_line))
+
         if name:
             key = name.casefold()
-            if key in seen_names:
+            if key in seen.names:
                 ck.error(doc.rel, anchor,
-                         f'duplicate chemical "{name}": also defined at {seen_names[key]}',
+                         f'duplicate chemical "{name}": also defined at {seen.names[key]}',
                          "remove one entry, or rename it if they are different chemicals")
                 ok = False
             else:
-                seen_names[key] = ck.where(doc.rel, anchor)
+                seen.names[key] = ck.where(doc.rel, anchor)
         if cas:
-            if cas in seen_cas:
-                other_name, other_where = seen_cas[cas]
+            if cas in seen.cas:
+                other_name, other_where = seen.cas[cas]
                 ck.error(doc.rel, _key_line(doc, span, "cas", anchor),
                          f'{label} has CAS {cas}, the same as "{other_name}" at {other_where}',
                          "one of the two CAS numbers is wrong, or they are the same chemical: "
                          "keep one entry")
                 ok = False
             else:
-                seen_cas[cas] = (name, ck.where(doc.rel, _key_line(doc, span, "cas", anchor)))
+                seen.cas[cas] = (name, ck.where(doc.rel, _key_line(doc, span, "cas", anchor)))
 
         if ok and class_id is not None:
             chemicals.append(Chemical(
                 name=name, cas=cas or "", un=un, class_id=class_id,
-                symptoms=frozenset(symptoms), sources=tuple(sources),
-                source_checked=v.get("source_checked", False),
+                symptoms=frozenset(current), sources=tuple(sources),
+                source_checked=checked,
                 prior=None if prior is None else float(prior), notes=v.get("notes", ""),
-                file=ck.display(doc.rel), line=anchor,
+                file=ck.display(doc.rel), line=anchor, id=chem_id, evidence=tuple(evidence),
             ))
     return chemicals, len(tables)
+
+
+def _current_id(ck: _Checker, doc: _Doc, line: int | None, label: str, sid: str,
+                symptom_ids: set[str] | None, aliases: dict[str, str]) -> str | None:
+    """The current id of a symptom id or alias used in a chemical file (None: unknown)."""
+    if symptom_ids is None or sid in symptom_ids:
+        return sid
+    if sid in aliases:
+        return aliases[sid]
+    ck.error(doc.rel, line, f'{label}: unknown symptom id "{sid}"',
+             _suggest(sid, symptom_ids | aliases.keys(), "symptom", SYMPTOMS_FILE))
+    return None
+
+
+def _check_evidence(ck: _Checker, doc: _Doc, raw, n_before: int, span, anchor: int | None,
+                    label: str, symptoms: set[str] | None, symptom_ids: set[str] | None,
+                    aliases: dict[str, str]) -> tuple[list[Evidence], int, bool]:
+    """Check a chemical's [[chemical.evidence]] tables.
+
+    ``symptoms`` are the chemical's current symptom ids (None when they could not be read,
+    to avoid a cascade of messages). Returns the evidence, the running count of evidence
+    tables in the file, and whether all was well.
+    """
+    if raw is None:
+        return [], n_before, True
+    if not isinstance(raw, list) or not all(isinstance(e, dict) for e in raw):
+        ck.error(doc.rel, _key_line(doc, span, "evidence", anchor),
+                 f"{label}: `evidence` is not a list of [[chemical.evidence]] tables",
+                 "write one [[chemical.evidence]] table per document, after the chemical's "
+                 "other keys, with title, url and symptoms")
+        return [], n_before, False
+    required = {"title": "str", "symptoms": "list"}
+    optional = {"url": "str", "notes": "str"}
+    if ck.strict:
+        required["url"] = optional.pop("url")
+    ok = True
+    out: list[Evidence] = []
+    for k, e in enumerate(raw):
+        tname = "chemical.evidence"
+        v, espan, eanchor = ck.fields(doc, tname, n_before + k, e, required, optional)
+        good = required.keys() <= v.keys()
+        title = v.get("title", "").strip()
+        if title:
+            bad = source_problem(title, ck.strict)
+            if bad:
+                ck.error(doc.rel, _key_line(doc, espan, "title", eanchor), f"{label}: {bad[0]}",
+                         bad[1])
+                good = False
+        url = v.get("url", "").strip()
+        if "url" in v and not _URL_RE.match(url):
+            ck.error(doc.rel, _key_line(doc, espan, "url", eanchor),
+                     f'{label}: evidence url "{url}" is not a web address',
+                     'give the address the document was read at, e.g. "https://www.cdc.gov/..."')
+            good = False
+        supported: set[str] = set()
+        for sid in v.get("symptoms", []):
+            line = doc.lines.value(espan, "symptoms", sid) or eanchor
+            cid = _current_id(ck, doc, line, label, sid, symptom_ids, aliases)
+            if cid is None:
+                good = False
+            elif symptoms is not None and cid not in symptoms:
+                ck.error(doc.rel, line,
+                         f'{label}: evidence "{title}" supports "{sid}", which is not in the '
+                         "chemical's symptoms",
+                         "add it to the chemical's symptoms if the document lists it, or "
+                         "remove it from this evidence")
+                good = False
+            else:
+                supported.add(cid)
+        ok = ok and good
+        if good:
+            out.append(Evidence(title, url, frozenset(supported), eanchor))
+    return out, n_before + len(raw), ok
 
 
 def check_files(
@@ -546,10 +786,10 @@ def check_files(
                      f"a knowledge base folder needs {SYMPTOMS_FILE}, {CLASSES_FILE} and "
                      f"{CHEMICALS_DIR}/*.toml")
 
-    categories, symptoms, sym_line = [], [], {}
+    categories, symptoms, sym_line, aliases = [], [], {}, {}
     symptom_ids = class_ids = None  # None: unknown because the file is broken
     if SYMPTOMS_FILE in texts and (doc := ck.parse(SYMPTOMS_FILE, texts[SYMPTOMS_FILE])):
-        categories, symptoms, sym_line = _check_vocabulary(ck, doc)
+        categories, symptoms, sym_line, aliases = _check_vocabulary(ck, doc)
         # ids of symptoms dropped for a bad category still count as known: no cascade of
         # "unknown symptom" errors in the chemical files
         symptom_ids = set(sym_line) or None
@@ -564,14 +804,13 @@ def check_files(
                  f"add {CHEMICALS_DIR}/<class id>.toml files with [[chemical]] tables")
     chemicals: list[Chemical] = []
     n_tables = 0
-    seen_names: dict[str, str] = {}
-    seen_cas: dict[str, tuple[str, str]] = {}
+    seen = _Seen(names={}, cas={}, ids={})
     for rel in chem_files:
         doc = ck.parse(rel, texts[rel])
         if doc is None:
             n_tables += 1  # a broken file may hold chemicals: don't also say there are none
             continue
-        found, n = _check_chemical_file(ck, doc, symptom_ids, class_ids, seen_names, seen_cas)
+        found, n = _check_chemical_file(ck, doc, symptom_ids, aliases, class_ids, seen)
         chemicals += found
         n_tables += n
     if chem_files and n_tables == 0:

@@ -6,6 +6,7 @@ module reads files.
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -63,14 +64,57 @@ class Category:
     label: str
 
 
+#: Values of a symptom's ``observation``: a responder can see or measure it, or only a
+#: conscious victim can report it ("" when an imported knowledge base does not say).
+OBSERVATION_KINDS = ("observed", "reported")
+
+#: Prior modes accepted by :meth:`KnowledgeBase.prior_vector`.
+PRIOR_MODES = ("chemical", "class")
+#: Each class gets equal mass: how many entries a class happens to list is a cataloguing
+#: choice, not evidence that an incident involves it (docs/knowledge-base.md, "Priors").
+DEFAULT_PRIOR_MODE = "class"
+
+
 @dataclass(frozen=True)
 class Symptom:
-    """One yes/no question a responder can check on scene (a query, Section 1.2)."""
+    """One yes/no question a responder can check on scene (a query, Section 1.2).
+
+    ``synonyms`` are lay and clinical words for it (search, interview protocol); ``aliases``
+    are retired or merged ids that still resolve to it; ``observation`` is "observed",
+    "reported" or "" (unspecified); ``leak`` is P(shown | the chemical does not list it) for
+    the evidence mode, None for the mode's default; ``urgent`` marks a life-threatening
+    finding.
+    """
 
     id: str
     label: str
     category: str
     check: str = ""
+    synonyms: tuple[str, ...] = ()
+    aliases: tuple[str, ...] = ()
+    observation: str = ""
+    leak: float | None = None
+    urgent: bool = False
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Every text that names this symptom: id, aliases, label and synonyms."""
+        return (self.id, *self.aliases, self.label, *self.synonyms)
+
+
+class UnknownSymptomError(KeyError):
+    """No symptom has this id, alias, label or synonym; ``matches`` holds close ids."""
+
+    def __init__(self, text: str, matches: tuple[str, ...]):
+        self.text = text
+        self.matches = matches
+        super().__init__(text)
+
+    def __str__(self) -> str:
+        msg = f'no symptom is called "{self.text}"'
+        if self.matches:
+            return msg + "; did you mean " + " or ".join(f'"{m}"' for m in self.matches) + "?"
+        return msg + "; give a symptom id, label or synonym from symptoms.toml"
 
 
 @dataclass(frozen=True)
@@ -84,11 +128,23 @@ class ChemicalClass:
 
 
 @dataclass(frozen=True)
+class Evidence:
+    """One document read for a chemical, and the symptom cells it supports."""
+
+    title: str
+    url: str
+    symptoms: frozenset[str]
+    line: int | None = None
+
+
+@dataclass(frozen=True)
 class Chemical:
     """One chemical (an object, Section 1.2) with the acute symptoms its sources list.
 
-    ``file`` and ``line`` say where it is defined (the line of its ``name = ...``), so later
-    messages can point there.
+    ``id`` is a stable slug (from the file, else derived from the name). ``evidence`` lists
+    the documents read; ``source_checked`` is true only when their symptoms cover every
+    symptom of the chemical. ``file`` and ``line`` say where it is defined (the line of its
+    ``name = ...``), so later messages can point there.
     """
 
     name: str
@@ -102,6 +158,14 @@ class Chemical:
     notes: str = ""
     file: str = ""
     line: int | None = None
+    id: str = ""
+    evidence: tuple[Evidence, ...] = ()
+
+    @property
+    def unsupported(self) -> frozenset[str]:
+        """Symptoms no evidence document supports (all of them when there is no evidence)."""
+        supported = frozenset().union(*(e.symptoms for e in self.evidence))
+        return self.symptoms - supported
 
     @property
     def weight(self) -> float:
@@ -154,7 +218,44 @@ class KnowledgeBase:
 
     @cached_property
     def _chemical_by_key(self) -> dict[str, Chemical]:
-        return {c.name.casefold(): c for c in self.chemicals}
+        by_key = {c.id: c for c in self.chemicals if c.id}
+        by_key.update({c.name.casefold(): c for c in self.chemicals})
+        return by_key
+
+    @cached_property
+    def _symptom_by_name(self) -> dict[str, int]:
+        # the loader rejects a name shared by two symptoms, so this map is unambiguous
+        return {name.casefold(): j for j, s in enumerate(self.symptoms) for name in s.names}
+
+    @cached_property
+    def symptom_aliases(self) -> dict[str, str]:
+        """Retired or merged id -> current id."""
+        return {a: s.id for s in self.symptoms for a in s.aliases}
+
+    def resolve_symptom(self, text: str) -> int:
+        """Column index of the symptom named by ``text``.
+
+        Accepts an id, an alias, a label or a synonym, case-insensitively and exactly
+        (surrounding spaces ignored). Raises :class:`UnknownSymptomError` (a KeyError) naming
+        up to five close symptom ids otherwise.
+        """
+        key = " ".join(str(text).split()).casefold()
+        j = self._symptom_by_name.get(key)
+        if j is not None:
+            return j
+        names = self._symptom_by_name
+        close = difflib.get_close_matches(key, list(names), n=8, cutoff=0.6)
+        close += [n for n in names if key and len(key) >= 3 and key in n]
+        ids: list[str] = []
+        for n in close:
+            sid = self.symptoms[names[n]].id
+            if sid not in ids:
+                ids.append(sid)
+        raise UnknownSymptomError(str(text), tuple(ids[:5]))
+
+    def symptom(self, text: str) -> Symptom:
+        """The symptom named by an id, alias, label or synonym (see :meth:`resolve_symptom`)."""
+        return self.symptoms[self.resolve_symptom(text)]
 
     def symptom_label(self, symptom_id: str) -> str:
         """Plain-language label of a symptom id (raises KeyError if unknown)."""
@@ -167,7 +268,9 @@ class KnowledgeBase:
         return self.class_by_id[class_id].label
 
     def chemical(self, name: str) -> Chemical:
-        """The chemical with this name, case-insensitively (raises KeyError if unknown)."""
+        """The chemical with this id or name (name case-insensitively); KeyError if unknown."""
+        if name in self._chemical_by_key:
+            return self._chemical_by_key[name]
         return self._chemical_by_key[name.casefold()]
 
     def chemicals_in_class(self, class_id: str) -> tuple[Chemical, ...]:
@@ -197,8 +300,36 @@ class KnowledgeBase:
         """Prior weights, shape (M,), not normalised (1.0 where a chemical gives none)."""
         return np.array([c.weight for c in self.chemicals], dtype=float)
 
-    def to_problem(self) -> Problem:
+    def prior_vector(self, mode: str = DEFAULT_PRIOR_MODE) -> np.ndarray:
+        """The prior over chemicals, shape (M,), summing to 1.
+
+        Parameters
+        ----------
+        mode : {"chemical", "class"}
+            ``"chemical"``: proportional to the per-chemical weights (uniform when no chemical
+            gives a ``prior``). ``"class"``: every class that has chemicals gets equal total
+            mass, split over its members in proportion to their weights, so a class does not
+            win by its number of entries alone.
+
+        Raises
+        ------
+        ValueError
+            If ``mode`` is not one of :data:`PRIOR_MODES` (the message names them).
+        """
+        if mode not in PRIOR_MODES:
+            valid = ", ".join(f'"{m}"' for m in PRIOR_MODES)
+            raise ValueError(f"unknown prior mode {mode!r}; valid choices are {valid}")
+        w = self.weights
+        if mode == "class" and len(w):
+            _, group = np.unique([c.class_id for c in self.chemicals], return_inverse=True)
+            class_mass = np.bincount(group, weights=w)
+            w = w / class_mass[group]
+        return w / w.sum()
+
+    def to_problem(self, prior: str = DEFAULT_PRIOR_MODE) -> Problem:
         """The query learning problem (B, Pi, y, z) of this knowledge base.
+
+        ``prior`` is a mode of :meth:`prior_vector`.
 
         Rows are chemicals in :attr:`chemicals` order, columns symptoms in symptoms.toml
         order; y are class ids (all classes of classes.toml, in order, even empty ones) and z
@@ -207,7 +338,7 @@ class KnowledgeBase:
         """
         return Problem.build(
             self.matrix,
-            prior=self.weights,
+            prior=self.prior_vector(prior),
             object_groups=[c.class_id for c in self.chemicals],
             query_groups=[s.category for s in self.symptoms],
             object_names=[c.name for c in self.chemicals],

@@ -147,6 +147,13 @@ def test_check_lists_warnings(tmp_path, capsys):
     assert f"{root / 'symptoms.toml'}:" in err and 'no chemical has symptom "e"' in err
 
 
+EVIDENCE = """
+[[chemical.evidence]]
+title = "CDC: Facts About R"
+url = "https://www.cdc.gov/r"
+symptoms = ["a"]
+"""
+
 MALFORMED = {
     "unknown symptom": (G1.replace('["a", "c"]', '["a", "cc"]'), 'unknown symptom id "cc"',
                         '["a", "cc"]'),
@@ -166,6 +173,16 @@ MALFORMED = {
     "missing key": (G1.replace('symptoms = ["a", "c"]\n', ""), "has no `symptoms`",
                     'name = "R"'),
     "no class": (G1.replace('class = "g1"\n', ""), "does not say its class", None),
+    "evidence symptom": (G1 + EVIDENCE.replace('["a"]', '["b", "a"]'),
+                         'supports "b", which is not in the chemical\'s symptoms', '["b", "a"]'),
+    "checked uncovered": (G1.replace('sources = ["CHEMM: R"]', 'source_checked = true') + EVIDENCE,
+                          'no evidence document supports "c"', "source_checked = true"),
+    "evidence url": (G1 + EVIDENCE.replace("https://www.cdc.gov/r", "cdc r"),
+                     "is not a web address", 'url = "cdc r"'),
+    "chemical id": (G1.replace('name = "R"', 'name = "R"\nid = "R!"'), 'id "R!" is not a valid',
+                    'id = "R!"'),
+    "duplicate id": (G1.replace('name = "R"', 'name = "R"\nid = "p"'), 'has id "p", the same as',
+                     'id = "p"'),
 }
 
 
@@ -259,8 +276,15 @@ def test_info_json(kb_dir, capsys):
     assert r["per_category"] == {"x": 2, "y": 2}
     assert r["distinguishable_profiles"] == 4
     assert r["identical_sets"] == [["P", "Q"]]
-    assert r["entropy"] == pytest.approx(math.log2(5))
-    assert r["group_entropy"] == pytest.approx(-(0.6 * math.log2(0.6) + 0.4 * math.log2(0.4)))
+    # default "class" prior: g1's three chemicals 1/6 each, g2's two 1/4 each
+    assert r["prior_mode"] == "class"
+    assert r["entropy"] == pytest.approx(3 / 6 * math.log2(6) + 2 / 4 * math.log2(4))
+    assert r["group_entropy"] == pytest.approx(1.0)
+    assert [c["id"] for c in r["chemical_list"]] == ["p", "q", "r", "s", "t"]
+    assert r["chemical_list"][2] == {
+        "id": "r", "name": "R", "cas": "7647-01-0", "un": None, "class": "g1",
+        "source_checked": False, "sources": ["CHEMM: R"], "evidence": [],
+        "symptoms": ["a", "c"]}
     assert r["min_hamming"] == 1  # S 0011 vs T 0001
     assert r["eps"] == 0
     gamma = {g["id"]: (g["gamma_w"], g["gamma_b"]) for g in r["gamma"]}
@@ -282,7 +306,8 @@ def test_info_text(kb_dir, capsys):
     assert code == 0
     assert "Distinguishable symptom profiles: 4 of 5" in out
     assert "  - P, Q" in out
-    assert "H(P) = 2.322 bits" in out and "H(P_y) = 0.971 bits" in out
+    assert "H(P) = 2.292 bits" in out and "H(P_y) = 1.000 bits" in out
+    assert "prior per class" in out
     assert "delta = 1" in out and "eps = floor((delta - 1) / 2) = 0" in out
     assert "Gain region: gamma_w >= 0.75 and gamma_b <= 0.75." in out
     assert "3 of 4 symptoms fall in it." in out

@@ -66,6 +66,16 @@ symptoms = ["tearing", "cough",
 sources = ["NIOSH NPG: Chlorine"]
 source_checked = true
 
+[[chemical.evidence]]
+title = "NIOSH NPG: Chlorine"
+url = "https://www.cdc.gov/niosh/npg/npgd0115.html"
+symptoms = ["tearing", "cough"]
+
+[[chemical.evidence]]
+title = "CDC: Facts About Chlorine"
+url = "https://emergency.cdc.gov/agent/chlorine/basics/facts.asp"
+symptoms = ["wheezing", "cough"]
+
 [[chemical]]
 name = "Ammonia"
 cas = "7664-41-7"
@@ -85,6 +95,12 @@ symptoms = ["cough"]
 sources = ["CHEMM: Hydrogen chloride"]
 notes = "Gas or acid mist."
 """
+
+
+def without_wheezing(irritants: str) -> str:
+    """Chlorine without its "wheezing" cell (and the evidence for it)."""
+    return irritants.replace(',\n            "wheezing"', "").replace('["wheezing", "cough"]',
+                                                                   '["cough"]')
 
 
 def write_kb(root: Path, **edits: str) -> Path:
@@ -155,7 +171,9 @@ def test_to_problem(tmp_path):
     kb = load_kb(write_kb(tmp_path))
     problem = kb.to_problem()
     assert problem.matrix.astype(int).tolist() == [[1, 1, 1], [1, 1, 0], [0, 1, 0]]
-    np.testing.assert_allclose(problem.prior, [0.25, 0.5, 0.25])  # Ammonia has prior 2.0
+    # default "class" prior: each class 1/2, split 1:2 inside irritant_gases (Ammonia prior 2.0)
+    np.testing.assert_allclose(problem.prior, [1 / 6, 1 / 3, 1 / 2])
+    np.testing.assert_allclose(kb.to_problem("chemical").prior, [0.25, 0.5, 0.25])
     assert problem.object_names == ("Chlorine", "Ammonia", "Hydrogen chloride")
     assert problem.query_names == ("tearing", "cough", "wheezing")
     assert problem.group_names == ("irritant_gases", "corrosives")
@@ -374,7 +392,7 @@ def test_symptom_with_unknown_category(tmp_path):
 def test_duplicate_symptom_ids(tmp_path):
     text = SYMPTOMS.replace('id = "wheezing"', 'id = "cough"')
     issue = only_error(write_kb(tmp_path, symptoms=text,
-                                irritants=IRRITANTS.replace(',\n            "wheezing"', "")))
+                                irritants=without_wheezing(IRRITANTS)))
     assert issue.line == line_of(text, 'id = "cough"', 2)
     assert 'duplicate symptom id "cough"' in issue.problem
     first = line_of(text, 'id = "cough"')
@@ -406,7 +424,7 @@ def test_all_errors_are_reported_together(tmp_path):
 
 
 def test_unused_symptom_is_a_warning_not_an_error(tmp_path):
-    text = IRRITANTS.replace(',\n            "wheezing"', "")
+    text = without_wheezing(IRRITANTS)
     kb = load_kb(write_kb(tmp_path, irritants=text))
     [warning] = kb.warnings
     assert warning.severity == "warning"
