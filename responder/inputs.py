@@ -5,9 +5,9 @@ shared noise options. Every failure becomes :class:`InputError` with one clear m
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
+from responder.input_limits import InputRejected, loads_json, read_text
 from responder.engine.noise import NoiseModel, NoiseSettingsError, prone_mask
 from responder.engine.policies import POLICIES
 from responder.engine.problem import Problem, ProblemError
@@ -29,17 +29,10 @@ def load_interchange(path: Path) -> Problem:
     required.
     """
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read the file ({exc.strerror})") from None
-    except UnicodeDecodeError:
-        raise InputError(f"{path}: not UTF-8 text; save the file as UTF-8 JSON") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(
-            f"{path}:{exc.lineno}:{exc.colno}: not valid JSON ({exc.msg}); fix the syntax"
-        ) from None
+        # a regular file under the size cap, UTF-8, finite numbers, bounded nesting
+        data = loads_json(read_text(path, "interchange JSON file"), str(path))
+    except InputRejected as exc:
+        raise InputError(str(exc)) from None
     if not isinstance(data, dict):
         raise InputError(f"{path}: the top level must be a JSON object with a 'matrix' key")
     if "matrix" not in data:
@@ -77,10 +70,7 @@ def load_problem(spec: str | None):
     """A problem from ``--kb``: a ``.json`` interchange file, or a knowledge base
     (bundled when ``spec`` is None, a name or a path). Returns ``(problem, kb_or_None)``."""
     if spec is not None and spec.lower().endswith(".json"):
-        path = Path(spec)
-        if not path.exists():
-            raise InputError(f"{spec}: no such file; give the path of an interchange JSON file")
-        return load_interchange(path), None
+        return load_interchange(Path(spec)), None
     from responder.kb.loader import KBError  # noqa: PLC0415 (keeps start-up light)
     from responder.kb.resolve import resolve_kb  # noqa: PLC0415
 

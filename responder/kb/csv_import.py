@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from responder import paths
+from responder.input_limits import InputRejected, read_text
 from responder.kb.loader import (
     CHEMICALS_DIR,
     CLASSES_FILE,
@@ -86,13 +87,10 @@ class _CsvReader:
 
     def read(self):
         try:
-            text = self.path.read_bytes().decode("utf-8-sig")
-        except UnicodeDecodeError:
-            self.error(None, "the file is not UTF-8 text", "save or export it as CSV UTF-8")
-            raise KBError(self.issues) from None
-        except OSError as exc:
-            self.error(None, f"the file cannot be read ({exc.strerror})",
-                       "check the path and permissions")
+            text = read_text(self.path, "CSV file")
+        except InputRejected as exc:
+            fix = "save or export it as CSV UTF-8" if exc.kind == "encoding" else exc.fix
+            self.error(exc.line, exc.problem, fix)
             raise KBError(self.issues) from None
         reader = csv.reader(io.StringIO(text, newline=""))
         records = []

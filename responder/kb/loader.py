@@ -16,12 +16,13 @@ import hashlib
 import unicodedata
 import importlib.resources
 import math
+import os
 import re
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Mapping
 
+from responder.input_limits import InputRejected, decode_text, loads_toml, read_bytes
 from responder.kb.model import (
     OBSERVATION_KINDS,
     Category,
@@ -43,12 +44,13 @@ SYMPTOMS_FILE = "symptoms.toml"
 CLASSES_FILE = "classes.toml"
 CHEMICALS_DIR = "chemicals"
 
+#: Allowed relative prior weights of a chemical: a ratio of up to 1e12 between two.
+PRIOR_RANGE = (1e-6, 1e6)
 _ID_RE = re.compile(r"^[a-z0-9][a-z0-9_]*$")
 _CAS_RE = re.compile(r"^(\d{2,7})-(\d{2})-(\d)$")
 _UN_RE = re.compile(r"^\d{4}$")
 _URL_RE = re.compile(r"^https?://[^\s/]+\.[^\s]+$")
 _SERIES_RE = re.compile(r"^(" + "|".join(re.escape(s) for s in SOURCE_SERIES) + r"): \S")
-_TOML_POS_RE = re.compile(r"\s*\(at line (\d+), column \d+\)|\s*\(at end of document\)")
 
 _ID_FIX = 'use lower-case letters, digits and "_" only, e.g. "shortness_of_breath"'
 
@@ -136,15 +138,20 @@ class _Lines:
     def __init__(self, text: str):
         self.lines = text.split("\n")  # as tomllib counts: only "\n" ends a line
         self.headers: list[tuple[int, str, bool]] = []  # (line, name, is_array_table)
+        # header positions of each [[name]], so finding the k-th table is O(1), not O(tables)
+        self._array_tables: dict[str, list[int]] = {}
         for n, raw in enumerate(self.lines, start=1):
             m = self._HEADER.match(raw)
             if m:
                 name = m.group(1).strip().strip('"').strip("'")
-                self.headers.append((n, name, raw.strip().startswith("[[")))
+                is_array = raw.strip().startswith("[[")
+                if is_array:
+                    self._array_tables.setdefault(name, []).append(len(self.headers))
+                self.headers.append((n, name, is_array))
 
     def table(self, name: str, k: int) -> tuple[int, int] | None:
         """(first, end) lines of the k-th ``[[name]]`` table; end is exclusive."""
-        starts = [i for i, (_, nm, arr) in enumerate(self.headers) if nm == name and arr]
+        starts = self._array_tables.get(name, [])
         if k >= len(starts):
             return None
         i = starts[k]
@@ -213,17 +220,12 @@ class _Checker:
 
     def parse(self, rel: str, text: str) -> _Doc | None:
         try:
-            data = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as exc:
-            msg = str(exc)
-            m = _TOML_POS_RE.search(msg)
-            line = int(m.group(1)) if m and m.group(1) else len(text.split("\n"))
-            reason = _TOML_POS_RE.sub("", msg).strip() or "invalid TOML"
-            self.error(
-                rel, line, f"not valid TOML: {reason}",
-                "fix the syntax there (strings in double quotes, commas between list items, "
-                "one key = value per line)",
-            )
+            # number ranges are checked per field, where the message can name it
+            data = loads_toml(text, self.display(rel), numbers=False)
+        except InputRejected as exc:
+            line = exc.line or _value_line(_Lines(text), exc.path) or (
+                len(text.split("\n")) if exc.kind == "syntax" else None)
+            self.error(rel, line, exc.problem, exc.fix)
             return None
         return _Doc(rel, data, _Lines(text))
 
@@ -463,6 +465,16 @@ def _check_classes(ck: _Checker, doc: _Doc):
     return classes
 
 
+def _value_line(lines: _Lines, path: list) -> int | None:
+    """Line of a value given by its key path, e.g. ["chemical", 3, "prior"]."""
+    if len(path) >= 3 and isinstance(path[1], int) and isinstance(path[2], str):
+        span = lines.table(str(path[0]), path[1])
+        return lines.key(span, path[2]) or (span[0] if span else None)
+    if path and isinstance(path[0], str):
+        return lines.key(lines.top(), path[0])
+    return None
+
+
 def _key_line(doc: _Doc, span, key: str, anchor: int | None) -> int | None:
     """Line of ``key`` in a table, else the table's anchor line."""
     return doc.lines.key(span, key) or anchor
@@ -602,6 +614,13 @@ def _check_chemical_file(ck: _Checker, doc: _Doc, symptom_ids: set[str] | None,
             ck.error(doc.rel, _key_line(doc, span, "prior", anchor),
                      f"{label} has prior {prior}, which is not a positive number",
                      "give a positive relative weight (1.0 is the default), or remove the key")
+            ok = False
+        elif prior is not None and not PRIOR_RANGE[0] <= prior <= PRIOR_RANGE[1]:
+            # 1e308 passes as a number, but two of them overflow the normalising sum
+            ck.error(doc.rel, _key_line(doc, span, "prior", anchor),
+                     f"{label} has prior {prior:g}, outside {PRIOR_RANGE[0]:g} .. "
+                     f"{PRIOR_RANGE[1]:g}",
+                     "priors are relative weights: give e.g. 0.5 or 3 (1.0 is the default)")
             ok = False
 
         chem_id = v.get("id")
@@ -772,13 +791,15 @@ def check_files(
             ck.error(rel, None, "the file could not be read",
                      "check that it exists and is readable")
             continue
+        if isinstance(raw, InputRejected):  # a FIFO, a device, a dangling link, too big...
+            ck.error(rel, raw.line, raw.problem, raw.fix)
+            continue
         data = raw.encode("utf-8") if isinstance(raw, str) else raw
         digest.update(rel.encode() + b"\0" + data + b"\0")
         try:
-            texts[rel] = data.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            line = data[: exc.start].count(b"\n") + 1
-            ck.error(rel, line, "the file is not valid UTF-8 text", "save it as UTF-8")
+            texts[rel] = decode_text(data, display(rel), "knowledge-base file")
+        except InputRejected as exc:
+            ck.error(rel, exc.line, exc.problem, exc.fix)
 
     for rel in (SYMPTOMS_FILE, CLASSES_FILE):
         if rel not in files:
@@ -848,22 +869,38 @@ def check_files(
 # --- reading folders ----------------------------------------------------------------------
 
 
-def _read_tree(root) -> dict[str, bytes | None]:
-    """The knowledge-base files under ``root`` (a Path or importlib Traversable)."""
-    files: dict[str, bytes | None] = {}
+def _read_tree(root) -> dict[str, bytes | InputRejected | None]:
+    """The knowledge-base files under ``root`` (a Path or importlib Traversable).
+
+    Every ``.toml`` entry is read, so that a FIFO, a device or a dangling symbolic link among
+    them is reported rather than skipped or waited on.
+    """
+    files: dict[str, bytes | InputRejected | None] = {}
     for rel in (SYMPTOMS_FILE, CLASSES_FILE):
         entry = root.joinpath(rel)
-        if entry.is_file():
+        if _present(entry):
             files[rel] = _read(entry)
     chem = root.joinpath(CHEMICALS_DIR)
     if chem.is_dir():
         for entry in sorted(chem.iterdir(), key=lambda e: e.name):
-            if entry.name.endswith(".toml") and entry.is_file():
+            if entry.name.endswith(".toml") and _present(entry):
                 files[f"{CHEMICALS_DIR}/{entry.name}"] = _read(entry)
     return files
 
 
-def _read(entry) -> bytes | None:
+def _present(entry) -> bool:
+    """Whether a directory entry exists at all (a dangling symbolic link does)."""
+    if isinstance(entry, Path):
+        return os.path.lexists(entry)
+    return entry.is_file()
+
+
+def _read(entry) -> bytes | InputRejected | None:
+    if isinstance(entry, Path):
+        try:
+            return read_bytes(entry, "knowledge-base file")
+        except InputRejected as exc:
+            return exc
     try:
         return entry.read_bytes()
     except OSError:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from responder import paths
@@ -49,6 +50,9 @@ def resolve_kb(spec: str | Path | None, *, strict: bool | None = None) -> Knowle
         return load_bundled()
     text = str(spec)
     path = Path(text).expanduser()
+    if path.is_symlink() and not path.exists():
+        raise KBError([KBIssue(text, None, f"this is a symbolic link to {os.readlink(path)}, "
+                               "which does not exist", "fix or remove the link")])
     if path.exists():
         if path.is_dir():
             return load_kb(path, strict=strict)

@@ -261,7 +261,7 @@ def test_import_error_exits_2(tmp_path, capsys):
 
 def test_missing_csv_file_exits_2(tmp_path, capsys):
     code, out, err = run(["kb", "import", str(tmp_path / "none.csv")], capsys)
-    assert code == 2 and "cannot be read" in err
+    assert code == 2 and "no such file" in err
 
 
 # --- info -------------------------------------------------------------------------------

@@ -1,0 +1,61 @@
+"""Knowledge-base loading is linear in the number of chemicals (issue 13: 32,000 chemicals
+took 42 s, because finding the k-th [[chemical]] table scanned every header before it).
+
+Time is never asserted: the test counts the lines of the loader executed (a deterministic
+measure of work) for n and 4n chemicals. Linear work gives a ratio near 4, quadratic near 16.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+from pathlib import Path
+
+from responder.kb import load_kb
+from responder.kb import loader
+
+
+def write_kb(root: Path, n: int) -> Path:
+    rnd = random.Random(n)
+    symptoms = [f"s{j}" for j in range(30)]
+    (root / "chemicals").mkdir(parents=True)
+    (root / "symptoms.toml").write_text(
+        '[[category]]\nid = "c"\nlabel = "C"\n' + "".join(
+            f'\n[[symptom]]\nid = "{s}"\nlabel = "Symptom {s}"\ncategory = "c"\n'
+            for s in symptoms))
+    (root / "classes.toml").write_text('[[class]]\nid = "k"\nlabel = "K"\n')
+    body = ['class = "k"\n']
+    for i in range(n):
+        chosen = ", ".join(f'"{s}"' for s in rnd.sample(symptoms, 6))
+        body.append(f'\n[[chemical]]\nname = "Chem {i}"\nsymptoms = [{chosen}]\n'
+                    'sources = ["Test source"]\n')
+    (root / "chemicals" / "k.toml").write_text("".join(body))
+    return root
+
+
+def loader_lines_executed(root: Path) -> int:
+    count = 0
+    target = loader.__file__
+
+    def tracer(frame, event, arg):
+        nonlocal count
+        if frame.f_code.co_filename != target:
+            return None
+        if event == "line":
+            count += 1
+        return tracer
+
+    sys.settrace(tracer)
+    try:
+        kb = load_kb(root, strict=False)
+    finally:
+        sys.settrace(None)
+    assert len(kb.chemicals) > 0
+    return count
+
+
+def test_loading_work_grows_linearly_with_chemicals(tmp_path):
+    small = loader_lines_executed(write_kb(tmp_path / "small", 150))
+    large = loader_lines_executed(write_kb(tmp_path / "large", 600))
+    ratio = large / small
+    assert ratio < 5.0, f"4x the chemicals cost {ratio:.1f}x the work (quadratic would be ~16)"
