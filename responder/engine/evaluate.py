@@ -26,6 +26,8 @@ from responder.engine.belief import Model, Node
 from responder.engine.bounds import binary_entropy, entropy, huffman_expected_length
 from responder.engine.diagnostics import profile_sets
 from responder.engine.policies import CATEGORY_POLICIES, RANDOM_POLICIES, Policy, pick_query
+from responder.engine.tree import applies as level_tree_applies
+from responder.engine.tree import build_level_tree
 
 DEFAULT_MAX_STATES = 50_000
 MIN_MONTE_CARLO_TRIALS = 10_000
@@ -113,10 +115,22 @@ def evaluate(
 
 
 def exact(
-    model: Model, policy: Policy, start: Node | None = None, max_states: int | None = None
+    model: Model,
+    policy: Policy,
+    start: Node | None = None,
+    max_states: int | None = None,
+    level_wise: bool = True,
 ) -> Evaluation:
-    """Walk the whole tree; see the module docstring for the two formulas."""
+    """Walk the whole tree; see the module docstring for the two formulas.
+
+    With ``level_wise`` (the default), noise-free GBS and GISA trees with first-index ties
+    are built a whole level at a time (:mod:`responder.engine.tree`): the same tree and the
+    same E[K], several times faster; ``level_wise=False`` always walks node by node.
+    """
     root = start if start is not None else model.root()
+    if level_wise and level_tree_applies(model, policy):
+        built = build_level_tree(model, policy.name, policy.tol, root)
+        return _evaluation(model, root, built.depth, built.decomposition_sum, built.height, -1)
     memo: dict[bytes, tuple[np.ndarray, float, int]] = {}
     memoise = branches(policy)
     limit = sys.getrecursionlimit()
@@ -160,6 +174,12 @@ def exact(
         depth, u, height = visit(root)
     finally:
         sys.setrecursionlimit(limit)
+    return _evaluation(model, root, depth, u, height, len(memo) if memoise else -1)
+
+
+def _evaluation(model: Model, root: Node, depth: np.ndarray, u: float, height: int,
+                states: int) -> Evaluation:
+    """The exact :class:`Evaluation` from per-candidate depths and the decomposition sum."""
     total = root.total
     per_object = np.zeros(model.problem.n_objects)
     per_object[root.idx] = depth
@@ -171,7 +191,7 @@ def exact(
         method="exact",
         decomposition=float(decomposition),
         per_object_depth=per_object,
-        states=len(memo) if memoise else -1,
+        states=states,
         max_depth=height,
     )
 

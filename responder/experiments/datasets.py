@@ -100,8 +100,11 @@ def scale_sizes(counts, total: int) -> tuple[int, ...]:
         raise ValueError(f"cannot give {c.size} groups at least one of {total} members")
     raw = c / c.sum() * total
     out = np.maximum(np.floor(raw).astype(int), 1)
-    while out.sum() > total:  # the minimum of one pushed us over: take from the largest
-        out[int(np.argmax(out - raw))] -= 1
+    while out.sum() > total:
+        # The minimum of one pushed us over: take one from the group most above its share
+        # among those that can spare one (never below one member).
+        excess = np.where(out > 1, out - raw, -np.inf)
+        out[int(np.argmax(excess))] -= 1
     remainders = raw - out
     for k in np.argsort(-remainders, kind="stable")[: total - int(out.sum())]:
         out[k] += 1

@@ -2,6 +2,8 @@
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from responder.engine.belief import Model
 from responder.engine.diagnostics import distinguishable_count, estimate_gammas, min_hamming_distance
@@ -102,3 +104,24 @@ def test_noise_subset_has_required_distance():
     assert idx.size <= 50
     assert min_hamming_distance(B[idx]) >= 5
     assert info["distinct_rows"] <= 119
+
+
+@settings(max_examples=200, deadline=None)
+@given(counts=st.lists(st.integers(0, 5000), min_size=1, max_size=30), data=st.data())
+def test_scale_sizes_never_gives_an_empty_group(counts, data):
+    positive = [c for c in counts if c > 0]
+    if not positive:
+        with pytest.raises(ValueError):
+            scale_sizes(counts, 10)
+        return
+    total = data.draw(st.integers(len(positive), 400))
+    sizes = scale_sizes(counts, total)
+    assert len(sizes) == len(positive)
+    assert sum(sizes) == total
+    assert min(sizes) >= 1
+
+
+def test_scale_sizes_one_dominant_class():
+    # Before the fix this gave (4, 0, 0, 0, 1): the minimum of one was taken back.
+    assert scale_sizes([1000, 1, 1, 1, 1], 5) == (1, 1, 1, 1, 1)
+    assert scale_sizes([1000, 1, 1, 1, 1], 8) == (4, 1, 1, 1, 1)

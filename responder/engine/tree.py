@@ -1,0 +1,198 @@
+"""Whole GBS and GISA trees built level by level, every node of a level at once.
+
+:func:`responder.engine.evaluate.exact` walks a tree node by node, which is general (any
+policy, noise, memoised category trees) but pays numpy's fixed per-call cost at every node.
+For the two single-query policies without noise (GBS, Algorithm 1; GISA, Algorithm 2)
+with first-index ties, the tree is a deterministic function of the node, so all nodes at
+one depth can be scored together: the candidates are kept sorted by (node, target group),
+and ``np.add.reduceat`` gives every node's and every (node, group)'s "yes" mass for all
+queries in one call per level. The same costs, stopping rule and tie rule as
+:class:`~responder.engine.policies.Policy` pick the same query at every node, so the
+per-object depths, and hence E[K], are the same numbers as the node-by-node walk (the
+test ``tests/engine/test_level_tree.py`` checks bit-for-bit equality).
+
+Only the decomposition term (Theorems 1-2, a check on E[K]) is summed in another order
+and can differ from the node-by-node value by round-off.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from responder.engine.bounds import entropy
+
+#: Policies the level-wise builder handles (single query per node, deterministic).
+LEVEL_POLICIES = frozenset({"gbs", "gisa"})
+
+# Relative mass below which a child counts as empty; the same guard as belief._EMPTY.
+_EMPTY = 1e-12
+_TINY = np.finfo(float).tiny
+
+
+@dataclass
+class LevelTree:
+    """A whole tree's per-candidate depths, decomposition term and height.
+
+    Attributes
+    ----------
+    depth : ndarray of shape (K,)
+        Number of questions until the interview stops, for each candidate of the start node
+        (ascending object index, as ``start.idx``).
+    decomposition_sum : float
+        sum_a pi_a C_a - sum_leaves pi_l I(l) over the tree (absolute masses).
+    height : int
+        The deepest leaf's depth.
+    """
+
+    depth: np.ndarray
+    decomposition_sum: float
+    height: int
+
+
+def applies(model, policy) -> bool:
+    """Whether :func:`build_level_tree` builds ``policy``'s tree on ``model``."""
+    return model.noise is None and policy.name in LEVEL_POLICIES and policy.ties == "first"
+
+
+def _runs(key: np.ndarray) -> np.ndarray:
+    """Whether each position starts a run of equal consecutive ``key`` values, (K,) bool."""
+    change = np.empty(key.size, dtype=bool)
+    change[0] = True
+    np.not_equal(key[1:], key[:-1], out=change[1:])
+    return change
+
+
+def _sizes(starts: np.ndarray, total: int) -> np.ndarray:
+    """Lengths of the runs beginning at ``starts`` in a sequence of length ``total``."""
+    ends = np.empty_like(starts)
+    ends[:-1] = starts[1:]
+    ends[-1] = total
+    return ends - starts
+
+
+def _xlog2x(x: np.ndarray) -> np.ndarray:
+    """x log2 x with 0 log 0 = 0 (as :func:`~responder.engine.bounds.xlog2x`), in place
+    where possible: this runs on every (node, group) x query of a level."""
+    out = np.maximum(x, _TINY)
+    np.log2(out, out=out)
+    out *= x
+    return out
+
+
+def build_level_tree(model, name: str, tol: float, start) -> LevelTree:
+    """Build the GBS (``name="gbs"``) or GISA (``"gisa"``) tree from node ``start``.
+
+    Parameters
+    ----------
+    model : Model
+        Noise-free (``model.noise is None``).
+    name : {"gbs", "gisa"}
+    tol : float
+        Costs within ``tol`` of the node's best are tied; the lowest query index wins.
+    start : Node
+        Queries in ``start.asked`` are never asked (as in the node-by-node walk).
+    """
+    if name not in LEVEL_POLICIES:
+        raise ValueError(f"unknown policy {name!r}; choose one of {', '.join(sorted(LEVEL_POLICIES))}")
+    K0 = start.idx.size
+    B = model.matrix[start.idx]  # (K0, N) bool
+    mass = start.mass
+    X0 = B * mass[:, None]  # (K0, N): each candidate's "yes" mass per query
+    codes = model.target_codes[start.idx]
+    n_codes = int(codes.max()) + 1 if K0 else 1
+    blocked = start.asked  # never asked (skipped at the start node)
+    grouped = not model.singleton_target
+    depth = np.zeros(K0)
+    u = 0.0
+    height = 0
+    # Live candidates (positions 0..K0-1) sorted by (node, target group); ``node`` numbers
+    # the level's nodes 0..L-1 in that order.
+    order = np.argsort(codes, kind="stable")
+    node = np.zeros(K0, dtype=np.int64)
+    level = 0
+    while order.size:
+        K = order.size
+        c = codes[order]
+        seg_starts = np.flatnonzero(_runs(node * n_codes + c))  # runs of one (node, group)
+        seg_node = node[seg_starts]
+        node_seg_starts = np.flatnonzero(_runs(seg_node))
+        node_starts = seg_starts[node_seg_starts]
+        m = mass[order]
+        X = np.take(X0, order, axis=0)
+        if grouped:
+            gyes = np.add.reduceat(X, seg_starts, axis=0)  # (S, N) per (node, group)
+            gtot = np.add.reduceat(m, seg_starts)  # (S,)
+            yes = np.add.reduceat(gyes, node_seg_starts, axis=0)  # (L, N)
+            total = np.add.reduceat(gtot, node_seg_starts)  # (L,)
+        else:
+            yes = np.add.reduceat(X, node_starts, axis=0)
+            total = np.add.reduceat(m, node_starts)
+        tot = total[:, None]
+        no = tot - yes
+        lo = np.minimum(no, yes)
+        # Splits: both children keep mass (the guard of SplitStats.splits) and not blocked.
+        splits = lo > _EMPTY * tot
+        splits[:, blocked] = False
+        rho = np.maximum(no, yes)
+        rho /= tot
+        lo /= tot
+        # H(rho) = -(rho log rho + (1 - rho) log(1 - rho)) (bounds.binary_entropy).
+        h = _xlog2x(rho)
+        h += _xlog2x(lo)
+        np.negative(h, out=h)
+        if grouped:
+            # sum_i pi_a^i H(rho_a^i) = sum_i (g log g - l log l - r log r) over the
+            # node's groups i (see SplitStats.group_term).
+            part = _xlog2x(gtot[:, None] - gyes)
+            part += _xlog2x(gyes)
+            group_term = np.add.reduceat(_xlog2x(gtot), node_seg_starts)[:, None]
+            group_term = group_term - np.add.reduceat(part, node_seg_starts, axis=0)
+            np.maximum(group_term, 0.0, out=group_term)
+            group_term /= tot
+        else:
+            group_term = None
+        if name == "gbs":
+            cost = rho
+        else:
+            cost = 1.0 - h
+            if group_term is not None:
+                cost += group_term
+        # Stopping rule: one target group left (a node with a single group run), or no
+        # allowed query splits the node (rows no query separates).
+        pure = _sizes(node_seg_starts, seg_starts.size) == 1
+        stuck = ~splits.any(axis=1)
+        leaves = pure | stuck
+        if leaves.any():
+            leaf = leaves[node]
+            depth[order[leaf]] = level
+            height = level
+            for n in np.flatnonzero(stuck & ~pure).tolist():  # rare: identical rows
+                lo_, hi_ = node_starts[n], node_starts[n] + int((node == n).sum())
+                _, inv = np.unique(c[lo_:hi_], return_inverse=True)
+                u -= total[n] * entropy(np.bincount(inv.reshape(-1), weights=m[lo_:hi_]))
+        inner = np.flatnonzero(~leaves)
+        if not inner.size:
+            break
+        cost = np.where(splits[inner], cost[inner], np.inf)
+        best = cost.min(axis=1)
+        q = np.argmax(cost <= (best + tol)[:, None], axis=1)  # first tied query
+        # Decomposition: pi_a C_a with C_a = 1 - H(rho_a(q)) + group term (Theorem 2).
+        chosen = h[inner, q]
+        if group_term is not None:
+            chosen = chosen - group_term[inner, q]
+        u += float(total[inner] @ (1.0 - chosen))
+        # Children: candidates of inner node r go to child 2r + answer; a stable sort keeps
+        # each child's candidates sorted by target group.
+        rank = np.full(total.size, -1)
+        rank[inner] = np.arange(inner.size)
+        r = rank[node]
+        keep = r >= 0
+        order, r = order[keep], r[keep]
+        child = 2 * r + B[order, q[r]]
+        resort = np.argsort(child, kind="stable")
+        order = order[resort]
+        node = np.cumsum(_runs(child[resort])) - 1
+        level += 1
+    return LevelTree(depth=depth, decomposition_sum=u, height=height)
