@@ -29,6 +29,7 @@ class SymptomInfo:
     category_id: str
     category_label: str
     check: str = ""
+    synonyms: tuple[str, ...] = ()  # lay and clinical words, and retired ids, for search
 
 
 @dataclass(frozen=True)
@@ -117,14 +118,18 @@ class Knowledge:
 
     def search_symptoms(self, text: str, limit: int | None = None) -> list[SymptomInfo]:
         """Symptoms matching ``text``, best first (all, in file order, for empty text)."""
+        # a synonym ("convulsions", "SOB") counts almost as much as the label
         return _rank(
             text, self.symptoms,
-            lambda s: (s.label, s.id.replace("_", " "), s.category_label), limit,
+            lambda s: ((s.label, 1.0), *((w, 0.95) for w in s.synonyms),
+                       (s.id.replace("_", " "), 0.9), (s.category_label, 0.5)), limit,
         )
 
     def search_chemicals(self, text: str, limit: int | None = None) -> list[ChemicalInfo]:
         """Chemicals matching ``text`` by name, CAS, UN or class, best first."""
-        return _rank(text, self.chemicals, lambda c: (c.name, c.cas, c.un, c.class_label), limit)
+        return _rank(text, self.chemicals,
+                     lambda c: ((c.name, 1.0), (c.cas, 0.9), (c.un, 0.5), (c.class_label, 0.5)),
+                     limit)
 
 
 # -- loading ---------------------------------------------------------------------------------
@@ -158,7 +163,9 @@ def from_kb(kb, problem: Problem | None = None) -> Knowledge:
     class_label = {c.id: c.label for c in kb.classes}
     symptoms = tuple(
         SymptomInfo(j, s.id, s.label, s.category, cat_label.get(s.category, s.category),
-                    getattr(s, "check", "") or "")
+                    getattr(s, "check", "") or "",
+                    (*getattr(s, "synonyms", ()),
+                     *(a.replace("_", " ") for a in getattr(s, "aliases", ()))))
         for j, s in enumerate(kb.symptoms)
     )
     chemicals = tuple(
@@ -232,9 +239,9 @@ def _rank(text, items, fields, limit):
         return out[:limit] if limit else out
     scored = []
     for k, item in enumerate(items):
-        # the name counts most; other fields (an id, a category, a class) only break ties
-        best = max((match_score(text, f) * (1.0 if n == 0 else 0.9 if n == 1 else 0.5)
-                    for n, f in enumerate(fields(item)) if f), default=0.0)
+        # fields are (text, weight): the name counts most; an id, a category or a class
+        # mostly break ties
+        best = max((match_score(text, f) * w for f, w in fields(item) if f), default=0.0)
         if best > 0:
             scored.append((-best, k, item))
     scored.sort(key=lambda x: (x[0], x[1]))
