@@ -5,13 +5,17 @@ shared noise options. Every failure becomes :class:`InputError` with one clear m
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import math
 from pathlib import Path
+from typing import Callable
 
 from responder.input_limits import InputRejected, loads_json, read_text
 from responder.engine.noise import NoiseModel, NoiseSettingsError, prone_mask
 from responder.engine.policies import POLICIES
 from responder.engine.problem import Problem, ProblemError
 from responder.engine.diagnostics import default_eps, min_hamming_distance
+from responder.engine.workload import Workload, duration_text, measure_interviews
 
 INTERCHANGE_KEYS = ("matrix", "prior", "groups", "queries", "query_groups", "objects",
                     "pick_weights", "group_names", "query_group_names")
@@ -142,3 +146,69 @@ def noise_from_args(args, problem: Problem) -> tuple[NoiseModel | None, list[str
             "identification is no longer unique: several chemicals may stay possible"
         )
     return noise, warnings
+
+
+DEFAULT_TIME_LIMIT = 300.0
+
+
+def add_time_limit_argument(parser: argparse.ArgumentParser) -> None:
+    """``--time-limit SECONDS``, read by :func:`fit_time_limit`."""
+    parser.add_argument(
+        "--time-limit", type=float, default=DEFAULT_TIME_LIMIT, metavar="SECONDS",
+        help="under noise, measure a few interviews first and refuse a run estimated to take "
+             "longer (with --noise-eps auto, lower eps until it fits); 0 = no limit "
+             f"(default {DEFAULT_TIME_LIMIT:.0f})")
+
+
+def fit_time_limit(args, model, policy, cost: Callable[[Workload], float], what: str,
+                   fewer: str):
+    """Keep a noisy run within ``args.time_limit`` seconds.
+
+    A few interviews are measured (about half a second) and ``cost`` turns the figures into
+    the run's estimated seconds; ``fewer`` names the option that shortens the run
+    (``"--trials"``). Within the limit nothing changes. Past it, ``--noise-eps
+    auto`` is lowered (halving) to the largest measured eps that fits, with a note; an eps
+    the user typed is refused with the estimate and what to change.
+
+    Returns
+    -------
+    (model, workload or None, notes)
+
+    Raises
+    ------
+    InputError
+    """
+    from responder.engine.belief import Model  # noqa: PLC0415
+
+    noise = model.noise
+    limit = float(getattr(args, "time_limit", 0) or 0)
+    if noise is None or limit <= 0:
+        return model, None, []
+    if not math.isfinite(limit):
+        raise InputError("--time-limit must be a finite number of seconds (0 = no limit)")
+    work = measure_interviews(model, policy, seed=getattr(args, "seed", None))
+    seconds = cost(work)
+    if seconds <= limit:
+        return model, work, []
+    estimate = (f"estimated {duration_text(seconds)} for {what} at eps {noise.eps} "
+                f"(measured: {work.mean_questions:.0f} questions and "
+                f"{work.seconds_per_interview:.2f} s per interview)")
+    insist = f"--time-limit {math.ceil(seconds)}"
+    if str(args.noise_eps).strip().lower() != "auto":
+        raise InputError(
+            f"{estimate}, more than the {limit:g} s limit; use a smaller --noise-eps or a "
+            f"smaller {fewer}, or pass {insist} (0 = no limit) to run it anyway")
+    eps = noise.eps
+    while eps > 1:
+        eps //= 2
+        smaller = Model(model.problem, model.target, dataclasses.replace(noise, eps=eps))
+        trial = measure_interviews(smaller, policy, seed=getattr(args, "seed", None))
+        if cost(trial) <= limit:
+            note = (f"--noise-eps auto is {noise.eps} for this matrix, {estimate}; capped at "
+                    f"eps {eps} (estimated {duration_text(cost(trial))}) to stay within "
+                    f"--time-limit {limit:g}. Pass --noise-eps {noise.eps} {insist} to run "
+                    "the full budget")
+            return smaller, trial, [note]
+    raise InputError(
+        f"{estimate}; even eps 1 does not fit the {limit:g} s limit: use a smaller {fewer} "
+        f"or pass {insist} (0 = no limit)")

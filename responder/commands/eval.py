@@ -9,10 +9,13 @@ import numpy as np
 from responder.engine.belief import Model, TargetError
 from responder.engine.evaluate import MIN_MONTE_CARLO_TRIALS, bounds, evaluate
 from responder.engine.policies import POLICIES, Policy, PolicyError
+from responder.engine.workload import duration_text
 from responder.inputs import (
     InputError,
     add_noise_arguments,
     add_problem_arguments,
+    add_time_limit_argument,
+    fit_time_limit,
     load_problem,
     noise_from_args,
 )
@@ -42,6 +45,7 @@ def register(subparsers) -> None:
     p.add_argument("--max-states", type=int, default=50_000, metavar="S",
                    help="state budget for exact evaluation of branching trees")
     add_noise_arguments(p)
+    add_time_limit_argument(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(handler=run)
 
@@ -63,12 +67,29 @@ def run(args) -> int:
     repeats = args.repeats if args.repeats is not None else (20 if args.ties == "random" else 1)
     if repeats < 1:
         raise InputError("--repeats must be at least 1")
+    method = args.method
+
+    def cost(work) -> float:
+        exact_s, mc_s = work.exact_seconds(), work.interviews_seconds(args.trials)
+        per_tree = {"exact": exact_s, "monte-carlo": mc_s}.get(method, min(exact_s, mc_s))
+        return repeats * per_tree
+
+    model, work, time_notes = fit_time_limit(args, model, Policy(args.policy), cost,
+                                             f"{repeats} tree(s)", "--trials")
+    noise = model.noise
+    if work is not None and method == "auto" and \
+            repeats * work.exact_seconds() > args.time_limit:
+        method = "monte-carlo"
+        time_notes.append(
+            f"the exact tree under noise has about {work.exact_tree_nodes():.2g} nodes "
+            f"(estimated {duration_text(work.exact_seconds())}): estimated by Monte Carlo over "
+            f"{args.trials} interviews instead")
     results = []
     for r in range(repeats):
         seed = None if args.seed is None else args.seed + r
         policy = Policy(args.policy, ties=args.ties, seed=seed if args.ties == "random" else None)
         results.append(
-            evaluate(model, policy, method=args.method, max_states=args.max_states,
+            evaluate(model, policy, method=method, max_states=args.max_states,
                      trials=args.trials, seed=seed)
         )
     values = np.array([e.expected_queries for e in results])
@@ -78,6 +99,7 @@ def run(args) -> int:
             f"Monte Carlo over {args.trials} interviews, fewer than the {MIN_MONTE_CARLO_TRIALS} "
             "of the default run: the interval is correspondingly wider"
         )
+    first.notes[:0] = time_notes
     ci95 = list(first.ci95) if first.ci95 else None
     if repeats > 1:
         half = 1.96 * values.std(ddof=1) / np.sqrt(repeats)

@@ -23,6 +23,8 @@ from responder.inputs import (
     InputError,
     add_noise_arguments,
     add_problem_arguments,
+    add_time_limit_argument,
+    fit_time_limit,
     load_problem,
     noise_from_args,
 )
@@ -55,6 +57,7 @@ def register(subparsers) -> None:
     p.add_argument("--seed", type=int, default=None,
                    help="seed for the simulation, random ties and a fractional --noise-prone")
     add_noise_arguments(p)
+    add_time_limit_argument(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(handler=run)
 
@@ -99,6 +102,11 @@ def run(args) -> int:
         policy.check(problem)
     except (TargetError, PolicyError) as exc:
         raise InputError(str(exc)) from None
+    runs = args.interviews * (2 if args.extra_errors > 0 else 1)
+    model, _, time_notes = fit_time_limit(
+        args, model, policy, lambda work: work.interviews_seconds(runs), f"{runs} interviews",
+        "--interviews")
+    noise = model.noise
     delta = min_hamming_distance(problem.matrix)
     result = run_simulation(model, policy, interviews=args.interviews,
                             extra_errors=args.extra_errors, seed=args.seed)
@@ -106,7 +114,7 @@ def run(args) -> int:
     within = _proportion(result.accuracy_within_eps, result.within_count)
     several = _proportion(details.get("several_candidates_within_eps"), result.within_count)
     beyond = None
-    notes: list[str] = []
+    notes: list[str] = list(time_notes)
     if result.beyond_count:
         n = result.beyond_count
         beyond = {

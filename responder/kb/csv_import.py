@@ -19,6 +19,7 @@ same loader as every other knowledge base; nothing is written unless it is valid
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import json
 import re
@@ -51,6 +52,47 @@ def slugify(text: str) -> str:
     """``"Pinpoint pupils (miosis)"`` -> ``"pinpoint_pupils_miosis"``; "" if nothing is left."""
     ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
     return re.sub(r"[^a-z0-9]+", "_", ascii_text.lower()).strip("_")
+
+
+def stable_id(text: str, prefix: str) -> str:
+    """An id for a header or class name: its slug, or, for text with letters but none in
+    a-z (Cyrillic, Chinese...), ``<prefix>_`` and a hash of the text, the same at every
+    import. "" when the text has no letters or digits at all."""
+    slug = slugify(text)
+    if slug or not any(ch.isalnum() for ch in text):
+        return slug
+    digest = hashlib.blake2b(unicodedata.normalize("NFC", text).casefold().encode(),
+                             digest_size=4).hexdigest()
+    return f"{prefix}_{digest}"
+
+
+def _stray_quote(line: str) -> str | None:
+    """The first unquoted cell of a CSV line that holds a quote; None if none.
+
+    (Python's csv keeps such a quote as text, so ``Chl"orine`` would silently become a name.)
+    """
+    k, n = 0, len(line)
+    while k <= n:
+        if k < n and line[k] == '"':  # a quoted cell: skip to its closing quote
+            k += 1
+            while k < n:
+                if line[k] == '"':
+                    if k + 1 < n and line[k + 1] == '"':
+                        k += 2
+                        continue
+                    break
+                k += 1
+            k = line.find(",", k)
+        else:
+            end = line.find(",", k)
+            cell = line[k:] if end < 0 else line[k:end]
+            if '"' in cell:
+                return cell.strip()
+            k = end
+        if k < 0:
+            return None
+        k += 1
+    return None
 
 
 def _toml_str(text: str) -> str:
@@ -92,16 +134,38 @@ class _CsvReader:
             fix = "save or export it as CSV UTF-8" if exc.kind == "encoding" else exc.fix
             self.error(exc.line, exc.problem, fix)
             raise KBError(self.issues) from None
-        reader = csv.reader(io.StringIO(text, newline=""))
+        # strict: a quote that ends a quoted cell must be followed by a comma, and a quote
+        # left open at the end of the file is an error instead of a swallowed row
+        physical = io.StringIO(text, newline="").readlines()
+        reader = csv.reader(io.StringIO(text, newline=""), strict=True)
         records = []
+        start = 1
         try:
             for cells in reader:
-                if any(c.strip() for c in cells):  # blank lines and ",,," rows carry nothing
-                    records.append((reader.line_num, [c.strip() for c in cells]))
+                end = reader.line_num
+                if end > start and any(c.strip() for c in cells):
+                    self.error(start, f"a quoted cell runs on from line {start} to line {end}",
+                               'a cell cannot hold a line break: look for a stray quote (") on '
+                               f"line {start} and remove it, or close the quote")
+                elif any(c.strip() for c in cells):  # blank lines and ",,," rows carry nothing
+                    stray = _stray_quote(physical[start - 1])
+                    if stray is not None:
+                        self.error(start, f'the cell {stray} holds a stray quote',
+                                   "remove it, or quote the whole cell and double the quote "
+                                   'inside, e.g. "Chl""orine"')
+                    records.append((start, [c.strip() for c in cells]))
+                start = end + 1
         except csv.Error as exc:
-            self.error(reader.line_num, f"the CSV cannot be parsed: {exc}",
-                       "check the quotes on that line")
+            if "unexpected end of data" in str(exc):
+                self.error(start, 'a quote (") opens a cell on this line and is never closed',
+                           "remove the stray quote, or add the closing one")
+            else:
+                self.error(reader.line_num, f"the CSV cannot be parsed: {exc}",
+                           'check the quotes on that line: a quoted cell must end with " '
+                           "followed by a comma or the end of the line")
             raise KBError(self.issues) from None
+        if self.issues:
+            raise KBError(self.issues)
         if not records:
             self.error(None, "the file is empty",
                        "give a header row name,class,<symptom>,... and one row per chemical")
@@ -125,7 +189,7 @@ class _CsvReader:
                                f"{k + 1})", "keep one of them")
                 reserved.setdefault(key, k)
             else:
-                sid = slugify(head)
+                sid = stable_id(head, "symptom")
                 if not sid:
                     self.error(line, f'symptom column {k + 1} "{head}" has no letters or digits',
                                "name the symptom in words")
@@ -161,7 +225,7 @@ class _CsvReader:
             self.error(line, "the chemical name is empty", "fill in the name, or delete the row")
             ok = False
         label = name or "this row"
-        class_id = slugify(cell("class"))
+        class_id = stable_id(cell("class"), "class")
         if not cell("class"):
             self.error(line, f'"{label}" has no class', "fill in the class column")
             ok = False
@@ -192,6 +256,20 @@ class _CsvReader:
         if not ok:
             return None
         return _Row(line, name, cell("class"), class_id, cell("cas"), cell("un"), sources, found)
+
+
+def _is_category_row(cells: list[str], reserved: dict[str, int],
+                     symptoms: list[tuple[int, str, str]]) -> bool:
+    """Whether the row after the header is the optional category row: first cell
+    "category", no class, and not only 0/1 cells (a chemical named "Category" has a class,
+    and one missing its class still has 0/1 cells: both are chemical rows)."""
+    if not cells or cells[0].casefold() != "category":
+        return False
+    k = reserved.get("class")
+    if k is not None and k != 0 and k < len(cells) and cells[k]:
+        return False
+    marks = [cells[j] for j, _, _ in symptoms if j < len(cells)]
+    return not all(m in ("0", "1") for m in marks)
 
 
 def csv_to_files(path: str | Path, source: str | None = None) -> dict[str, str]:
@@ -225,7 +303,7 @@ def csv_to_files(path: str | Path, source: str | None = None) -> dict[str, str]:
 
     category_of = {sid: DEFAULT_CATEGORY for _, sid, _ in symptoms}
     category_label = {DEFAULT_CATEGORY: "Uncategorised"}
-    if data and data[0][1][0].casefold() == "category":
+    if data and _is_category_row(data[0][1], reserved, symptoms):
         line, cells = data.pop(0)
         if len(cells) != len(header):
             rd.error(line, f"the category row has {len(cells)} cells but the header has "
@@ -233,7 +311,7 @@ def csv_to_files(path: str | Path, source: str | None = None) -> dict[str, str]:
         else:
             category_label = {}
             for k, sid, head in symptoms:
-                cid = slugify(cells[k])
+                cid = stable_id(cells[k], "category")
                 if not cid:
                     rd.error(line, f'symptom column "{head}" has no category',
                              "fill in its category, or delete the category row")
@@ -294,6 +372,8 @@ def _render(path, symptoms, category_of, category_label, class_label, rows) -> d
             if row.class_id != cid:
                 continue
             out.append(f"\n[[chemical]]\nname = {_toml_str(row.name)}\n")
+            if not slugify(row.name):  # e.g. a Cyrillic name: the loader cannot derive an id
+                out.append(f"id = {_toml_str(stable_id(row.name, 'chemical'))}\n")
             if row.cas:
                 out.append(f"cas = {_toml_str(row.cas)}\n")
             if row.un:

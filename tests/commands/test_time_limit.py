@@ -1,0 +1,130 @@
+"""Noise at scale: `eval` and `simulate` estimate their run time first (issue 13: with
+--noise-eps auto on 1000 x 200, auto eps 33, neither finished in 300 s).
+
+The estimate comes from a few measured interviews; most tests replace that measurement with
+fixed figures, so they do not depend on the machine's speed.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from responder import inputs
+from responder.cli import main
+from responder.engine.diagnostics import default_eps, min_hamming_distance
+from responder.engine.workload import Workload, duration_text, measure_interviews
+
+
+def wide_problem(tmp_path, m: int = 12, n: int = 80, seed: int = 1):
+    rng = np.random.default_rng(seed)
+    matrix = (rng.random((m, n)) < 0.5).astype(int)
+    path = tmp_path / "wide.json"
+    path.write_text(json.dumps({"matrix": matrix.tolist()}))
+    return path, default_eps(min_hamming_distance(matrix.astype(bool)))
+
+
+@pytest.fixture
+def fake_measure(monkeypatch):
+    """Measured cost grows with eps: 0.01 s and 10 questions per tolerated error."""
+    seen: list[int] = []
+
+    def measure(model, policy, seed=None, **_):
+        eps = model.noise.eps_eff
+        seen.append(eps)
+        return Workload(0.01 * max(eps, 1), 10.0 * max(eps, 1), 5, model.problem.n_objects, eps)
+
+    monkeypatch.setattr(inputs, "measure_interviews", measure)
+    return seen
+
+
+def run(capsys, argv):
+    code = main(argv)
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_an_explicit_eps_past_the_limit_is_refused_with_the_estimate(tmp_path, capsys,
+                                                                   fake_measure):
+    path, _ = wide_problem(tmp_path)
+    code, out, err = run(capsys, ["simulate", "--kb", str(path), "--noise-eps", "5",
+                                  "--interviews", "3000", "--extra-errors", "0",
+                                  "--time-limit", "60"])
+    # 3000 interviews x 0.05 s = 150 s > 60 s
+    assert code == 2 and out == ""
+    assert "estimated 2.5 min for 3000 interviews at eps 5" in err
+    assert "--time-limit 150" in err and "--interviews" in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_auto_eps_is_capped_to_fit_with_a_note(tmp_path, capsys, fake_measure):
+    path, auto = wide_problem(tmp_path)
+    assert auto >= 8
+    code, out, err = run(capsys, ["simulate", "--kb", str(path), "--interviews", "20",
+                                  "--extra-errors", "0", "--time-limit", "0.5", "--json",
+                                  "--seed", "0"])
+    assert code == 0, err
+    data = json.loads(out)
+    used = data["noise"]["eps"]
+    assert 0.01 * used * 20 <= 0.5 < 0.01 * auto * 20  # fits; the full budget would not
+    assert fake_measure[0] == auto and used in fake_measure
+    note = " ".join(data["notes"])
+    assert f"--noise-eps auto is {auto}" in note and f"capped at eps {used}" in note
+
+
+def test_within_the_limit_nothing_changes(tmp_path, capsys, fake_measure):
+    path, auto = wide_problem(tmp_path)
+    code, out, _ = run(capsys, ["simulate", "--kb", str(path), "--interviews", "5",
+                                "--extra-errors", "0", "--json", "--seed", "0"])
+    assert code == 0 and json.loads(out)["noise"]["eps"] == auto
+    assert fake_measure == [auto]
+
+
+def test_eval_switches_to_monte_carlo_when_the_exact_tree_is_too_big(tmp_path, capsys,
+                                                                     fake_measure):
+    path, _ = wide_problem(tmp_path)
+    code, out, err = run(capsys, ["eval", "--kb", str(path), "--noise-eps", "3", "--trials",
+                                  "200", "--time-limit", "60", "--json", "--seed", "0"])
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["method"] == "monte-carlo"
+    assert any("exact tree under noise" in n for n in data["notes"])
+
+
+def test_no_limit_with_zero(tmp_path, capsys, fake_measure):
+    path, _ = wide_problem(tmp_path)
+    code, _, err = run(capsys, ["simulate", "--kb", str(path), "--noise-eps", "2",
+                                "--interviews", "5", "--extra-errors", "0",
+                                "--time-limit", "0"])
+    assert code == 0, err
+    assert fake_measure == []  # nothing measured
+
+
+def test_real_measurement_refuses_an_astronomical_exact_tree(tmp_path, capsys):
+    # Not faked: 40 x 120 with eps ~ 20 has more exact-tree nodes than atoms, on any machine.
+    path, auto = wide_problem(tmp_path, m=40, n=120, seed=2)
+    assert auto >= 15
+    code, out, err = run(capsys, ["eval", "--kb", str(path), "--noise-eps", str(auto),
+                                  "--method", "exact", "--time-limit", "3600"])
+    assert code == 2 and "more than the 3600 s limit" in err
+    assert "years" in err or " days" in err
+
+
+def test_measurement_and_estimates():
+    from responder.engine.belief import Model
+    from responder.engine.noise import NoiseModel
+    from responder.engine.policies import Policy
+    from responder.engine.problem import Problem
+
+    rng = np.random.default_rng(0)
+    problem = Problem.build((rng.random((30, 40)) < 0.5).astype(int).tolist())
+    model = Model(problem, "object", NoiseModel(2, np.ones(40, bool)))
+    work = measure_interviews(model, Policy("gbs"), seed=0, max_interviews=4)
+    assert 1 <= work.interviews <= 4 and work.mean_questions >= 2 * 2 + 1
+    length = round(work.mean_questions)
+    leaves = 30 * (1 + length + length * (length - 1) // 2)
+    assert work.exact_tree_nodes() == pytest.approx(2 * leaves)
+    assert duration_text(40) == "40 s" and duration_text(150) == "2.5 min" and duration_text(1200) == "20 min"
+    assert duration_text(3 * 3600) == "3.0 h" and duration_text(1e20).startswith("more than")

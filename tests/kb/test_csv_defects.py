@@ -1,0 +1,89 @@
+"""CSV import defects found by fuzzing (issue 13), each now a clear result or message."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from responder.kb import KBError
+from responder.kb.csv_import import csv_to_files, load_csv, stable_id
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "kb.csv"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def issues(path: Path) -> list:
+    with pytest.raises(KBError) as info:
+        csv_to_files(path)
+    return info.value.issues
+
+
+def test_a_chemical_named_category_is_a_chemical(tmp_path):
+    kb = load_csv(write(tmp_path, "name,class,Cough,Headache\n"
+                                  "Category,Irritants,1,0\nChlorine,Irritants,1,1\n"))
+    assert [c.name for c in kb.chemicals] == ["Category", "Chlorine"]
+    assert [s.label for s in kb.symptoms] == ["Cough", "Headache"]
+
+
+def test_the_category_row_is_still_recognised(tmp_path):
+    kb = load_csv(write(tmp_path, "name,class,Cough,Headache\ncategory,,Breathing,Nervous\n"
+                                  "Chlorine,Irritants,1,1\n"))
+    assert [c.name for c in kb.chemicals] == ["Chlorine"]
+    assert sorted(c.label for c in kb.categories) == ["Breathing", "Nervous"]
+
+
+def test_a_category_named_row_with_only_0_1_cells_is_a_chemical_missing_its_class(tmp_path):
+    found = issues(write(tmp_path, "name,class,Cough\nCategory,,1\nChlorine,Irritants,1\n"))
+    assert len(found) == 1 and found[0].line == 2 and "no class" in found[0].problem
+
+
+def test_a_stray_opening_quote_is_reported_on_its_line(tmp_path):
+    # It used to swallow every later row into one cell, reported as a short row at the end.
+    found = issues(write(tmp_path, 'name,class,Cough\n"Chlorine,Irritants,1\n'
+                                   "Ammonia,Irritants,1\nPhosgene,Irritants,0\n"))
+    assert len(found) == 1 and found[0].line == 2 and "never closed" in found[0].problem
+
+
+def test_a_quote_inside_an_unquoted_cell_is_reported(tmp_path):
+    # Python's csv keeps it as text: the chemical would have been called Chl"orine.
+    found = issues(write(tmp_path, 'name,class,Cough\nChl"orine,Irritants,1\n'
+                                   "Ammonia,Irritants,1\n"))
+    assert len(found) == 1 and found[0].line == 2 and 'Chl"orine' in found[0].problem
+
+
+def test_a_quoted_cell_running_over_lines_is_reported(tmp_path):
+    found = issues(write(tmp_path, 'name,class,Cough\n"Phos\ngene",Irritants,1\n'))
+    assert found[0].line == 2 and "line 2 to line 3" in found[0].problem
+
+
+def test_text_after_a_closing_quote_is_reported(tmp_path):
+    found = issues(write(tmp_path, 'name,class,Cough\n"Chl"orine,Irritants,1\n'))
+    assert found[0].line == 2 and "cannot be parsed" in found[0].problem
+
+
+def test_properly_quoted_cells_still_import(tmp_path):
+    kb = load_csv(write(tmp_path, 'name,class,Cough\n"Chlorine, gas",Irritants,1\n'
+                                  '"Amm""onia",Irritants,1\n'))
+    assert [c.name for c in kb.chemicals] == ["Chlorine, gas", 'Amm"onia']
+
+
+def test_cyrillic_and_chinese_headers_and_names_import(tmp_path):
+    text = "name,class,Кашель,头痛\nХлор,Раздражители,1,1\nАммиак,Раздражители,1,0\n"
+    kb = load_csv(write(tmp_path, text))
+    assert [s.label for s in kb.symptoms] == ["Кашель", "头痛"]
+    assert [c.name for c in kb.chemicals] == ["Хлор", "Аммиак"]
+    assert [c.label for c in kb.classes] == ["Раздражители"]
+    # ids are stable across imports (a re-import keeps journals and answers valid)
+    again = load_csv(write(tmp_path, text))
+    assert [s.id for s in again.symptoms] == [s.id for s in kb.symptoms]
+    assert kb.symptoms[0].id == stable_id("Кашель", "symptom")
+    assert kb.to_problem().matrix.astype(int).tolist() == [[1, 1], [1, 0]]
+
+
+def test_headers_with_no_letters_at_all_are_still_refused(tmp_path):
+    found = issues(write(tmp_path, "name,class,Cough,—\nChlorine,Irritants,1,0\n"))
+    assert any("no letters or digits" in i.problem for i in found)
