@@ -1,0 +1,271 @@
+"""What to do next once a chemical or class is named: ``next_steps.toml``.
+
+The file holds the poison-centre line, the documents read (``[[source]]``) and steps
+(``[[step]]``), each for a class id, a chemical id or ``"any"`` and of one kind:
+decontamination, treatment (antidote or specific treatment), protection (protective
+equipment) or first aid. :func:`load_next_steps` checks it against a knowledge base and
+returns :class:`NextSteps`; :meth:`NextSteps.for_result` picks the steps for a result.
+
+A knowledge base without the file has no steps (``NextSteps.empty()``); a bad file raises
+:class:`~responder.kb.model.KBError` listing every problem with its line.
+"""
+
+from __future__ import annotations
+
+import importlib.resources
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from responder.input_limits import InputRejected, decode_text, loads_toml, read_bytes
+from responder.kb.model import KBError, KBIssue, KnowledgeBase
+
+NEXT_STEPS_FILE = "next_steps.toml"
+
+#: Kinds of step, in the order a result shows them.
+STEP_KINDS = ("first_aid", "decontamination", "treatment", "protection")
+KIND_LABELS = {
+    "first_aid": "First aid",
+    "decontamination": "Decontamination",
+    "treatment": "Antidote / specific treatment",
+    "protection": "Protective equipment",
+}
+#: A step is one line on a screen: longer text belongs in the source document.
+MAX_STEP_CHARS = 240
+ANY = "any"
+
+
+@dataclass(frozen=True)
+class Source:
+    id: str
+    title: str
+    url: str
+
+
+@dataclass(frozen=True)
+class Step:
+    """One thing to do, for a class, a chemical or any result (``targets``)."""
+
+    targets: tuple[str, ...]
+    kind: str
+    text: str
+    source: Source
+    line: int | None = None
+
+
+@dataclass(frozen=True)
+class PoisonCentre:
+    line: str
+    label: str
+    note: str
+    source: Source | None
+
+
+@dataclass(frozen=True)
+class ResultSteps:
+    """The steps for one result, by kind, with what they cover.
+
+    ``specific`` is False when no step names the result's classes or chemicals (only the
+    general steps apply), so a screen can say so instead of implying coverage.
+    """
+
+    by_kind: dict[str, tuple[Step, ...]]
+    poison_centre: PoisonCentre | None
+    specific: bool
+
+    @property
+    def sources(self) -> tuple[Source, ...]:
+        seen: dict[str, Source] = {}
+        for steps in self.by_kind.values():
+            for s in steps:
+                seen.setdefault(s.source.id, s.source)
+        if self.poison_centre and self.poison_centre.source:
+            seen.setdefault(self.poison_centre.source.id, self.poison_centre.source)
+        return tuple(seen.values())
+
+    def __bool__(self) -> bool:
+        return bool(self.by_kind) or self.poison_centre is not None
+
+
+@dataclass(frozen=True)
+class NextSteps:
+    steps: tuple[Step, ...] = ()
+    poison_centre: PoisonCentre | None = None
+    sources: dict[str, Source] = field(default_factory=dict)
+
+    @classmethod
+    def empty(cls) -> "NextSteps":
+        return cls()
+
+    def covered(self) -> set[str]:
+        """Class and chemical ids that have at least one step of their own."""
+        return {t for s in self.steps for t in s.targets if t != ANY}
+
+    def for_result(self, class_ids, chemical_ids=()) -> ResultSteps:
+        """Steps for a result naming ``class_ids`` and (optionally) ``chemical_ids``.
+
+        Chemical steps come before class steps before general ones within each kind; a step
+        shared by several of the chemicals is listed once.
+        """
+        chems, classes = list(chemical_ids), list(class_ids)
+        rank = {t: k for k, t in enumerate(chems + classes + [ANY])}
+        chosen: dict[str, list[tuple[int, int, Step]]] = {}
+        specific = False
+        for order, step in enumerate(self.steps):
+            hits = [rank[t] for t in step.targets if t in rank]
+            if not hits:
+                continue
+            specific |= any(t != ANY for t in step.targets if t in rank)
+            chosen.setdefault(step.kind, []).append((min(hits), order, step))
+        by_kind = {kind: tuple(s for _, _, s in sorted(chosen[kind]))
+                   for kind in STEP_KINDS if kind in chosen}
+        return ResultSteps(by_kind, self.poison_centre, specific)
+
+
+def _issue(where: str, line: int | None, problem: str, fix: str) -> KBIssue:
+    return KBIssue(where, line, problem, fix)
+
+
+def _line_of(lines: list[str], start: int, needle: str) -> int | None:
+    """1-based line of the first line at or after ``start`` that begins with ``needle``."""
+    for k in range(max(start, 0), len(lines)):
+        if lines[k].lstrip().startswith(needle):
+            return k + 1
+    return None
+
+
+def _text(value) -> str | None:
+    return value.strip() if isinstance(value, str) and value.strip() else None
+
+
+def parse_next_steps(text: str, kb: KnowledgeBase, where: str) -> NextSteps:
+    """Parse and check ``next_steps.toml`` text against ``kb``; KBError lists every problem."""
+    try:
+        data = loads_toml(text, where)
+    except InputRejected as exc:
+        raise KBError([_issue(where, exc.line, exc.problem, exc.fix)]) from None
+    lines = text.splitlines()
+    issues: list[KBIssue] = []
+    known = {ANY} | {c.id for c in kb.classes} | {c.id for c in kb.chemicals if c.id}
+    extra = set(data) - {"poison_centre", "source", "step"}
+    for key in sorted(extra):
+        issues.append(_issue(where, _line_of(lines, 0, key), f'unknown key "{key}"',
+                             'use only [poison_centre], [[source]] and [[step]]'))
+
+    sources: dict[str, Source] = {}
+    cursor = 0
+    raw_sources = data.get("source", [])
+    if not isinstance(raw_sources, list):
+        raw_sources = []
+        issues.append(_issue(where, _line_of(lines, 0, "source"), '"source" must be [[source]] tables',
+                             "write each document as a [[source]] table with id, title and url"))
+    for raw in raw_sources:
+        line = _line_of(lines, cursor, "[[source]]")
+        cursor = line or cursor
+        sid, title, url = (_text(raw.get(k)) if isinstance(raw, dict) else None
+                           for k in ("id", "title", "url"))
+        if not (sid and title and url):
+            issues.append(_issue(where, line, "a [[source]] lacks id, title or url",
+                                 "give every source an id, the document's title and where it was read"))
+            continue
+        if not url.startswith(("http://", "https://")):
+            issues.append(_issue(where, line, f'source "{sid}" has no web address',
+                                 "set url to the http(s) address where the document was read"))
+        if sid in sources:
+            issues.append(_issue(where, line, f'source id "{sid}" is used twice',
+                                 "give each [[source]] its own id"))
+        sources[sid] = Source(sid, title, url)
+
+    def source_of(raw: dict, line: int | None) -> Source | None:
+        sid = raw.get("source")
+        if sid in sources:
+            return sources[sid]
+        close = ", ".join(sorted(sources)[:8]) or "none defined"
+        issues.append(_issue(where, line, f'source "{sid}" is not a [[source]] id',
+                             f"name one of the [[source]] ids ({close})"))
+        return None
+
+    centre = None
+    raw_centre = data.get("poison_centre")
+    if raw_centre is not None:
+        line = _line_of(lines, 0, "[poison_centre]")
+        if not isinstance(raw_centre, dict) or not _text(raw_centre.get("line")):
+            issues.append(_issue(where, line, "[poison_centre] has no line",
+                                 'set line = "<phone number>"'))
+        else:
+            src = source_of(raw_centre, line) if "source" in raw_centre else None
+            centre = PoisonCentre(_text(raw_centre["line"]), _text(raw_centre.get("label")) or "",
+                                  _text(raw_centre.get("note")) or "", src)
+
+    steps: list[Step] = []
+    seen: set[tuple] = set()
+    cursor = 0
+    raw_steps = data.get("step", [])
+    if not isinstance(raw_steps, list):
+        raw_steps = []
+        issues.append(_issue(where, _line_of(lines, 0, "step"), '"step" must be [[step]] tables',
+                             "write each step as a [[step]] table"))
+    for raw in raw_steps:
+        line = _line_of(lines, cursor, "[[step]]")
+        cursor = line or cursor
+        if not isinstance(raw, dict):
+            continue
+        targets = raw.get("for")
+        targets = [targets] if isinstance(targets, str) else targets
+        if not targets or not isinstance(targets, list) or not all(isinstance(t, str) for t in targets):
+            issues.append(_issue(where, line, 'a [[step]] has no "for"',
+                                 'set for = a class id, a chemical id, a list of them, or "any"'))
+            continue
+        unknown = [t for t in targets if t not in known]
+        for t in unknown:
+            issues.append(_issue(where, line, f'"{t}" is not a class id, a chemical id or "any"',
+                                 "use an id from classes.toml or a chemical's id (kb info --json)"))
+        kind = raw.get("kind")
+        if kind not in STEP_KINDS:
+            issues.append(_issue(where, line, f'step kind "{kind}" is unknown',
+                                 "use one of " + ", ".join(f'"{k}"' for k in STEP_KINDS)))
+        text_value = _text(raw.get("text"))
+        if not text_value:
+            issues.append(_issue(where, line, "a [[step]] has no text", "write what to do in text"))
+        elif len(text_value) > MAX_STEP_CHARS:
+            issues.append(_issue(where, line, f"step text is {len(text_value)} characters",
+                                 f"keep a step to {MAX_STEP_CHARS} characters; the source has the detail"))
+        src = source_of(raw, line)
+        if unknown or kind not in STEP_KINDS or not text_value or src is None \
+                or len(text_value) > MAX_STEP_CHARS:
+            continue
+        key = (tuple(targets), kind, text_value)
+        if key in seen:
+            issues.append(_issue(where, line, "this step repeats an earlier one", "delete one of them"))
+            continue
+        seen.add(key)
+        steps.append(Step(tuple(targets), kind, text_value, src, line))
+    if issues:
+        raise KBError(issues)
+    return NextSteps(tuple(steps), centre, sources)
+
+
+def load_next_steps(kb: KnowledgeBase, folder: str | Path | None = None) -> NextSteps:
+    """The next steps of ``kb``: the bundled file for the bundled KB, else ``folder``'s file.
+
+    A folder without the file gives ``NextSteps.empty()``.
+    """
+    if folder is None:
+        entry = importlib.resources.files("responder.bundled_kb").joinpath(NEXT_STEPS_FILE)
+        if not entry.is_file():
+            return NextSteps.empty()
+        where = str(entry)
+        raw = entry.read_bytes()
+    else:
+        path = Path(folder) / NEXT_STEPS_FILE
+        if not path.exists():
+            return NextSteps.empty()
+        where = str(path)
+        try:
+            raw = read_bytes(path, "knowledge-base file")
+        except InputRejected as exc:
+            raise KBError([_issue(where, None, exc.problem, exc.fix)]) from None
+    try:
+        text = decode_text(raw, where, "knowledge-base file")
+    except InputRejected as exc:
+        raise KBError([_issue(where, None, exc.problem, exc.fix)]) from None
+    return parse_next_steps(text, kb, where)
