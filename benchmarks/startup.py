@@ -146,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as home:
         os.environ["RESPONDER_HOME"] = home
-        from responder.app.knowledge import load_knowledge
+        from responder.kb.resolve import load_knowledge
 
         kn = load_knowledge(args.kb)
         print(f"knowledge base {kn.name}: {len(kn.chemicals)} chemicals, {len(kn.symptoms)} "

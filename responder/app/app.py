@@ -1,6 +1,6 @@
 """The Textual application: holds the interview and routes every action to it.
 
-The app owns one :class:`~responder.app.session.Interview` at a time (``app.interview``);
+The app owns one :class:`~responder.core.session.Interview` at a time (``app.interview``);
 screens read it and call the app's methods to change it, so every change goes through the
 same path: engine, journal (fsync'd), redraw.
 """
@@ -13,11 +13,13 @@ from pathlib import Path
 from textual.app import App
 from textual.binding import Binding
 
-from responder.app.journal import Journal, JournalData, JournalError
-from responder.app.knowledge import Knowledge
-from responder.app.session import Interview, NoiseConfig, NoiseSettingsError
-from responder.app.settings import Settings, SettingsError, save_settings
+from responder.core.journal import Journal, JournalData, JournalError
+from responder.kb.model import KnowledgeBase
+from responder.core.session import Interview, NoiseSettingsError
+from responder.settings import NoiseSettings
+from responder.settings import Settings, SettingsError, save_settings
 from responder.engine.state import Answer, Status
+from responder.core import views
 
 CSS_FILE = Path(__file__).with_name("app.tcss")
 
@@ -28,17 +30,12 @@ def _interview_commands():
     return InterviewCommands
 
 
-def noise_from_settings(settings: Settings) -> NoiseConfig:
-    n = settings.noise
-    return NoiseConfig(n.enabled, n.eps, n.prone, n.model, n.p)
-
-
 class ResponderApp(App):
     """Identify an unknown chemical, or its class, from victims' symptoms.
 
     Parameters
     ----------
-    knowledge : Knowledge
+    knowledge : KnowledgeBase
     settings : Settings
     unfinished : list of JournalData
         Interviews to offer for resume before starting a new one.
@@ -58,7 +55,7 @@ class ResponderApp(App):
         Binding("ctrl+q", "quit", "Quit", priority=True, id="app.quit"),
     ]
 
-    def __init__(self, knowledge: Knowledge, settings: Settings | None = None, *,
+    def __init__(self, knowledge: KnowledgeBase, settings: Settings | None = None, *,
                  unfinished: list[JournalData] | None = None,
                  notices: list[tuple[str, str]] | None = None, journal: bool = True,
                  started_at: float | None = None):
@@ -78,7 +75,7 @@ class ResponderApp(App):
     def remaining_service(self):
         """The helper process computing expected questions left (started on first use)."""
         if self._remaining_service is None:
-            from responder.app.remaining import RemainingService  # noqa: PLC0415
+            from responder.core.remaining import RemainingService  # noqa: PLC0415
 
             self._remaining_service = RemainingService()
         return self._remaining_service
@@ -130,14 +127,14 @@ class ResponderApp(App):
     def start_new(self) -> None:
         s = self.settings
         interview = Interview.start(self.knowledge, s.target, s.suggest,
-                                    noise_from_settings(s), journal=self.use_journal) \
+                                    s.noise, journal=self.use_journal) \
             if self._noise_ok(s) else \
-            Interview.start(self.knowledge, s.target, s.suggest, NoiseConfig(), journal=self.use_journal)
+            Interview.start(self.knowledge, s.target, s.suggest, NoiseSettings(), journal=self.use_journal)
         self._install(interview)
 
     def _noise_ok(self, s: Settings) -> bool:
         try:
-            Interview(self.knowledge, s.target, s.suggest, noise_from_settings(s))
+            Interview(self.knowledge, s.target, s.suggest, s.noise)
             return True
         except NoiseSettingsError as exc:
             self.notify(f"noise settings not used: {exc}", severity="error", timeout=12)
@@ -199,7 +196,7 @@ class ResponderApp(App):
         self._redraw(auto_result=False)
 
     def change_modes(self, target: str | None = None, suggest: str | None = None,
-                     noise: NoiseConfig | None = None) -> bool:
+                     noise: NoiseSettings | None = None) -> bool:
         it = self.interview
         try:
             it.set_modes(target=target, suggest=suggest, noise=noise)
@@ -232,7 +229,7 @@ class ResponderApp(App):
     def show_result(self) -> None:
         from responder.app.screens.result import ResultScreen  # noqa: PLC0415
 
-        if self.interview.result() is None:
+        if views.result(self.interview) is None:
             return
         if isinstance(self.screen, ResultScreen):
             self.screen.refresh_view()
@@ -260,7 +257,7 @@ class ResponderApp(App):
     def action_noise_settings(self) -> None:
         from responder.app.screens.noise import NoiseScreen  # noqa: PLC0415
 
-        def done(config: NoiseConfig | None) -> None:
+        def done(config: NoiseSettings | None) -> None:
             if config is not None:
                 self.change_modes(noise=config)
 

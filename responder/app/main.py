@@ -27,9 +27,9 @@ def prepare(kb: str | None = None, started_at: float | None = None, journal: boo
         used.
     """
     from responder.app.app import ResponderApp  # noqa: PLC0415
-    from responder.app.journal import unfinished  # noqa: PLC0415
-    from responder.app.knowledge import KnowledgeError, load_knowledge  # noqa: PLC0415
-    from responder.app.settings import Settings, SettingsError, load_settings  # noqa: PLC0415
+    from responder.core.journal import unfinished  # noqa: PLC0415
+    from responder.kb.resolve import KnowledgeError, load_knowledge  # noqa: PLC0415
+    from responder.settings import Settings, SettingsError, load_settings  # noqa: PLC0415
 
     started_at = time.perf_counter() if started_at is None else started_at
     notices: list[tuple[str, str]] = []
@@ -57,7 +57,7 @@ def prepare(kb: str | None = None, started_at: float | None = None, journal: boo
 def run(kb: str | None = None) -> int:
     """Run the app until the responder quits; returns the exit code."""
     started_at = time.perf_counter()
-    from responder.app.knowledge import KnowledgeError  # noqa: PLC0415
+    from responder.kb.resolve import KnowledgeError  # noqa: PLC0415
 
     try:
         app = prepare(kb, started_at)

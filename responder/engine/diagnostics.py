@@ -125,6 +125,16 @@ def default_eps(delta: int) -> int:
     return max(0, (int(delta) - 1) // 2)
 
 
+def auto_eps(delta: int) -> int:
+    """The eps that "auto" stands for everywhere (app, journal, ``eval``, ``simulate``).
+
+    :func:`default_eps`, floor((delta - 1) / 2), but at least 1: turning noise tolerance on
+    always tolerates a wrong answer, even when delta <= 2 means one wrong answer can make two
+    chemicals look alike (the interview then says so and may end on several).
+    """
+    return max(1, default_eps(delta))
+
+
 def entropy_bits(p) -> float:
     """Shannon entropy H(P) = -sum_i p_i log2 p_i in bits, with 0 log 0 = 0 (Section 1.2).
 

@@ -2,7 +2,7 @@
 
 Use :func:`resolve_kb` to load what ``--kb`` names (``None`` for the bundled one), then
 ``kb.to_problem()`` for the engine. ``responder kb ...`` commands live in
-:mod:`responder.kb.commands`.
+:mod:`responder.cli.kb`.
 """
 
 from responder.kb.csv_import import import_csv, load_csv

@@ -1,13 +1,17 @@
 """The knowledge base in memory: symptoms, classes and chemicals, and its engine problem.
 
 Everything here is plain data, already validated by :mod:`responder.kb.loader`; nothing in this
-module reads files.
+module reads files. It is the one view of a knowledge base for every layer (the command
+line, the headless interview core and the app): each symptom, chemical, class and category
+carries its position in the engine's problem (``index``) and the labels it is shown with.
 """
 
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass
+import re
+import unicodedata
+from dataclasses import dataclass, replace
 from functools import cached_property
 
 import numpy as np
@@ -62,6 +66,8 @@ class Category:
 
     id: str
     label: str
+    index: int = -1  # the engine's query group; set by KnowledgeBase
+    symptoms: tuple[int, ...] = ()  # indexes of its symptoms; set by KnowledgeBase
 
 
 #: Values of a symptom's ``observation``: a responder can see or measure it, or only a
@@ -95,11 +101,17 @@ class Symptom:
     observation: str = ""
     leak: float | None = None
     urgent: bool = False
+    index: int = -1  # the engine's query (matrix column); set by KnowledgeBase
+    category_label: str = ""  # set by KnowledgeBase
 
     @property
     def names(self) -> tuple[str, ...]:
         """Every text that names this symptom: id, aliases, label and synonyms."""
         return (self.id, *self.aliases, self.label, *self.synonyms)
+
+    @property
+    def category_id(self) -> str:
+        return self.category
 
 
 class UnknownSymptomError(KeyError):
@@ -125,6 +137,7 @@ class ChemicalClass:
     label: str
     syndrome: str = ""
     description: str = ""
+    index: int = -1  # the engine's object group; set by KnowledgeBase
 
 
 @dataclass(frozen=True)
@@ -160,6 +173,9 @@ class Chemical:
     line: int | None = None
     id: str = ""
     evidence: tuple[Evidence, ...] = ()
+
+    index: int = -1  # the engine's object (matrix row); set by KnowledgeBase
+    class_label: str = ""  # set by KnowledgeBase
 
     @property
     def unsupported(self) -> frozenset[str]:
@@ -201,6 +217,23 @@ class KnowledgeBase:
     chemicals: tuple[Chemical, ...]
     warnings: tuple[KBIssue, ...] = ()
     digest: str = ""
+
+    def __post_init__(self) -> None:
+        # Give every item its engine position and display labels, so nothing downstream
+        # needs a second copy of these dataclasses.
+        cat_label = {c.id: c.label for c in self.categories}
+        class_label = {c.id: c.label for c in self.classes}
+        symptoms = tuple(replace(s, index=j, category_label=cat_label.get(s.category, s.category))
+                         for j, s in enumerate(self.symptoms))
+        categories = tuple(
+            replace(c, index=k, symptoms=tuple(s.index for s in symptoms if s.category == c.id))
+            for k, c in enumerate(self.categories))
+        classes = tuple(replace(c, index=g) for g, c in enumerate(self.classes))
+        chemicals = tuple(replace(c, index=i, class_label=class_label.get(c.class_id, c.class_id))
+                          for i, c in enumerate(self.chemicals))
+        for name, value in (("symptoms", symptoms), ("categories", categories),
+                            ("classes", classes), ("chemicals", chemicals)):
+            object.__setattr__(self, name, value)
 
     # --- lookups ------------------------------------------------------------------------
 
@@ -257,6 +290,34 @@ class KnowledgeBase:
         """The symptom named by an id, alias, label or synonym (see :meth:`resolve_symptom`)."""
         return self.symptoms[self.resolve_symptom(text)]
 
+    @cached_property
+    def _symptom_index(self) -> dict[str, int]:
+        return {s.id: s.index for s in self.symptoms}
+
+    def symptom_index(self, symptom_id: str) -> int | None:
+        """The matrix column of a symptom id or alias (ids are a contract: a journal that
+        names a merged or renamed symptom still resolves), or None if there is none."""
+        j = self._symptom_index.get(symptom_id)
+        if j is None and symptom_id in self.symptom_aliases:
+            j = self._symptom_index[self.symptom_aliases[symptom_id]]
+        return j
+
+    def chemical_index(self, name: str) -> int | None:
+        """The matrix row of a chemical, by name case-insensitively; None if unknown."""
+        chem = self._chemical_by_key.get(name.casefold())
+        return None if chem is None else chem.index
+
+    def describe(self) -> dict:
+        """Name, origin, digest and size, for journals and exports."""
+        return {
+            "name": self.name,
+            "origin": str(self.origin),
+            "digest": self.digest,
+            "chemicals": len(self.chemicals),
+            "symptoms": len(self.symptoms),
+            "classes": len(self.classes),
+        }
+
     def symptom_label(self, symptom_id: str) -> str:
         """Plain-language label of a symptom id (raises KeyError if unknown)."""
         return self.symptom_by_id[symptom_id].label
@@ -299,6 +360,13 @@ class KnowledgeBase:
     def weights(self) -> np.ndarray:
         """Prior weights, shape (M,), not normalised (1.0 where a chemical gives none)."""
         return np.array([c.weight for c in self.chemicals], dtype=float)
+
+    @cached_property
+    def problem(self) -> Problem:
+        """:meth:`to_problem` with the default prior, built once: query ``j`` is
+        ``symptoms[j]``, object ``i`` is ``chemicals[i]``, object group ``g`` is
+        ``classes[g]``, query group ``c`` is ``categories[c]``."""
+        return self.to_problem()
 
     def prior_vector(self, mode: str = DEFAULT_PRIOR_MODE) -> np.ndarray:
         """The prior over chemicals, shape (M,), summing to 1.
@@ -346,3 +414,74 @@ class KnowledgeBase:
             group_names=[c.id for c in self.classes],
             query_group_names=[c.id for c in self.categories],
         )
+
+    # --- search -------------------------------------------------------------------------
+
+    def search_symptoms(self, text: str, limit: int | None = None) -> list[Symptom]:
+        """Symptoms matching ``text``, best first (all, in file order, for empty text)."""
+        # a synonym ("convulsions", "SOB") or a retired id counts almost as much as the label
+        return _rank(
+            text, self.symptoms,
+            lambda s: ((s.label, 1.0), *((w, 0.95) for w in s.synonyms),
+                       *((a.replace("_", " "), 0.95) for a in s.aliases),
+                       (s.id.replace("_", " "), 0.9), (s.category_label, 0.5)), limit,
+        )
+
+    def search_chemicals(self, text: str, limit: int | None = None) -> list[Chemical]:
+        """Chemicals matching ``text`` by name, CAS, UN or class, best first."""
+        return _rank(text, self.chemicals,
+                     lambda c: ((c.name, 1.0), (c.cas, 0.9), (c.un or "", 0.5), (c.class_label, 0.5)),
+                     limit)
+
+
+def _fold(text: str) -> str:
+    text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    return re.sub(r"\s+", " ", re.sub(r"[^a-z0-9]+", " ", text.lower())).strip()
+
+
+def match_score(query: str, text: str) -> float:
+    """How well ``query`` matches ``text``: 0 for no match, higher is better.
+
+    Whole-text prefix beats word prefix beats substring beats every query word found beats
+    a subsequence of letters (so "shrt brth" finds "Shortness of breath").
+    """
+    q, t = _fold(query), _fold(text)
+    if not q:
+        return 1.0
+    if not t:
+        return 0.0
+    if t.startswith(q):
+        return 100.0 - len(t) / 100
+    if (" " + t).find(" " + q) >= 0:
+        return 80.0 - len(t) / 100
+    if q in t:
+        return 60.0 - len(t) / 100
+    words = q.split()
+    if len(words) > 1 and all(w in t for w in words):
+        return 50.0 - len(t) / 100
+    # letters in order, rewarding runs
+    pos, score, run = 0, 0.0, 0
+    for ch in q.replace(" ", ""):
+        k = t.find(ch, pos)
+        if k < 0:
+            return 0.0
+        run = run + 1 if k == pos else 1
+        score += run
+        pos = k + 1
+    return min(40.0, 10.0 + score) - len(t) / 100
+
+
+def _rank(text, items, fields, limit):
+    if not _fold(text):
+        out = list(items)
+        return out[:limit] if limit else out
+    scored = []
+    for k, item in enumerate(items):
+        # fields are (text, weight): the name counts most; an id, a category or a class
+        # mostly break ties
+        best = max((match_score(text, f) * w for f, w in fields(item) if f), default=0.0)
+        if best > 0:
+            scored.append((-best, k, item))
+    scored.sort(key=lambda x: (x[0], x[1]))
+    out = [item for _, _, item in scored]
+    return out[:limit] if limit else out

@@ -11,6 +11,23 @@ from responder.kb.loader import BUNDLED_NAME, SYMPTOMS_FILE, load_bundled, load_
 from responder.kb.model import KBError, KBIssue, KnowledgeBase
 
 
+class KnowledgeError(Exception):
+    """The knowledge base could not be loaded; ``str()`` is the message to show."""
+
+
+def load_knowledge(spec: str | Path | None) -> KnowledgeBase:
+    """:func:`resolve_kb` with its problem built, every failure one :class:`KnowledgeError`
+    a person can act on (every problem the loader found, one per line)."""
+    try:
+        kb = resolve_kb(spec)
+        kb.problem  # noqa: B018 (built now, so a bad matrix fails here)
+    except KBError as exc:
+        raise KnowledgeError(str(exc)) from None
+    except (OSError, ValueError) as exc:
+        raise KnowledgeError(f"the knowledge base {spec or 'bundled'} cannot be used: {exc}") from None
+    return kb
+
+
 def available_kbs() -> list[str]:
     """Names ``--kb`` accepts: ``"bundled"`` first, then the imported ones, sorted.
 

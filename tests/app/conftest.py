@@ -19,7 +19,7 @@ def home(tmp_path, monkeypatch) -> Path:
 
 @pytest.fixture(scope="session")
 def knowledge():
-    from responder.app.knowledge import load_knowledge
+    from responder.kb.resolve import load_knowledge
 
     return load_knowledge(str(FIXTURE_KB))
 

@@ -7,10 +7,13 @@ import json
 import pytest
 
 from conftest import FIXTURE_KB
-from responder.app.export import export_interview, report, to_markdown
-from responder.app.knowledge import KnowledgeError, load_knowledge, match_score
-from responder.app.session import Interview, NoiseConfig
+from responder.core.export import export_interview, report, to_markdown
+from responder.kb.model import match_score
+from responder.kb.resolve import KnowledgeError, load_knowledge
+from responder.core.session import Interview
+from responder.settings import NoiseSettings
 from responder.engine.state import Answer, Status
+from responder.core import views
 
 
 # -- knowledge adapter ------------------------------------------------------------------------
@@ -61,12 +64,12 @@ def test_a_bad_knowledge_base_is_one_message(tmp_path):
 
 def test_category_question_lists_useful_symptoms_first(knowledge):
     it = Interview(knowledge, "chemical", "category")
-    view = it.question()
+    view = views.question(it)
     assert view.kind == "category" and view.category is not None
     it.answer(knowledge.symptom_index("pinpoint_pupils"), Answer.YES)
     # among nerve agents, pupils and tearing split nothing; the eyes category then holds
     # only symptoms that cannot change the outcome, so another category is suggested
-    view = it.question()
+    view = views.question(it)
     assert all(i.useful for i in view.useful)
     assert view.items[: len(view.useful)] == view.useful
 
@@ -75,7 +78,7 @@ def test_optional_symptoms_are_marked(knowledge):
     it = Interview(knowledge, "chemical", "category")
     it.answer(knowledge.symptom_index("cough"), Answer.YES)
     it.answer(knowledge.symptom_index("blisters"), Answer.NO)
-    view = it.question()
+    view = views.question(it)
     useless = [i for i in view.items if not i.useful]
     for item in useless:
         assert item.split == 0.0
@@ -89,7 +92,7 @@ def test_policies_follow_target_and_suggestion(knowledge):
 
 
 def test_noise_auto_eps_is_at_least_one(knowledge):
-    it = Interview(knowledge, "chemical", "symptom", NoiseConfig(enabled=True))
+    it = Interview(knowledge, "chemical", "symptom", NoiseSettings(enabled=True))
     assert it.delta == 1 and it.safe_eps == 0
     assert it.state.noise.eps == 1
     assert it.noise_budget() == (0, 1)
@@ -99,25 +102,25 @@ def test_inconsistent_interview_ranks_the_closest(knowledge):
     it = Interview(knowledge, "chemical", "symptom")
     it.answer(knowledge.symptom_index("pinpoint_pupils"), Answer.YES)
     it.answer(knowledge.symptom_index("skin_burns"), Answer.YES)
-    assert it.status is Status.INCONSISTENT and it.question() is None
-    closest = it.closest()
+    assert it.status is Status.INCONSISTENT and views.question(it) is None
+    closest = views.closest(it)
     assert closest[0].mismatches == 1
-    assert it.top_candidate() == "no chemical fits"
+    assert views.top_candidate(it) == "no chemical fits"
 
 
 def test_result_profile_marks_matches_and_mismatches(knowledge):
-    it = Interview(knowledge, "chemical", "symptom", NoiseConfig(enabled=True, eps=1))
+    it = Interview(knowledge, "chemical", "symptom", NoiseSettings(enabled=True, eps=1))
     # Sarin's profile, except "no" to headache (a wrong answer the noise model tolerates)
     for sid, ans in (("pinpoint_pupils", "yes"), ("headache", "no"), ("wheezing", "yes"),
                      ("shortness_of_breath", "yes"), ("confusion", "no"), ("cough", "no")):
         it.answer(knowledge.symptom_index(sid), ans)
-    cands = it.candidates()
+    cands = views.candidates(it)
     assert cands[0].names == "Sarin (GB)" and cands[0].mismatches == 1
-    while it.question() is not None:
-        item = it.question().items[0].symptom
+    while views.question(it) is not None:
+        item = views.question(it).items[0].symptom
         sarin = knowledge.chemicals[knowledge.chemical_index("Sarin (GB)")]
         it.answer(item.index, "yes" if item.id in sarin.symptoms else "no")
-    result = it.result()
+    result = views.result(it)
     marks = {r.symptom.id: r.marks[0] for r in result.profile if r.answer}
     assert marks["headache"] == "mismatch" and marks["pinpoint_pupils"] == "match"
     assert result.mismatches == 1
@@ -126,7 +129,7 @@ def test_result_profile_marks_matches_and_mismatches(knowledge):
 def test_class_result_uses_shares(knowledge):
     it = Interview(knowledge, "class", "symptom")
     it.answer(knowledge.symptom_index("pinpoint_pupils"), Answer.YES)
-    result = it.result()
+    result = views.result(it)
     assert result.kind == "class" and result.title == "Nerve agents"
     shares = {r.symptom.id: r.expected[0] for r in result.profile}
     assert shares["pinpoint_pupils"] == 1.0
@@ -134,9 +137,9 @@ def test_class_result_uses_shares(knowledge):
 
 
 def test_remaining_spec_is_tagged_with_its_generation(knowledge):
-    from responder.app.remaining import RemainingService, evaluate_spec
+    from responder.core.remaining import RemainingService, evaluate_spec
 
-    it = Interview(knowledge, "chemical", "category", NoiseConfig(enabled=True))
+    it = Interview(knowledge, "chemical", "category", NoiseSettings(enabled=True))
     generation, spec = it.remaining_spec()
     it.answer(0, Answer.YES)  # the responder goes on while the job runs
     assert generation == 0 != it.generation
@@ -152,9 +155,9 @@ def test_remaining_spec_is_tagged_with_its_generation(knowledge):
 def test_remaining_service_can_be_cancelled(knowledge):
     import threading
 
-    from responder.app.remaining import Cancelled, RemainingService
+    from responder.core.remaining import Cancelled, RemainingService
 
-    it = Interview(knowledge, "class", "category", NoiseConfig(enabled=True))
+    it = Interview(knowledge, "class", "category", NoiseSettings(enabled=True))
     service = RemainingService()
     outcome = []
 
@@ -185,7 +188,7 @@ def test_remaining_service_can_be_cancelled(knowledge):
 
 
 def test_export_markdown_and_json(knowledge, home):
-    it = Interview.start(knowledge, "chemical", "symptom", NoiseConfig())
+    it = Interview.start(knowledge, "chemical", "symptom", NoiseSettings())
     it.answer(knowledge.symptom_index("cough"), Answer.YES)
     it.answer(knowledge.symptom_index("blisters"), Answer.YES, volunteered=True)
     md, js = export_interview(it)
@@ -234,7 +237,7 @@ def test_cli_passes_kb_to_the_app(monkeypatch):
 
 def test_a_bad_kb_in_settings_falls_back_to_bundled_with_a_message(home):
     from responder.app.main import prepare
-    from responder.app.settings import Settings, save_settings
+    from responder.settings import Settings, save_settings
 
     save_settings(Settings(kb="no-such-kb"))
     app = prepare(None)

@@ -12,6 +12,7 @@ from responder.app.screens.result import ResultScreen
 from responder.app.screens.symptom_search import SymptomSearchScreen
 from responder.app.widgets.panels import CandidatesTable, QuestionPanel, StatusLine
 from responder.engine.state import Answer, Status
+from responder.core import views
 
 CHEMICALS = ["Sarin (GB)", "VX", "Tabun (GA)", "Chlorine", "Ammonia", "Phosgene",
              "Hydrogen cyanide", "Hydrogen sulfide"]
@@ -32,7 +33,7 @@ async def test_full_interview_identifies_the_chemical_from_its_row(chemical):
         asked = await answer_from_row(pilot, app, chemical)
         assert app.interview.status is Status.IDENTIFIED
         assert isinstance(app.screen, ResultScreen)
-        result = app.interview.result()
+        result = views.result(app.interview)
         assert result.kind == "chemical" and result.title == chemical
         assert asked == app.interview.asked
         # every answer matches the profile; the sources are the chemical's own
@@ -50,7 +51,7 @@ async def test_identical_profiles_end_as_one_set():
         await settle(pilot)
         await answer_from_row(pilot, app, "Lewisite")
         assert app.interview.status is Status.INDISTINGUISHABLE
-        result = app.interview.result()
+        result = views.result(app.interview)
         assert result.kind == "set"
         assert {c.name for c in result.candidates[0].chemicals} == {"Sulfur mustard", "Lewisite"}
         assert isinstance(app.screen, ResultScreen)
@@ -77,7 +78,7 @@ async def test_category_mode_interview(chemical):
             await pilot.press("down")
             assert suggested(app) == panel.view.items[1].symptom.index
         await answer_from_row(pilot, app, chemical)
-        assert app.interview.result().title == chemical
+        assert views.result(app.interview).title == chemical
 
 
 async def test_class_target_identifies_the_class():
@@ -88,7 +89,7 @@ async def test_class_target_identifies_the_class():
         await settle(pilot)
         assert app.interview.target == "class"
         await answer_from_row(pilot, app, "VX")
-        result = app.interview.result()
+        result = views.result(app.interview)
         assert result.kind == "class" and result.title == "Nerve agents"
         assert isinstance(app.screen, ResultScreen)
         # from the class result, t goes on to the chemical with the answers kept
@@ -97,7 +98,7 @@ async def test_class_target_identifies_the_class():
         await settle(pilot)
         assert app.interview.target == "chemical" and app.interview.asked == asked
         await answer_from_row(pilot, app, "VX")
-        assert app.interview.result().title == "VX"
+        assert views.result(app.interview).title == "VX"
 
 
 # -- undo and can't tell ----------------------------------------------------------------------
@@ -108,22 +109,22 @@ async def test_cant_tell_eliminates_no_one_and_undo_takes_answers_back():
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         it = app.interview
-        before = len(it.candidates())
+        before = len(views.candidates(it))
         first = suggested(app)
         await pilot.press("u")
         await settle(pilot)
         assert it.state.answers[-1].query == first
         assert it.state.answers[-1].answer is Answer.UNKNOWN
-        assert len(it.candidates()) == before  # nobody eliminated
+        assert len(views.candidates(it)) == before  # nobody eliminated
         assert suggested(app) != first  # a spent symptom is not suggested again
         await pilot.press("y")
         await settle(pilot)
         assert it.asked == 2
-        narrowed = len(it.candidates())
+        narrowed = len(views.candidates(it))
         assert narrowed < before
         await pilot.press("z")
         await settle(pilot)
-        assert it.asked == 1 and len(it.candidates()) == before
+        assert it.asked == 1 and len(views.candidates(it)) == before
         await pilot.press("backspace")
         await settle(pilot)
         assert it.asked == 0
@@ -287,9 +288,9 @@ async def test_no_candidate_consistent_offers_undo_and_noise_tolerance():
         await pilot.press("e")
         await settle(pilot)
         assert it.status is not Status.INCONSISTENT
-        names = [c.names for c in it.candidates()]
+        names = [c.names for c in views.candidates(it)]
         assert "Sarin (GB)" in names
-        assert all(c.mismatches <= 1 for c in it.candidates())
+        assert all(c.mismatches <= 1 for c in views.candidates(it))
         await pilot.press("e")
         await settle(pilot)
         assert it.status is Status.INCONSISTENT
@@ -317,7 +318,7 @@ async def test_volunteer_a_symptom_by_typing_its_name():
         record = app.interview.state.answers[-1]
         assert app.knowledge.symptoms[record.query].id == "wheezing"
         assert record.answer is Answer.YES and record.volunteered
-        names = {c.names for c in app.interview.candidates()}
+        names = {c.names for c in views.candidates(app.interview)}
         assert names == {"Sarin (GB)", "Tabun (GA)", "Chlorine"}
 
 
@@ -437,7 +438,7 @@ async def test_browse_filters_and_answers_a_symptom():
         assert await until(pilot, lambda: isinstance(app.screen, SymptomSearchScreen))
         await pilot.press("y")
         await settle(pilot)
-        assert {c.names for c in app.interview.candidates()} == {"Sulfur mustard = Lewisite"}
+        assert {c.names for c in views.candidates(app.interview)} == {"Sulfur mustard = Lewisite"}
 
 
 async def test_export_writes_markdown_and_json(home):
@@ -474,7 +475,7 @@ async def test_new_interview_asks_first_and_ends_the_old_journal(home):
         await pilot.press("y")
         await settle(pilot)
         assert app.interview is not old and app.interview.asked == 0
-    from responder.app.journal import read_journal
+    from responder.core.journal import read_journal
 
     assert read_journal(old.journal.path).end_reason == "new"
 
@@ -497,4 +498,4 @@ async def test_small_terminal_still_works():
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         await answer_from_row(pilot, app, "VX")
-        assert app.interview.result().title == "VX"
+        assert views.result(app.interview).title == "VX"

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 import os
 
-from responder.app.journal import Journal, list_journals, read_journal, unfinished
-from responder.app.session import Interview
+from responder.core.journal import Journal, list_journals, read_journal, unfinished
+from responder.core.session import Interview
 from responder.engine.state import Answer
 
 
@@ -99,7 +99,7 @@ def test_an_unwritable_folder_is_reported_not_raised(knowledge, home):
 
 
 def test_start_up_reads_only_the_tail_of_finished_journals(home, monkeypatch):
-    import responder.app.journal as journal
+    import responder.core.journal as journal
 
     done = Journal.create({}, {})
     done.answer("cough", "yes", 1.0, False)

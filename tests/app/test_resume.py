@@ -15,7 +15,7 @@ import pytest
 
 from app_helpers import settle, suggested, until
 from conftest import FIXTURE_KB, SIZE, make_app
-from responder.app.journal import list_journals, read_journal, unfinished
+from responder.core.journal import list_journals, read_journal, unfinished
 from responder.app.screens.interview import InterviewScreen
 from responder.app.screens.resume import ResumeScreen
 from responder.engine.state import Answer

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from responder.app.settings import (
-    NoiseDefaults,
+from responder.settings import (
+    NoiseSettings,
     Settings,
     SettingsError,
     load_settings,
@@ -21,7 +21,7 @@ def test_missing_file_gives_defaults(home):
 
 def test_round_trip(home):
     s = Settings("class", "category", "nord", "my-kb",
-                 NoiseDefaults(True, 2, ("cough", "headache"), 2, 0.1), {"answer.unknown": "u,space"})
+                 NoiseSettings(True, 2, ("cough", "headache"), 2, 0.1), {"answer.unknown": "u,space"})
     save_settings(s)
     assert load_settings() == s
 

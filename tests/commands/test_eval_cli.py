@@ -13,7 +13,7 @@ from responder.cli import main
 from responder.engine.belief import Model
 from responder.engine.evaluate import bounds, evaluate
 from responder.engine.policies import Policy
-from responder.inputs import load_interchange
+from responder.cli.inputs import load_interchange
 
 
 def write(tmp_path, data, name="kb.json"):

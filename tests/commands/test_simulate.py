@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from responder.cli import main
-from responder.commands.simulate import wilson
+from responder.cli.simulate import wilson
 from responder.engine.diagnostics import min_hamming_distance
 
 
@@ -153,7 +153,7 @@ BAD = [
     (["--noise-prone", "sym1,headache"], "unknown query name(s) 'headache'"),
     (["--interviews", "0"], "--interviews must be at least 1"),
     (["--extra-errors", "-1"], "--extra-errors must be 0 or more"),
-    (["--policy", "best"], "unknown policy 'best'"),
+    (["--policy", "best"], "invalid choice: 'best' (choose from 'gbs', 'gisa'"),
 ]
 
 

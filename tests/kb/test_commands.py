@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from responder import paths
-from responder.kb.commands import register
+from responder.cli.kb import register
 
 SYMPTOMS = """\
 [[category]]

@@ -9,7 +9,7 @@ import pytest
 
 from responder import paths
 from responder.kb import KBError, available_kbs, import_csv, resolve_kb
-from responder.kb.commands import register
+from responder.cli.kb import register
 from responder.kb.csv_import import csv_to_files, slugify
 
 CSV = """\

@@ -9,7 +9,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Static, TabbedContent, TabPane
 
-from responder.app.knowledge import Knowledge
+from responder.kb.model import KnowledgeBase
 
 
 class BrowseScreen(Screen):
@@ -25,7 +25,7 @@ class BrowseScreen(Screen):
         Binding("enter", "answer", "Answer this symptom", id="browse.answer", priority=True),
     ]
 
-    def __init__(self, knowledge: Knowledge):
+    def __init__(self, knowledge: KnowledgeBase):
         super().__init__()
         self.knowledge = knowledge
         self.chem_rows: list[int] = []

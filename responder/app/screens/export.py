@@ -8,7 +8,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
-from responder.app.export import export_interview, exports_dir
+from responder.core.export import export_interview, exports_dir
 
 
 class ExportScreen(ModalScreen[tuple | None]):

@@ -10,7 +10,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from responder.app.session import DISCLAIMER
+from responder.core.views import DISCLAIMER
 
 # (binding id, what it does), in the order shown.
 KEY_HELP = (

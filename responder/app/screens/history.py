@@ -10,9 +10,10 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
-from responder.app.session import ANSWER_TEXT
+from responder.core.views import ANSWER_TEXT
 from responder.app.widgets.panels import ANSWER_MARK
 from responder.engine.state import Answer
+from responder.core import views
 
 
 class HistoryScreen(Screen):
@@ -42,11 +43,11 @@ class HistoryScreen(Screen):
 
     def fill(self, cursor: int | None = None) -> None:
         it = self.interview
-        rows = it.history()
+        rows = views.history(it)
         table = self.query_one(DataTable)
         table.clear(columns=True)
         table.add_columns("#", "Time", "Symptom", "Category", "Answer", "")
-        cands = it.candidates()
+        cands = views.candidates(it)
         doubted = set(it.contradicted(cands[0].objects)) if cands else set()
         for k, row in enumerate(rows, start=1):
             mark, style = ANSWER_MARK[row.record.answer]

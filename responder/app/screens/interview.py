@@ -10,8 +10,10 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 from textual.worker import get_current_worker
 
-from responder.app.session import Interview, NoiseConfig, Remaining
+from responder.core.remaining import Remaining
+from responder.core.session import Interview
 from responder.engine.state import Answer, Status
+from responder.core import views
 from responder.app.widgets.panels import (
     AnswersPanel,
     CandidatesTable,
@@ -85,7 +87,7 @@ class InterviewScreen(Screen):
             f" responder  ·  {kn.name} knowledge base: {len(kn.chemicals)} chemicals, "
             f"{len(kn.symptoms)} symptoms  ·  decision support, not a diagnosis"
         )
-        view = it.question()
+        view = views.question(it)
         self.query_one(QuestionPanel).show(it, view, keep_selection)
         self.query_one(CandidatesTable).show(it)
         self.query_one(ClassBars).show(it)
@@ -134,7 +136,7 @@ class InterviewScreen(Screen):
 
     @work(thread=True, exclusive=True, group="remaining")
     def compute_remaining(self, generation: int, spec, cheap: bool) -> None:
-        from responder.app.remaining import Cancelled, evaluate_spec  # noqa: PLC0415
+        from responder.core.remaining import Cancelled, evaluate_spec  # noqa: PLC0415
 
         try:
             if cheap:
@@ -164,7 +166,7 @@ class InterviewScreen(Screen):
         if action in ("answer", "move"):
             return self.query_one(QuestionPanel).selected_query is not None
         if action == "result":
-            return it.result() is not None
+            return views.result(it) is not None
         if action == "undo":
             return it.asked > 0
         return True
@@ -211,7 +213,7 @@ class InterviewScreen(Screen):
     def action_toggle_noise(self) -> None:
         it = self.interview
         n = it.noise
-        self.app.change_modes(noise=NoiseConfig(not n.enabled, n.eps, n.prone, n.model, n.p))
+        self.app.change_modes(noise=n.with_enabled(not n.enabled))
 
     def action_noise_settings(self) -> None:
         self.app.action_noise_settings()

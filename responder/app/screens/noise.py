@@ -8,11 +8,12 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, RadioButton, RadioSet, SelectionList, Static, Switch
 
-from responder.app.session import Interview, NoiseConfig, NoiseSettingsError
+from responder.core.session import Interview, NoiseSettingsError
+from responder.settings import NoiseSettings
 
 
-class NoiseScreen(ModalScreen[NoiseConfig | None]):
-    """Edit the noise settings; dismisses with the new :class:`NoiseConfig` or None."""
+class NoiseScreen(ModalScreen[NoiseSettings | None]):
+    """Edit the noise settings; dismisses with the new :class:`NoiseSettings` or None."""
 
     BINDINGS = [
         Binding("escape", "cancel", "Cancel", id="noise.cancel"),
@@ -83,7 +84,7 @@ class NoiseScreen(ModalScreen[NoiseConfig | None]):
     def on_input_submitted(self, event: Input.Submitted) -> None:
         self.action_apply()
 
-    def read(self) -> NoiseConfig:
+    def read(self) -> NoiseSettings:
         """The form as a config; raises NoiseSettingsError with a message to show."""
         enabled = self.query_one("#noise-enabled", Switch).value
         eps_text = self.query_one("#noise-eps", Input).value.strip()
@@ -102,8 +103,8 @@ class NoiseScreen(ModalScreen[NoiseConfig | None]):
                                      "or choose All symptoms")
         prone = None if len(chosen) == len(self.interview.knowledge.symptoms) else \
             tuple(s.id for s in self.interview.knowledge.symptoms if s.id in set(chosen))
-        config = NoiseConfig(enabled, eps, prone, model, p)
-        self.interview.build_noise(NoiseConfig(True, eps, prone, model, p))  # validates
+        config = NoiseSettings(enabled, eps, prone, model, p)
+        self.interview.build_noise(config.with_enabled(True))  # validates
         return config
 
     def action_apply(self) -> None:

@@ -11,7 +11,8 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from responder.app.session import ANSWER_TEXT, ResultView
+from responder.core.views import ANSWER_TEXT, ResultView
+from responder.core import views
 
 MARKS = {
     "match": ("✓ match", "bold green"),
@@ -62,7 +63,7 @@ class ResultScreen(Screen):
 
     def refresh_view(self) -> None:
         it = self.app.interview
-        result = it.result()
+        result = views.result(it)
         if result is None:
             self.app.pop_screen()
             return

@@ -9,8 +9,9 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
-from responder.app.journal import JournalData
-from responder.app.session import Interview
+from responder.core.journal import JournalData
+from responder.core.session import Interview
+from responder.core import views
 
 
 class ResumeScreen(Screen[JournalData | None]):
@@ -44,7 +45,7 @@ class ResumeScreen(Screen[JournalData | None]):
         for k, data in enumerate(self.unfinished):
             try:
                 interview, _ = Interview.resume(kn, data)
-                top = interview.top_candidate()
+                top = views.top_candidate(interview)
                 interview.journal = None  # read only: write nothing here
             except Exception:  # noqa: BLE001 (a damaged journal must not stop start-up)
                 top = "?"

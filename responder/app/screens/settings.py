@@ -8,7 +8,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Label, RadioButton, RadioSet, Select, Static
 
-from responder.app.settings import NoiseDefaults, Settings, settings_path
+from responder.settings import Settings, settings_path
 
 
 class SettingsScreen(ModalScreen[None]):
@@ -89,10 +89,8 @@ class SettingsScreen(ModalScreen[None]):
         noise = s.noise
         current = self.query("#set-noise-current")
         if current and current.first(Checkbox).value and self.interview is not None:
-            n = self.interview.noise
-            noise = NoiseDefaults(n.enabled, n.eps, n.prone, n.model, n.p)
-        noise = NoiseDefaults(self.query_one("#set-noise", Checkbox).value, noise.eps,
-                              noise.prone, noise.model, noise.p)
+            noise = self.interview.noise
+        noise = noise.with_enabled(self.query_one("#set-noise", Checkbox).value)
         return s.with_changes(target=target, suggest=suggest, kb=None if kb == "bundled" else kb,
                               theme=theme, noise=noise)
 

@@ -10,7 +10,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from responder.app.session import ANSWER_TEXT, Interview
+from responder.core.session import Interview
+from responder.core.views import ANSWER_TEXT
 from responder.app.widgets.panels import ANSWER_MARK, key_hint
 from responder.engine.state import Answer
 

@@ -1,5 +1,5 @@
 """The interview screen's panels. Each shows one view object from
-:mod:`responder.app.session`; none holds interview state of its own beyond the selection."""
+:mod:`responder.core.session`; none holds interview state of its own beyond the selection."""
 
 from __future__ import annotations
 
@@ -9,8 +9,10 @@ from rich.text import Text
 from textual.widget import Widget
 from textual.widgets import DataTable, Static
 
-from responder.app.session import ANSWER_TEXT, CandidateRow, Interview, QuestionView
+from responder.core.session import Interview
+from responder.core.views import ANSWER_TEXT, CandidateRow, QuestionView
 from responder.engine.state import Answer, Status
+from responder.core import views
 
 ANSWER_MARK = {Answer.YES: ("✓", "bold green"), Answer.NO: ("✗", "bold red"),
                Answer.UNKNOWN: ("?", "bold yellow")}
@@ -109,7 +111,7 @@ class QuestionPanel(Widget):
                          ("e", "turn on noise tolerance")),
             )
         if self.view is None:
-            result = it.result()
+            result = views.result(it)
             title = result.headline if result else "The interview is complete."
             return Group(
                 Text(title, style="bold green"),
@@ -195,7 +197,7 @@ class CandidatesTable(DataTable):
         self._shown_width = self.size.width
         noisy = interview.state.noise is not None
         inconsistent = interview.status is Status.INCONSISTENT
-        rows: list[CandidateRow] = interview.closest() if inconsistent else interview.candidates()
+        rows: list[CandidateRow] = views.closest(interview) if inconsistent else views.candidates(interview)
         self.clear(columns=True)
         self.add_column("#", key="rank")
         if inconsistent:
@@ -269,7 +271,7 @@ class ClassBars(Widget):
         self.bars: list = []
 
     def show(self, interview: Interview) -> None:
-        self.bars = interview.class_bars()
+        self.bars = views.class_bars(interview)
         self.border_title = "Classes"
         self.refresh(layout=True)
 
@@ -311,16 +313,16 @@ class AnswersPanel(Static):
         self.contradicted: set[int] = set()
 
     def show(self, interview: Interview) -> None:
-        self.rows = list(reversed(interview.history()))
+        self.rows = list(reversed(views.history(interview)))
         self.contradicted = set()
         self.doubt_label = "doubted"
         if interview.status is Status.INCONSISTENT:
-            closest = interview.closest(1)
+            closest = views.closest(interview, 1)
             if closest:
                 self.contradicted = set(interview.contradicted(closest[0].objects))
                 self.doubt_label = f"contradicts {closest[0].chemicals[0].name}"
         else:
-            cands = interview.candidates()
+            cands = views.candidates(interview)
             if cands and interview.state.noise is not None:
                 self.contradicted = set(interview.contradicted(cands[0].objects))
                 self.doubt_label = f"contradicts {cands[0].chemicals[0].name}"

@@ -14,7 +14,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from responder import __version__, paths
-from responder.app.session import DISCLAIMER, Interview
+from responder.core import views
+from responder.core.session import Interview
+from responder.core.views import DISCLAIMER
 from responder.engine.state import Status
 
 
@@ -50,7 +52,7 @@ def report(interview: Interview, remaining=None) -> dict:
                 "answer": row.record.answer.value,
                 "volunteered": row.record.volunteered,
             }
-            for row in interview.history()
+            for row in views.history(interview)
         ],
     }
     if remaining is not None and remaining.method in ("exact", "monte-carlo"):
@@ -63,18 +65,18 @@ def report(interview: Interview, remaining=None) -> dict:
         data["closest"] = [
             {"chemicals": [c.name for c in row.chemicals], "class": row.class_labels,
              "contradicted_answers": row.mismatches}
-            for row in interview.closest()
+            for row in views.closest(interview)
         ]
     else:
         data["candidates"] = [
             {"chemicals": [c.name for c in row.chemicals], "cas": [c.cas for c in row.chemicals],
              "class": row.class_labels, "probability": round(row.probability, 6),
              "contradicted_answers": row.mismatches}
-            for row in interview.candidates()
+            for row in views.candidates(interview)
         ]
     data["classes"] = [{"class": c.label, "probability": round(p, 6)}
-                       for c, p in interview.class_bars()]
-    result = interview.result()
+                       for c, p in views.class_bars(interview)]
+    result = views.result(interview)
     if result is not None:
         data["result"] = {
             "kind": result.kind,

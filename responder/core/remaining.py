@@ -4,7 +4,7 @@ E[K] from the current answers takes milliseconds for single-symptom policies but
 tens of seconds for category policies under noise on a full knowledge base (a Monte Carlo
 estimate). Computed in a thread it would hold Python's interpreter lock and make the keys
 feel sticky, so it runs in one helper process instead (``python -m
-responder.app.remaining``, talking pickles over its stdin and stdout; its stderr goes
+responder.core.remaining``, talking pickles over its stdin and stdout; its stderr goes
 nowhere, so nothing it prints can reach the screen). When the answers change while it is
 busy, the helper is killed and a fresh one started with the next computation: the responder
 never waits.
@@ -22,6 +22,20 @@ from dataclasses import dataclass
 TRIALS = 1000  # Monte Carlo interviews: a 95% interval of about +-0.5 question
 MAX_STATES = 5_000  # exact evaluation while the tree stays this small
 _HEADER = struct.Struct("!I")
+
+
+@dataclass
+class Remaining:
+    """Expected questions still to ask, once known."""
+
+    value: float
+    method: str  # "exact" or "monte-carlo"
+
+    @property
+    def text(self) -> str:
+        if self.method == "exact":
+            return f"{self.value:.1f}"
+        return f"≈{self.value:.1f}"
 
 
 class Cancelled(Exception):
@@ -106,7 +120,7 @@ class RemainingService:
 
     def _start(self) -> subprocess.Popen:
         return subprocess.Popen(
-            [sys.executable, "-m", "responder.app.remaining"],
+            [sys.executable, "-m", "responder.core.remaining"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
             close_fds=True, start_new_session=True,
         )

@@ -1,8 +1,11 @@
-"""The ``responder`` command. With no subcommand it starts the interview app.
+"""The ``responder`` command line. With no subcommand it starts the interview app.
 
-Subcommands register themselves with ``register(subparsers)`` and set ``handler`` (a
-function of the parsed args returning the exit code). Bad input of any kind ends in one
-line on stderr and exit code 2, never a traceback.
+Each command is one module of this package (:mod:`~responder.cli.eval`,
+:mod:`~responder.cli.simulate`, :mod:`~responder.cli.kb`, :mod:`~responder.cli.experiments`)
+with ``register(subparsers)``, which sets ``handler`` (a function of the parsed args
+returning the exit code). One error policy for all of them: a bad option or argument
+(:class:`Parser`) and bad input found later (:class:`~responder.cli.inputs.InputError`) both
+end in one line on stderr and exit code 2, never a usage dump or a traceback.
 """
 
 from __future__ import annotations
@@ -19,15 +22,26 @@ EXIT_BAD_INPUT = 2
 
 # Modules that provide ``register(subparsers)``; a module not yet present is skipped.
 COMMAND_MODULES = (
-    "responder.commands.eval",
-    "responder.commands.simulate",
-    "responder.kb.commands",
-    "responder.experiments.commands",
+    "responder.cli.eval",
+    "responder.cli.simulate",
+    "responder.cli.kb",
+    "responder.cli.experiments",
 )
 
 
+class Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line on stderr and exit code 2.
+
+    argparse would print the whole usage first; the message alone, with where to find the
+    usage, is easier to read. Subparsers inherit the class (``add_subparsers`` uses it).
+    """
+
+    def error(self, message: str):  # noqa: D102 (argparse's hook)
+        self.exit(EXIT_BAD_INPUT, f"responder: error: {message} (see `{self.prog} --help`)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="responder",
         description=(
             "Decision support for identifying an unknown toxic chemical, or its class, from "
@@ -51,11 +65,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help, --version, or a parser error already printed
+        return int(exc.code or 0)
     handler = getattr(args, "handler", None)
     if handler is None:
         return run_app(args)
-    from responder.inputs import InputError  # noqa: PLC0415
+    from responder.cli.inputs import InputError  # noqa: PLC0415
 
     try:
         return int(handler(args) or 0)
@@ -93,7 +110,3 @@ def print_json(data) -> None:
     """Print ``data`` as indented JSON on stdout."""
     json.dump(data, sys.stdout, indent=2, allow_nan=False)
     sys.stdout.write("\n")
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())

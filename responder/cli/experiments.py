@@ -7,7 +7,7 @@ import sys
 import time
 from pathlib import Path
 
-from responder.inputs import InputError, add_kb_argument
+from responder.cli.inputs import InputError, add_kb_argument
 
 EXPERIMENTS = ("group-id", "query-groups", "noise", "diagnostic")
 CHOICES = (*EXPERIMENTS, "all")
@@ -81,7 +81,7 @@ def run(args) -> int:
     from responder.experiments.datasets import sizes_from_problem  # noqa: PLC0415
     from responder.experiments.report import md_table, pyplot, write_json, write_text  # noqa: PLC0415
     from responder.experiments.settings import Settings  # noqa: PLC0415
-    from responder.inputs import load_problem  # noqa: PLC0415
+    from responder.cli.inputs import load_problem  # noqa: PLC0415
 
     kw = {"seed": args.seed, "jobs": args.jobs, "progress": not args.no_progress}
     if args.datasets is not None:

@@ -11,10 +11,11 @@ from pathlib import Path
 from typing import Callable
 
 from responder.input_limits import InputRejected, loads_json, read_text
+from responder.engine.belief import TARGETS
 from responder.engine.noise import NoiseModel, NoiseSettingsError, prone_mask
 from responder.engine.policies import POLICIES
 from responder.engine.problem import Problem, ProblemError
-from responder.engine.diagnostics import default_eps, min_hamming_distance
+from responder.engine.diagnostics import auto_eps, default_eps, min_hamming_distance
 from responder.engine.workload import Workload, duration_text, measure_interviews
 
 INTERCHANGE_KEYS = ("matrix", "prior", "groups", "queries", "query_groups", "objects",
@@ -97,9 +98,9 @@ def add_kb_argument(parser: argparse.ArgumentParser, help: str = KB_HELP) -> Non
 def add_problem_arguments(parser: argparse.ArgumentParser) -> None:
     """``--kb``, ``--target`` and ``--policy``, shared by ``eval`` and ``simulate``."""
     add_kb_argument(parser)
-    parser.add_argument("--target", choices=("object", "group"), default="object",
+    parser.add_argument("--target", choices=TARGETS, default="object",
                         help="identify the object (chemical) or only its group (class)")
-    parser.add_argument("--policy", default="gbs", metavar="{" + ",".join(POLICIES) + "}",
+    parser.add_argument("--policy", default="gbs", choices=POLICIES,
                         help="query-selection policy (default gbs)")
 
 
@@ -107,8 +108,9 @@ def add_noise_arguments(parser: argparse.ArgumentParser) -> None:
     """The persistent-noise options shared by ``eval`` and ``simulate``."""
     group = parser.add_argument_group("persistent noise (Section 6)")
     group.add_argument("--noise-eps", metavar="E|auto", default=None,
-                       help="turn noise mode on, tolerating up to E wrong answers; "
-                            "auto = floor((delta-1)/2) from the matrix's minimum Hamming distance")
+                       help="turn noise mode on, tolerating up to E wrong answers; auto = "
+                            "max(1, floor((delta-1)/2)) from the matrix's minimum Hamming "
+                            "distance delta, as in the app")
     group.add_argument("--noise-prone", default="all", metavar="all|FRACTION|NAMES",
                        help="error-prone queries: all, a fraction nu in [0,1] (chosen with "
                             "--seed), or comma-separated query names (default: all)")
@@ -126,7 +128,7 @@ def noise_from_args(args, problem: Problem) -> tuple[NoiseModel | None, list[str
     delta = min_hamming_distance(problem.matrix)
     allowed = default_eps(delta)
     if str(args.noise_eps).strip().lower() == "auto":
-        eps = allowed
+        eps = auto_eps(delta)
     else:
         try:
             eps = int(args.noise_eps)

@@ -1,0 +1,327 @@
+"""One interview, headless: answers, modes, noise tolerance and the journal.
+
+:class:`Interview` wraps the engine's :class:`~responder.engine.state.InterviewState` with the
+app's vocabulary (target "chemical" or "class", suggestion "symptom" or "category", noise
+tolerance) and writes every change to its journal before returning. What the screens show
+is built from it by the pure functions of :mod:`responder.core.views`, so the whole
+interview can be driven and tested without a terminal.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+
+from responder.core.journal import Journal, JournalData, JournalError, new_interview_id
+from responder.engine.diagnostics import auto_eps, default_eps, min_hamming_distance
+from responder.engine.noise import NoiseModel, NoiseSettingsError, prone_mask
+from responder.engine.state import Answer, AnswerRecord, InterviewState, Status
+from responder.kb.model import KnowledgeBase
+from responder.settings import SUGGEST, TARGETS, NoiseSettings, SettingsError
+
+ENGINE_TARGET = {"chemical": "object", "class": "group"}
+POLICY = {
+    ("chemical", "symptom"): "gbs",
+    ("class", "symptom"): "gisa",
+    ("chemical", "category"): "gqsa",
+    ("class", "category"): "gigqsa",
+}
+
+
+# -- the interview ---------------------------------------------------------------------------
+
+
+class Interview:
+    """One interview: the engine state plus modes, labels and the journal.
+
+    Parameters
+    ----------
+    knowledge : KnowledgeBase
+    target : {"chemical", "class"}
+    suggest : {"symptom", "category"}
+    noise : NoiseSettings
+    journal : Journal or None
+        Where every change is written; None keeps the interview in memory only (tests).
+    """
+
+    def __init__(self, knowledge: KnowledgeBase, target: str = "chemical", suggest: str = "symptom",
+                 noise: NoiseSettings | None = None, journal: Journal | None = None):
+        if target not in TARGETS:
+            raise ValueError(f"unknown target {target!r}")
+        if suggest not in SUGGEST:
+            raise ValueError(f"unknown suggestion mode {suggest!r}")
+        self.knowledge = knowledge
+        self.problem = knowledge.problem
+        self.target = target
+        self.suggest = suggest
+        self.noise = noise or NoiseSettings()
+        self.journal = journal
+        self.journal_enabled = journal is not None
+        self.journal_error: str | None = None
+        self.started = time.time()
+        self._id = new_interview_id(self.started)
+        self._delta: int | None = None
+        self.state = InterviewState(self.problem, target=ENGINE_TARGET[target],
+                                    policy=POLICY[target, suggest],
+                                    noise=self.build_noise(self.noise))
+        self.generation = 0  # bumped on every change, to drop stale background results
+
+    # -- construction ---------------------------------------------------------------------
+
+    @classmethod
+    def start(cls, knowledge: KnowledgeBase, target: str, suggest: str, noise: NoiseSettings,
+              journal: bool = True) -> "Interview":
+        """A new interview whose journal is created with its first answer (so starting the
+        app and leaving writes nothing); journal errors are kept in ``journal_error``."""
+        interview = cls(knowledge, target, suggest, noise)
+        interview.journal_enabled = journal
+        return interview
+
+    @classmethod
+    def resume(cls, knowledge: KnowledgeBase, data: JournalData) -> tuple["Interview", list[str]]:
+        """Rebuild an interview from its journal; returns it and warnings to show."""
+        warnings: list[str] = []
+        cfg = data.config
+        target = cfg.get("target") if cfg.get("target") in TARGETS else "chemical"
+        suggest = cfg.get("suggest") if cfg.get("suggest") in SUGGEST else "symptom"
+        try:
+            noise = NoiseSettings.from_dict(cfg.get("noise"), "the journal's noise settings")
+        except SettingsError as exc:
+            warnings.append(f"noise settings not restored ({exc}); noise tolerance is off")
+            noise = NoiseSettings()
+        if noise.prone is not None:
+            known = tuple(s for s in noise.prone if knowledge.symptom_index(s) is not None)
+            noise = replace(noise, prone=known or None)
+        if data.kb.get("digest") and knowledge.digest and data.kb.get("digest") != knowledge.digest:
+            warnings.append(
+                f"this interview was started on knowledge base {data.kb.get('name', '?')!r} "
+                f"({data.kb.get('chemicals', '?')} chemicals); it is now resumed on "
+                f"{knowledge.name!r} ({len(knowledge.chemicals)} chemicals), which has changed"
+            )
+        try:
+            interview = cls(knowledge, target, suggest, noise)
+        except NoiseSettingsError as exc:
+            warnings.append(f"noise settings not restored ({exc}); noise tolerance is off")
+            interview = cls(knowledge, target, suggest, NoiseSettings())
+        made: dict[int, AnswerRecord] = {}  # id(JournalAnswer) -> engine record
+        lost: list[str] = []
+
+        def record(a) -> AnswerRecord | None:
+            if id(a) not in made:
+                j = knowledge.symptom_index(a.symptom)
+                if j is None:
+                    return None
+                made[id(a)] = AnswerRecord(j, Answer(a.answer), at=a.at, volunteered=a.volunteered)
+            return made[id(a)]
+
+        records = []
+        for a in data.answers:
+            r = record(a)
+            if r is None:
+                lost.append(a.symptom)
+            else:
+                records.append(r)
+        if lost:
+            warnings.append(
+                f"{len(lost)} answer(s) name symptoms this knowledge base lacks "
+                f"({', '.join(lost)}); they stay in the journal but cannot be used"
+            )
+        interview.state.restore(records)
+        _restore_replaced(interview.state, data, record, records)
+        interview.started = data.started
+        interview.journal = Journal.reopen(data)
+        interview.journal_enabled = True
+        return interview, warnings
+
+    # -- journal --------------------------------------------------------------------------
+
+    def config(self) -> dict:
+        return {"target": self.target, "suggest": self.suggest, "noise": self.noise.to_dict(),
+                "policy": self.policy_name}
+
+    def _log(self, fn, config_only: bool = False) -> None:
+        """Journal one change. The journal file is created with the first answer, and then
+        holds every answer so far (also after an earlier failure to create it)."""
+        try:
+            if self.journal is None:
+                if not self.journal_enabled or config_only or not self.state.answers:
+                    return  # nothing to keep yet; the start event will carry the modes
+                journal = Journal.create(self.knowledge.describe(), self.config(),
+                                         interview_id=self._id, started=self.started)
+                for r in self.state.answers:
+                    journal.answer(self.knowledge.symptoms[r.query].id, r.answer.value, r.at,
+                                   r.volunteered)
+                self.journal = journal
+            else:
+                fn()
+            self.journal_error = None
+        except JournalError as exc:
+            self.journal_error = str(exc)
+
+    @property
+    def id(self) -> str:
+        return self.journal.id if self.journal else self._id
+
+    def end(self, reason: str) -> None:
+        if self.journal is not None:
+            self._log(lambda: self.journal.end(reason))
+
+    # -- answers --------------------------------------------------------------------------
+
+    def answer(self, query: int, answer: Answer | str, volunteered: bool = False) -> AnswerRecord:
+        answer = Answer(answer)
+        self.state.answer(query, answer, volunteered=volunteered)
+        record = self.state.answers[-1]
+        self._log(lambda: self.journal.answer(self.knowledge.symptoms[query].id, answer.value,
+                                              record.at, volunteered))
+        self.generation += 1
+        return record
+
+    def undo(self) -> AnswerRecord | None:
+        record = self.state.undo()
+        if record is not None:
+            self._log(lambda: self.journal.undo(self.knowledge.symptoms[record.query].id))
+            self.generation += 1
+        return record
+
+    def remove(self, query: int) -> AnswerRecord | None:
+        record = self.state.remove(query)
+        if record is not None:
+            self._log(lambda: self.journal.remove(self.knowledge.symptoms[query].id))
+            self.generation += 1
+        return record
+
+    def answer_of(self, query: int) -> Answer | None:
+        return self.state.answer_of(query)
+
+    # -- modes ----------------------------------------------------------------------------
+
+    @property
+    def policy_name(self) -> str:
+        return POLICY[self.target, self.suggest]
+
+    def set_modes(self, target: str | None = None, suggest: str | None = None,
+                  noise: NoiseSettings | None = None) -> None:
+        """Change target, suggestion mode or noise; the answers are kept.
+
+        Raises
+        ------
+        NoiseSettingsError
+            Impossible noise settings (nothing is changed then).
+        """
+        target = target or self.target
+        suggest = suggest or self.suggest
+        noise = noise or self.noise
+        model = self.build_noise(noise)
+        self.state.configure(target=ENGINE_TARGET[target], policy=POLICY[target, suggest],
+                             noise=model)
+        self.target, self.suggest, self.noise = target, suggest, noise
+        self._log(lambda: self.journal.config(self.config()), config_only=True)
+        self.generation += 1
+
+    @property
+    def delta(self) -> int:
+        """Minimum Hamming distance between distinct chemical profiles."""
+        if self._delta is None:
+            self._delta = min_hamming_distance(self.problem.matrix)
+        return self._delta
+
+    @property
+    def safe_eps(self) -> int:
+        """floor((delta - 1) / 2): wrong answers the data can always absorb uniquely."""
+        return default_eps(self.delta)
+
+    def auto_eps(self) -> int:
+        return auto_eps(self.delta)
+
+    def eps_for(self, noise: NoiseSettings) -> int:
+        return self.auto_eps() if noise.eps is None else noise.eps
+
+    def build_noise(self, noise: NoiseSettings) -> NoiseModel | None:
+        if not noise.enabled:
+            return None
+        spec = "all" if noise.prone is None else ",".join(noise.prone)
+        mask = prone_mask(self.problem.n_queries, spec, self.problem.query_names)
+        return NoiseModel(self.eps_for(noise), mask, model=noise.model, p=noise.p)
+
+    # -- state the views read -------------------------------------------------------------
+
+    @property
+    def status(self) -> Status:
+        return self.state.status
+
+    @property
+    def asked(self) -> int:
+        return self.state.asked_count
+
+    def memo(self, key: str, compute):
+        """Cache a view until the next change (every change bumps ``generation``)."""
+        cache = self.__dict__.setdefault("_views", {})
+        if cache.get("_generation") != self.generation:
+            cache.clear()
+            cache["_generation"] = self.generation
+        if key not in cache:
+            cache[key] = compute()
+        return cache[key]
+
+    def noise_budget(self) -> tuple[int, int] | None:
+        """(wrong answers assumed so far by the best candidate, tolerated); None if off."""
+        if self.state.noise is None:
+            return None
+        used = self.state.noise_budget_used()
+        return (used if used is not None else 0), self.state.noise.eps_eff
+
+    def contradicted(self, objects: tuple[int, ...]) -> list[int]:
+        """Queries whose yes/no answer contradicts the profile of ``objects[0]``."""
+        row = self.problem.matrix[objects[0]]
+        return [r.query for r in self.state.answers if r.answer is not Answer.UNKNOWN
+                and bool(row[r.query]) != (r.answer is Answer.YES)]
+
+    def describe_modes(self) -> dict:
+        noise = self.noise_budget()
+        return {
+            "target": self.target,
+            "suggest": self.suggest,
+            "policy": self.policy_name,
+            "noise": self.noise.to_dict() | ({"eps_effective": noise[1]} if noise else {}),
+        }
+
+    # -- expected questions (slow: computed away from the screen) --------------------------
+
+    def remaining_spec(self):
+        """(generation, Spec) for E[K] from the current answers; see
+        :mod:`responder.core.remaining`. Compare the generation to drop stale results."""
+        from responder.core.remaining import Spec  # noqa: PLC0415
+
+        known, skipped = self.state.known_answers()
+        spec = Spec(self.problem, ENGINE_TARGET[self.target], self.policy_name, self.state.noise,
+                    known, tuple(skipped))
+        return self.generation, spec
+
+    @property
+    def remaining_is_cheap(self) -> bool:
+        """Exact single-symptom trees without noise take milliseconds."""
+        return self.suggest == "symptom" and self.state.noise is None
+
+    def remaining_now(self):
+        """E[K] computed here and now (blocking)."""
+        from responder.core.remaining import Remaining, evaluate_spec  # noqa: PLC0415
+
+        value, method = evaluate_spec(self.remaining_spec()[1])
+        return Remaining(value, method)
+
+
+def _restore_replaced(state: InterviewState, data: JournalData, record, records) -> None:
+    """Give the engine back the "which answer did this one replace" memory, so that undo
+    after a resume puts a changed answer back exactly as it would have before."""
+    if not data.replaced:
+        return
+    out = []
+    for new, pos, old in data.replaced:
+        rn, ro = record(new), record(old)
+        if rn is not None and ro is not None:
+            out.append((rn, pos, ro))
+    state.restore(records, replaced=out)
+
+
+__all__ = ["Answer", "Interview", "NoiseSettings", "NoiseSettingsError", "Status"]

@@ -1,0 +1,245 @@
+"""What the screens show, built by pure functions of an :class:`~responder.core.session.Interview`.
+
+Each function reads the interview (its engine state and knowledge base) and returns small
+frozen view objects; nothing here changes the interview or touches a terminal, so every
+view can be tested headless and the screens stay a thin shell that renders them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from responder.core.session import Interview
+from responder.engine.state import Answer, AnswerRecord, Status
+from responder.kb.model import Category, Chemical, ChemicalClass, Symptom
+
+ANSWER_TEXT = {Answer.YES: "yes", Answer.NO: "no", Answer.UNKNOWN: "can't tell"}
+DISCLAIMER = (
+    "Decision support only, not a diagnosis. It ranks chemicals whose listed acute symptoms "
+    "fit the answers given; the real agent may be missing from the knowledge base or show "
+    "other signs. Confirm with detection equipment, poison control and medical direction."
+)
+
+@dataclass(frozen=True)
+class QuestionItem:
+    symptom: Symptom
+    useful: bool  # answering it can change the outcome
+    split: float  # share of the remaining probability on the smaller side (0..0.5)
+
+
+@dataclass(frozen=True)
+class QuestionView:
+    """What to ask next: one symptom, or one category with its symptoms."""
+
+    kind: str  # "symptom" or "category"
+    category: Category | None
+    items: tuple[QuestionItem, ...]
+
+    @property
+    def useful(self) -> tuple[QuestionItem, ...]:
+        return tuple(i for i in self.items if i.useful)
+
+
+@dataclass(frozen=True)
+class CandidateRow:
+    objects: tuple[int, ...]
+    chemicals: tuple[Chemical, ...]
+    probability: float
+    mismatches: int
+
+    @property
+    def names(self) -> str:
+        return " = ".join(c.name for c in self.chemicals)
+
+    @property
+    def class_labels(self) -> str:
+        seen: dict[str, None] = {}
+        for c in self.chemicals:
+            seen.setdefault(c.class_label)
+        return ", ".join(seen)
+
+
+@dataclass(frozen=True)
+class ProfileRow:
+    symptom: Symptom
+    answer: Answer | None  # None: not asked
+    expected: tuple[float, ...]  # per result column: 1/0 for a chemical, a share for a class
+    marks: tuple[str, ...]  # per column: "match", "mismatch", "partial", "unknown", "expected"
+
+
+@dataclass(frozen=True)
+class ResultView:
+    kind: str  # "chemical", "set", "class", "several"
+    title: str
+    headline: str
+    columns: tuple[str, ...]
+    candidates: tuple[CandidateRow, ...]
+    classes: tuple[tuple[ChemicalClass, float], ...]
+    profile: tuple[ProfileRow, ...]
+    sources: tuple[str, ...]
+    mismatches: int
+    disclaimer: str = DISCLAIMER
+
+
+@dataclass(frozen=True)
+class HistoryRow:
+    record: AnswerRecord
+    symptom: Symptom
+
+
+# -- view functions --------------------------------------------------------------------------
+
+
+def question(it: Interview) -> QuestionView | None:
+    """The suggestion, or None when the interview is over (identified, or no fit)."""
+    choice = it.state.suggestion()
+    if choice is None:
+        return None
+    stats = it.state.node.split()
+    splits = stats.splits
+    total = stats.total
+    kn = it.knowledge
+    if choice.kind == "query":
+        q = int(choice.index)
+        smaller = float(min(stats.no[q], stats.yes[q]) / total) if total else 0.0
+        item = QuestionItem(kn.symptoms[q], True, smaller)
+        return QuestionView("symptom", None, (item,))
+    category = kn.categories[int(choice.index)] if choice.kind == "category" else None
+    items = []
+    for q in (int(x) for x in choice.queries):
+        smaller = float(min(stats.no[q], stats.yes[q]) / total) if total else 0.0
+        items.append(QuestionItem(kn.symptoms[q], bool(splits[q]), smaller))
+    # Symptoms that can change the outcome first, the most even split first; the others
+    # (optional, shown greyed) after, in file order.
+    items.sort(key=lambda i: (not i.useful, -i.split if i.useful else 0, i.symptom.index))
+    return QuestionView("category" if category else "symptom", category, tuple(items))
+
+
+def candidates(it: Interview) -> list[CandidateRow]:
+    """Remaining chemicals, identical profiles merged, most probable first."""
+    chems = it.knowledge.chemicals
+
+    def compute():
+        return [CandidateRow(c.objects, tuple(chems[i] for i in c.objects), c.probability,
+                             c.mismatches) for c in it.state.candidates()]
+
+    return list(it.memo("candidates", compute))
+
+
+def closest(it: Interview, limit: int = 8) -> list[CandidateRow]:
+    """When no chemical fits: those contradicting fewest answers (probability 0)."""
+    chems = it.knowledge.chemicals
+    B = it.problem.matrix
+    groups: dict[bytes, list] = {}
+    for i, m in it.state.ranked_by_mismatch(limit * 4):
+        key = B[i].tobytes()
+        if key not in groups and len(groups) >= limit:
+            continue
+        groups.setdefault(key, [m, []])[1].append(i)
+    return [CandidateRow(tuple(objs), tuple(chems[i] for i in objs), 0.0, m)
+            for m, objs in groups.values()]
+
+
+def class_bars(it: Interview) -> list[tuple[ChemicalClass, float]]:
+    probs = it.state.group_probabilities()
+    if probs.size == 0:
+        return []
+    order = sorted(range(len(it.knowledge.classes)), key=lambda g: (-probs[g], g))
+    return [(it.knowledge.classes[g], float(probs[g])) for g in order]
+
+
+def history(it: Interview) -> list[HistoryRow]:
+    return [HistoryRow(r, it.knowledge.symptoms[r.query]) for r in it.state.answers]
+
+
+def result(it: Interview) -> ResultView | None:
+    """What was found, once identified or indistinguishable; None before."""
+    status = it.status
+    if status not in (Status.IDENTIFIED, Status.INDISTINGUISHABLE):
+        return None
+    cands = candidates(it)
+    kn = it.knowledge
+    bars = [(c, p) for c, p in class_bars(it) if p > 0]
+    mism = min((c.mismatches for c in cands), default=0)
+    if it.target == "class" and len(bars) == 1:
+        cls = bars[0][0]
+        members = [i for c in cands for i in c.objects]
+        title = cls.label
+        headline = f"Class identified: {cls.label}"
+        columns = (f"{cls.label} ({len(members)} chemicals left)",)
+        profile = _profile(it, [members], share=True)
+        kind = "class"
+    elif len(cands) == 1:
+        c = cands[0]
+        if len(c.objects) == 1:
+            kind, title = "chemical", c.chemicals[0].name
+            headline = f"Identified: {title}"
+        else:
+            kind, title = "set", c.names
+            headline = (f"Identified as one of {len(c.objects)} chemicals with the same "
+                        f"symptom profile: {', '.join(ch.name for ch in c.chemicals)}")
+        columns = (c.chemicals[0].name if kind == "chemical" else "This set",)
+        profile = _profile(it, [list(c.objects)], share=False)
+    else:
+        kind = "several"
+        what = "classes" if it.target == "class" else "chemicals"
+        n = len(bars) if it.target == "class" else len(cands)
+        title = f"{n} {what} remain"
+        headline = (f"No further symptom can tell these {n} {what} apart "
+                    "(some answers were \"can't tell\" or no symptom separates them)")
+        shown = cands[:5]
+        columns = tuple(c.names for c in shown)
+        profile = _profile(it, [list(c.objects) for c in shown], share=False)
+    sources: dict[str, None] = {}
+    for c in cands:
+        for ch in c.chemicals:
+            for s in ch.sources:
+                sources.setdefault(s)
+    return ResultView(kind, title, headline, columns, tuple(cands), tuple(bars),
+                      tuple(profile), tuple(sources), mism)
+
+
+def _profile(it: Interview, columns: list[list[int]], share: bool) -> list[ProfileRow]:
+    B = it.problem.matrix
+    rows: list[ProfileRow] = []
+    answered = {r.query for r in it.state.answers}
+    kn = it.knowledge
+
+    def expected(q: int) -> tuple[float, ...]:
+        return tuple(float(B[objs, q].mean()) if share else float(B[objs[0], q])
+                     for objs in columns)
+
+    for r in it.state.answers:
+        exp = expected(r.query)
+        marks = []
+        for e in exp:
+            if r.answer is Answer.UNKNOWN:
+                marks.append("unknown")
+            elif e in (0.0, 1.0):
+                marks.append("match" if (e == 1.0) == (r.answer is Answer.YES) else "mismatch")
+            else:
+                marks.append("partial")
+        rows.append(ProfileRow(kn.symptoms[r.query], r.answer, exp, tuple(marks)))
+    for s in kn.symptoms:
+        if s.index in answered:
+            continue
+        exp = expected(s.index)
+        if any(e >= 0.5 for e in exp):
+            rows.append(ProfileRow(s, None, exp, tuple("expected" if e >= 0.5 else "" for e in exp)))
+    return rows
+
+# -- summary for journals list, exports ------------------------------------------------
+
+
+def top_candidate(it: Interview) -> str:
+    status = it.status
+    if status is Status.INCONSISTENT:
+        return "no chemical fits"
+    cands = candidates(it)
+    if not cands:
+        return "—"
+    c = cands[0]
+    name = c.chemicals[0].name
+    if len(c.objects) > 1:
+        name += f" +{len(c.objects) - 1} same symptoms"
+    return f"{name} {c.probability:.0%}"
