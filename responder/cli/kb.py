@@ -180,7 +180,7 @@ def info_report(kb: KnowledgeBase) -> dict:
         "per_class": {c.id: len(kb.chemicals_in_class(c.id)) for c in kb.classes},
         "distinguishable_profiles": len(sets),
         "identical_sets": [[names[i] for i in s] for s in sets if len(s) > 1],
-        "entropy": dg.entropy_bits(prior),
+        "entropy": dg.entropy(prior),
         "group_entropy": dg.group_entropy_bits(prior, class_of),
         "min_hamming": delta,
         "eps": dg.default_eps(delta),

@@ -303,12 +303,6 @@ class Interview:
         """Exact single-symptom trees without noise take milliseconds."""
         return self.suggest == "symptom" and self.state.noise is None
 
-    def remaining_now(self):
-        """E[K] computed here and now (blocking)."""
-        from responder.core.remaining import Remaining, evaluate_spec  # noqa: PLC0415
-
-        value, method = evaluate_spec(self.remaining_spec()[1])
-        return Remaining(value, method)
 
 
 def _restore_replaced(state: InterviewState, data: JournalData, record, records) -> None:

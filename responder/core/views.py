@@ -158,7 +158,6 @@ def result(it: Interview) -> ResultView | None:
     if status not in (Status.IDENTIFIED, Status.INDISTINGUISHABLE):
         return None
     cands = candidates(it)
-    kn = it.knowledge
     bars = [(c, p) for c, p in class_bars(it) if p > 0]
     mism = min((c.mismatches for c in cands), default=0)
     if it.target == "class" and len(bars) == 1:

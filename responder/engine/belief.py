@@ -18,7 +18,7 @@ from functools import cached_property
 
 import numpy as np
 
-from responder.engine.bounds import xlog2x
+from responder.engine.bounds import entropy, xlog2x
 from responder.engine.noise import BinomialTable, NoiseModel
 from responder.engine.problem import Problem
 
@@ -75,7 +75,7 @@ class SplitStats:
     def group_term(self) -> np.ndarray:
         """sum_i (pi_{Theta_a^i} / pi_{Theta_a}) H(rho_a^i(q)) for each query, shape (N,).
 
-        The group part of GISA's cost C_a (Algorithm 2, from Theorem 2), with rho_a^i from
+        The group part of GISA's cost C_a (Algorithm 2, from Theorem 2 (thm:group identification)), with rho_a^i from
         Definition 2. Groups with zero mass contribute nothing. Cached: the policy and the
         tree evaluation both need it.
 
@@ -100,8 +100,7 @@ class SplitStats:
     @property
     def target_entropy(self) -> float:
         """H of the target groups' masses at this node, in bits (I(Theta_a), eq. 5)."""
-        g = self.group_total[self.group_total > 0] / self.total
-        return float(-(g * np.log2(g)).sum()) if g.size > 1 else 0.0
+        return entropy(self.group_total)
 
 
 class Model:
@@ -160,7 +159,7 @@ class Model:
         Computed from scratch, in any order; equal to following the same answers from the
         root with :meth:`Node.child`.
         """
-        M, N = self.problem.n_objects, self.problem.n_queries
+        N = self.problem.n_queries
         asked = np.zeros(N, dtype=bool)
         qs = np.fromiter(answers.keys(), dtype=np.int64, count=len(answers))
         vals = np.fromiter(answers.values(), dtype=bool, count=len(answers))

@@ -1,4 +1,9 @@
-"""Entropies and the lower bounds on E[K] (Theorems 1-4 and the Huffman code length)."""
+"""The engine's one entropy (and its elementwise pieces) and the lower bounds on E[K].
+
+:func:`xlog2x` is the single place 0 log 0 = 0 is decided; :func:`entropy` (of a mass
+vector), :func:`binary_entropy` (of reduction factors) and the group term of the split
+statistics are all built on it.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +15,7 @@ import numpy as np
 def binary_entropy(x: np.ndarray) -> np.ndarray:
     """H(x) = -x log2 x - (1-x) log2 (1-x), with 0 log 0 = 0, elementwise.
 
-    The entropy of a reduction factor rho_a, as in Theorem 1.
+    The entropy of a reduction factor rho_a, as in Theorem 1 (thm:object identification).
 
     Parameters
     ----------
@@ -41,8 +46,8 @@ def xlog2x(x: np.ndarray) -> np.ndarray:
 def entropy(p) -> float:
     """Shannon entropy in bits of a probability vector (normalised first), 0 log 0 = 0.
 
-    H(Pi) bounds E[K] for object identification (Theorem 1) and H(Pi_y) for group
-    identification (Theorem 2).
+    H(Pi) bounds E[K] for object identification (Theorem 1 (thm:object identification)) and H(Pi_y) for
+    group identification (Theorem 2 (thm:group identification)).
 
     Parameters
     ----------
@@ -53,12 +58,7 @@ def entropy(p) -> float:
     if total <= 0:
         return 0.0
     q = p[p > 0] / total
-    return max(0.0, float(-(q * np.log2(q)).sum()))
-
-
-def group_masses(prior: np.ndarray, groups: np.ndarray, n_groups: int) -> np.ndarray:
-    """Pi_y = (pi_{Theta^1}, ..., pi_{Theta^m}): the mass of each group, shape (m,)."""
-    return np.bincount(groups, weights=prior, minlength=n_groups)
+    return max(0.0, float(-xlog2x(q).sum()))
 
 
 def huffman_expected_length(p) -> float:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from responder.engine.bounds import entropy as _entropy
+from responder.engine.bounds import entropy
 
 #: The "fourth quadrant" of the (gamma_w, gamma_b) parameter space [0.5, 1]^2 where group
 #: identification gains most over GBS (Section 7.1.1): a query is in it when
@@ -135,22 +135,9 @@ def auto_eps(delta: int) -> int:
     return max(1, default_eps(delta))
 
 
-def entropy_bits(p) -> float:
-    """Shannon entropy H(P) = -sum_i p_i log2 p_i in bits, with 0 log 0 = 0 (Section 1.2).
-
-    H(Pi) is the lower bound on E[K] for object identification (Theorem 1) and H(Pi_y) the one
-    for group identification (Theorem 2, eq. (relation group identification)).
-
-    Parameters
-    ----------
-    p : array-like of shape (K,)
-        Non-negative masses; normalised to sum to 1 first.
-    """
-    return max(0.0, _entropy(p))  # a single object gives -0.0; report it as 0.0
-
-
 def group_entropy_bits(prior, groups) -> float:
-    """H(Pi_y): entropy in bits of the group masses pi_{Theta^i} induced by ``groups`` (Theorem 2).
+    """H(Pi_y): entropy in bits of the group masses pi_{Theta^i} induced by ``groups``
+    (Theorem 2 (thm:group identification)).
 
     Parameters
     ----------
@@ -161,7 +148,7 @@ def group_entropy_bits(prior, groups) -> float:
     """
     _, codes = np.unique(np.asarray(groups), return_inverse=True)
     masses = np.bincount(codes.reshape(-1), weights=np.asarray(prior, dtype=float))
-    return entropy_bits(masses)
+    return entropy(masses)
 
 
 def estimate_gammas(matrix, groups) -> tuple[np.ndarray, np.ndarray]:

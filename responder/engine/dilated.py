@@ -65,9 +65,6 @@ class Dilated:
     def n_rows(self) -> int:
         return int(self.source.size)
 
-    def original_masses(self, rows: np.ndarray, masses: np.ndarray, n_objects: int) -> np.ndarray:
-        """Sum dilated masses back onto the original objects, shape (n_objects,)."""
-        return np.bincount(self.source[rows], weights=masses, minlength=n_objects)
 
 
 def group_size(noise: NoiseModel) -> int:

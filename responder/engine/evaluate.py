@@ -4,10 +4,12 @@ Exact evaluation walks the whole tree and computes E[K] two independent ways:
 
 1. **Mass x depth.** Each object's expected depth d_i (averaged over the responder's picks
    in category trees, and over the dilated strings under noise), then
-   E[K] = sum_i pi_i d_i (the definitions before Theorems 1-4).
+   E[K] = sum_i pi_i d_i (the definitions before
+   Theorem 1).
 2. **Decomposition.** E[K] = H(Pi_y) + sum_a p~_a pi_a C_a - sum_leaves p~_l pi_l I(l),
    with C_a = 1 - sum_q p(q) [H(rho_a(q)) - sum_i (pi_a^i/pi_a) H(rho_a^i(q))]
-   (Theorems 1-4; the leaf impurity term is Theorem 3's, nonzero only when objects that no
+   (Theorems 1, 2, 5 and 6 (thm:object identification, thm:group identification, thm:group queries, thm:group identification group queries);
+   the leaf impurity term is Theorem 3 (thm:impurity based)'s, nonzero only when objects that no
    query separates end in one leaf).
 
 Trees that branch on the responder's pick (category and random policies) are memoised on the
@@ -17,7 +19,6 @@ Carlo over simulated interviews instead, with a 95% interval.
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -25,7 +26,14 @@ import numpy as np
 from responder.engine.belief import Model, Node
 from responder.engine.bounds import binary_entropy, entropy, huffman_expected_length
 from responder.engine.diagnostics import profile_sets
-from responder.engine.policies import CATEGORY_POLICIES, RANDOM_POLICIES, Policy, pick_query
+from responder.engine.policies import CATEGORY_POLICIES, RANDOM_POLICIES, Policy
+from responder.engine.simulate import (
+    PersistentNoiseAnswers,
+    PolicyInterviewer,
+    draw_victims,
+    random_streams,
+    simulate_interviews,
+)
 from responder.engine.tree import applies as level_tree_applies
 from responder.engine.tree import build_level_tree
 
@@ -49,7 +57,7 @@ class Evaluation:
     ci95 : tuple of float or None
         95% interval of the Monte Carlo mean; None when exact.
     decomposition : float or None
-        E[K] from Theorems 1-4 (exact only; equals ``expected_queries`` up to round-off).
+        E[K] from the decomposition of Theorems 1, 2, 5 and 6 (exact only; equals ``expected_queries`` up to round-off).
     per_object_depth : ndarray of shape (M,) or None
         Expected number of questions for each true object (exact only).
     states : int
@@ -133,47 +141,59 @@ def exact(
         return _evaluation(model, root, built.depth, built.decomposition_sum, built.height, -1)
     memo: dict[bytes, tuple[np.ndarray, float, int]] = {}
     memoise = branches(policy)
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(limit, 20 * model.problem.n_queries + 2000))
 
-    def visit(node: Node) -> tuple[np.ndarray, float, int]:
-        """Per-candidate expected depth (K,), absolute decomposition term, subtree height."""
-        key = node.key() if memoise else None
-        if key is not None and key in memo:
-            return memo[key]
-        choice = policy.choose(node)
-        if choice is None:
-            stats_leaf_impurity = _target_entropy(node)
-            out = (np.zeros(node.idx.size), -node.total * stats_leaf_impurity, 0)
-        else:
-            stats = node.split()
-            qs = choice.queries
-            term = binary_entropy(stats.reduction_factor[qs]) - stats.group_term[qs]
-            cost = 1.0 - float(choice.probs @ term)
-            u = node.total * cost
-            depth = np.ones(node.idx.size)
-            height = 0
-            for q, pq in zip(choice.queries.tolist(), choice.probs.tolist()):
-                for answer in (False, True):
-                    child = node.child(q, answer)
-                    if child.idx.size == 0:
-                        continue
-                    d_child, u_child, h_child = visit(child)
-                    pos = np.searchsorted(node.idx, child.idx)
-                    depth[pos] += pq * (child.mass / node.mass[pos]) * d_child
-                    u += pq * u_child
-                    height = max(height, h_child + 1)
-            out = (depth, u, height)
+    def finish(key, out):
         if key is not None:
             memo[key] = out
             if max_states is not None and len(memo) > max_states:
                 raise StateBudgetExceeded
         return out
 
-    try:
-        depth, u, height = visit(root)
-    finally:
-        sys.setrecursionlimit(limit)
+    def enter(node: Node):
+        """(result, None) for a memoised node or a leaf; (None, frame) when its children
+        are still to visit. A result is the per-candidate expected depth (K,), the absolute
+        decomposition term and the subtree height."""
+        key = node.key() if memoise else None
+        if key is not None and key in memo:
+            return memo[key], None
+        choice = policy.choose(node)
+        if choice is None:
+            return finish(key, (np.zeros(node.idx.size), -node.total * _target_entropy(node), 0)), None
+        stats = node.split()
+        qs = choice.queries
+        term = binary_entropy(stats.reduction_factor[qs]) - stats.group_term[qs]
+        cost = 1.0 - float(choice.probs @ term)
+        branches_ = [(q, pq, answer) for q, pq in zip(qs.tolist(), choice.probs.tolist())
+                     for answer in (False, True)]
+        return None, _Frame(node, key, branches_, node.total * cost)
+
+    # Depth-first over the tree with an explicit stack (trees can be as deep as there are
+    # queries, so no recursion and no process-wide recursion limit).
+    result, frame = enter(root)
+    stack = [] if frame is None else [frame]
+    while stack:
+        f = stack[-1]
+        while f.next < len(f.branches):
+            q, pq, answer = f.branches[f.next]
+            f.next += 1
+            child = f.node.child(q, answer)
+            if child.idx.size == 0:
+                continue
+            out, sub = enter(child)
+            if sub is None:
+                f.absorb(child, pq, out)
+                continue
+            f.waiting = (child, pq)
+            stack.append(sub)
+            break
+        else:
+            stack.pop()
+            out = finish(f.key, (f.depth, f.u, f.height))
+            if stack:
+                stack[-1].absorb(*stack[-1].waiting, out)
+            else:
+                result = out
+    depth, u, height = result
     return _evaluation(model, root, depth, u, height, len(memo) if memoise else -1)
 
 
@@ -194,6 +214,27 @@ def _evaluation(model: Model, root: Node, depth: np.ndarray, u: float, height: i
         states=states,
         max_depth=height,
     )
+
+
+class _Frame:
+    """A node of :func:`exact`'s walk whose children are being visited."""
+
+    __slots__ = ("node", "key", "branches", "next", "u", "depth", "height", "waiting")
+
+    def __init__(self, node: Node, key, branches: list, u: float):
+        self.node, self.key, self.branches, self.next = node, key, branches, 0
+        self.u = u
+        self.depth = np.ones(node.idx.size)
+        self.height = 0
+        self.waiting = None  # (child, pick probability) whose result is awaited
+
+    def absorb(self, child: Node, pq: float, out) -> None:
+        """Add a finished child's result, in the order the children are visited."""
+        d_child, u_child, h_child = out
+        pos = np.searchsorted(self.node.idx, child.idx)
+        self.depth[pos] += pq * (child.mass / self.node.mass[pos]) * d_child
+        self.u += pq * u_child
+        self.height = max(self.height, h_child + 1)
 
 
 def _target_entropy(node: Node) -> float:
@@ -224,11 +265,6 @@ def monte_carlo(
     scored once. ``accuracy`` is the share of interviews that ended on the true object (see
     :func:`responder.engine.simulate.ended_on_truth`).
     """
-    from responder.engine.simulate import (  # noqa: PLC0415 (avoid a cycle)
-        draw_answers,
-        ended_on_truth,
-    )
-
     if trials < 1:
         raise ValueError("trials must be at least 1")
     if truth is None:
@@ -238,35 +274,13 @@ def monte_carlo(
             f"truth has a {truth.matrix.shape[0]} x {truth.matrix.shape[1]} matrix, the model "
             f"{model.matrix.shape[0]} x {model.matrix.shape[1]}; give the same problem"
         )
-    # Victims, their answer errors and the responder's picks come from three streams, so
-    # every policy run with one seed meets the same victims with the same errors.
-    victims_rng, errors_rng, rng = (
-        np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(3)
-    )
+    streams = random_streams(seed)
     root = start if start is not None else model.root()
-    cache: dict[bytes, object] = {}
-    counts = np.empty(trials)
-    correct = 0
-    weights = root.mass / root.total
-    victims = root.idx[victims_rng.choice(root.idx.size, size=trials, p=weights)]
-    for t in range(trials):
-        true = int(victims[t])
-        answers = draw_answers(truth, true, errors_rng)
-        node = root
-        k = 0
-        while True:
-            key = node.key()
-            choice = cache.get(key)
-            if choice is None:
-                choice = policy.choose(node) or False
-                cache[key] = choice
-            if choice is False:
-                break
-            q = pick_query(choice, rng)
-            node = node.child(q, bool(answers[q]))
-            k += 1
-        counts[t] = k
-        correct += ended_on_truth(model, node, true)
+    victims = draw_victims(root, trials, streams.victims)
+    outcomes = simulate_interviews(victims, PersistentNoiseAnswers(truth),
+                                   PolicyInterviewer(model, policy, start=root), streams)
+    counts = np.array([o.questions for o in outcomes], dtype=float)
+    correct = sum(o.correct for o in outcomes)
     mean = float(counts.mean())
     half = 1.96 * float(counts.std(ddof=1)) / np.sqrt(trials) if trials > 1 else float("nan")
     return Evaluation(
@@ -283,7 +297,8 @@ def bounds(model: Model) -> dict:
     """Lower bounds on E[K] for ``model``.
 
     ``entropy_bound`` is H of the target groups, after merging groups that share an
-    identical row (no tree can separate those; every leaf is then pure, so Theorems 2 and 3
+    identical row (no tree can separate those; every leaf is then pure, so Theorems 2 and 3 (thm:group identification,
+    thm:impurity based)
     give E[K] >= H). ``entropy`` is the plain H(Pi) or H(Pi_y) as the paper reports it.
     ``huffman_bound`` is the optimal prefix-code length over the distinguishable rows (object
     target without noise only).

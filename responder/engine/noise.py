@@ -5,6 +5,20 @@ answers may be wrong, and asking again repeats the wrong answer. Identifying the
 group identification on the dilated matrix B~, whose group i holds every bit string within
 eps' flips of row i on the error-prone queries. This module holds the settings and the
 closed-form masses of B~'s groups, so B~ is never built.
+
+Errata in Appendix II (sec:reduction factor calculation), as printed in the paper; the engine
+and ``tests/engine/test_noise.py`` (which codes the formulas literally) use the corrected forms:
+
+1. Reduction factor of a query *not* prone to error: the denominator sums over
+   ``I_0^a \cap I_1^a``, which is empty (an object answers q with 0 or 1, not both). It must
+   be the union ``I_0^a \cup I_1^a = I^a``, every object group still present at node a.
+2. Reduction factor of a query prone to error: the bracket in the denominator is written
+   with ``p^{e + delta_i^{r(a)}} (1-p)^{N nu - e - delta_i^{r(a)}}``, the right child's
+   distance. The mass at node a uses the node's own distance ``delta_i^a`` (as the
+   denominator of the group reduction factor just above it does).
+
+With these corrections the formulas equal the masses of the explicit dilated matrix of
+Section 6 (``responder.engine.dilated``) at every node, which the tests check.
 """
 
 from __future__ import annotations
@@ -159,9 +173,18 @@ class BinomialTable:
     """
 
     def __init__(self, noise: NoiseModel):
-        p = noise.p_effective
-        self.eps = noise.eps_eff
-        self.n_prone = noise.n_prone
+        self._setup(noise.n_prone, noise.eps_eff, noise.p_effective)
+
+    @classmethod
+    def for_counts(cls, n_prone: int, eps_eff: int, p: float) -> "BinomialTable":
+        """The table for N nu = ``n_prone``, eps' = ``eps_eff`` and binomial parameter ``p``."""
+        table = cls.__new__(cls)
+        table._setup(int(n_prone), int(eps_eff), float(p))
+        return table
+
+    def _setup(self, n_prone: int, eps_eff: int, p: float) -> None:
+        self.eps = eps_eff
+        self.n_prone = n_prone
         self.r = 1.0 if p >= 0.5 else p / (1.0 - p)
         with np.errstate(divide="ignore"):
             self.log_r = float(np.log(self.r))  # -inf when p = 0
@@ -172,13 +195,22 @@ class BinomialTable:
         """log S[n, t] for t = 0..min(n, eps'), shape (min(n, eps') + 1,)."""
         row = self._rows.get(n)
         if row is None:
-            log_c = log_binomial_coefficients(n, self.eps)
-            e = np.arange(log_c.size, dtype=float)
-            with np.errstate(invalid="ignore"):
-                terms = log_c + np.where(e == 0, 0.0, e * self.log_r)
-            row = np.logaddexp.accumulate(terms)
+            row = np.logaddexp.accumulate(self.log_terms(n))
             self._rows[n] = row
         return row
+
+    def log_terms(self, n: int) -> np.ndarray:
+        """log C(n, e) r^e for e = 0..min(n, eps'), shape (min(n, eps') + 1,)."""
+        log_c = log_binomial_coefficients(n, self.eps)
+        e = np.arange(log_c.size, dtype=float)
+        with np.errstate(invalid="ignore"):
+            return log_c + np.where(e == 0, 0.0, e * self.log_r)
+
+    def error_counts(self) -> np.ndarray:
+        """Pr(e wrong answers) for e = 0..eps', shape (eps' + 1,): the model's truncated
+        binomial, C(N nu, e) r^e / S[N nu, eps'] (the (1-p)^{N nu} factor cancels)."""
+        w = np.exp(self.log_terms(self.n_prone) - self.log_Z)
+        return w / w.sum()
 
     @property
     def Z(self) -> float:  # noqa: N802 (the paper's name)

@@ -22,19 +22,21 @@ def gbs_cost(stats: SplitStats) -> np.ndarray:
 
 
 def gisa_cost(stats: SplitStats) -> np.ndarray:
-    """C_a(q) = 1 - H(rho_a) + sum_i (pi_a^i / pi_a) H(rho_a^i) (Algorithm 2, Theorem 2)."""
+    """C_a(q) = 1 - H(rho_a) + sum_i (pi_a^i / pi_a) H(rho_a^i)
+    (Algorithm 2, Theorem 2 (thm:group identification))."""
     return 1.0 - binary_entropy(stats.reduction_factor) + stats.group_term
 
 
 def gqsa_cost(stats: SplitStats, picks: np.ndarray) -> np.ndarray:
-    """C_a(j) = 1 - sum_{q in Q^j} p_j(q) H(rho_a(q)) (Algorithm 3, Theorem 3)."""
+    """C_a(j) = 1 - sum_{q in Q^j} p_j(q) H(rho_a(q))
+    (Algorithm 3, Theorem 5 (thm:group queries))."""
     return 1.0 - picks @ binary_entropy(stats.reduction_factor)
 
 
 def gigqsa_cost(stats: SplitStats, picks: np.ndarray) -> np.ndarray:
     """C_a(j) = 1 - sum_q p_j(q) [H(rho_a(q)) - sum_i (pi_a^i/pi_a) H(rho_a^i(q))].
 
-    Algorithm 4, from Theorem 4.
+    Algorithm 4, from Theorem 6 (thm:group identification group queries).
     """
     return 1.0 - picks @ (binary_entropy(stats.reduction_factor) - stats.group_term)
 

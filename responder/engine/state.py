@@ -14,7 +14,6 @@ from enum import Enum
 import numpy as np
 
 from responder.engine.belief import Model, Node
-from responder.engine.evaluate import Evaluation, evaluate
 from responder.engine.history import AnswerHistory
 from responder.engine.noise import NoiseModel
 from responder.engine.policies import Choice, Policy
@@ -107,7 +106,6 @@ class InterviewState:
     def _invalidate(self) -> None:
         self._node: Node | None = None
         self._choice: Choice | None | bool = False
-        self._remaining: Evaluation | None = None
 
     # -- answers -----------------------------------------------------------------------------
 
@@ -257,19 +255,3 @@ class InterviewState:
         if node.delta is None or node.idx.size == 0:
             return None
         return int(node.delta.min())
-
-    def expected_remaining(self, trials: int = 2000, seed: int = 0) -> Evaluation:
-        """E[K] still to ask from here under the current policy (cached until a change).
-
-        Exact for single-query policies; category policies are exact when small and
-        estimated by Monte Carlo otherwise.
-        """
-        if self._remaining is None:
-            node = self.node
-            if node.idx.size == 0:
-                self._remaining = Evaluation(0.0, "exact")
-            else:
-                self._remaining = evaluate(
-                    self.model, self.policy, start=node, max_states=5_000, trials=trials, seed=seed
-                )
-        return self._remaining

@@ -14,7 +14,7 @@ from hypothesis.extra.numpy import arrays
 from responder.engine.diagnostics import (
     default_eps,
     distinguishable_count,
-    entropy_bits,
+    entropy,
     estimate_gammas,
     gain_region_definition,
     group_entropy_bits,
@@ -89,12 +89,12 @@ def test_default_eps_is_floor_of_half_delta_minus_one(delta, eps):
 # --- entropy ---------------------------------------------------------------------------
 
 
-def test_entropy_bits():
-    assert entropy_bits([0.5, 0.5]) == pytest.approx(1.0)
-    assert entropy_bits([0.25] * 4) == pytest.approx(2.0)
-    assert entropy_bits([1.0, 0.0]) == 0.0  # 0 log 0 = 0, and never -0.0
-    assert math.copysign(1.0, entropy_bits([1.0])) == 1.0
-    assert entropy_bits([1, 1, 2]) == pytest.approx(1.5)  # masses are normalised
+def test_entropy():
+    assert entropy([0.5, 0.5]) == pytest.approx(1.0)
+    assert entropy([0.25] * 4) == pytest.approx(2.0)
+    assert entropy([1.0, 0.0]) == 0.0  # 0 log 0 = 0, and never -0.0
+    assert math.copysign(1.0, entropy([1.0])) == 1.0
+    assert entropy([1, 1, 2]) == pytest.approx(1.5)  # masses are normalised
 
 
 def test_group_entropy_bits_sums_masses_per_group():

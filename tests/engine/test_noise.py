@@ -113,7 +113,7 @@ def test_binomial_table_against_direct_sums():
                 assert abs(got - direct) <= TOL, (n_prone, eps, p, n, delta)
 
 
-# -- Appendix II, literally (with the two typos fixed) --------------------------------------
+# -- Appendix II, literally (the two errata listed in responder.engine.noise fixed) -------
 
 
 def _bracket(pi, n, delta, nnu, eps, p):
@@ -326,7 +326,7 @@ def test_expected_queries_implicit_equals_explicit(seed, prone, model, target):
         ei = exact(imp, Policy(name, ties="first"))
         ee = exact(exp, Policy(name, ties="first"))
         assert abs(ei.expected_queries - ee.expected_queries) <= 1e-12, name
-        # The two formulas (mass x depth, Theorems 1-4 decomposition) agree on both sides.
+        # The two formulas (mass x depth, Theorems 1, 2, 5, 6 decomposition) agree on both sides.
         assert abs(ei.expected_queries - ei.decomposition) <= 1e-9, name
         assert abs(ee.expected_queries - ee.decomposition) <= 1e-9, name
         assert abs(ei.decomposition - ee.decomposition) <= 1e-9, name

@@ -18,7 +18,7 @@ from responder.engine.problem import Problem
 from responder.engine.simulate import (
     draw_answers,
     error_count_distribution,
-    run_interview,
+    PolicyInterviewer,
     run_simulation,
 )
 from responder.engine.state import Answer, InterviewState, Status
@@ -62,7 +62,7 @@ def test_within_eps_always_ends_on_the_truth(target, model, prone):
                 for flipped in _patterns(noise.prone, e):
                     answers = problem.matrix[true].copy()
                     answers[list(flipped)] ^= True
-                    _, node = run_interview(m, policy, answers, rng)
+                    _, node = PolicyInterviewer(m, policy).run(answers, rng)
                     assert true in node.idx.tolist()
                     if target == "object":
                         assert node.idx.tolist() == [true], (name, true, flipped)
@@ -115,7 +115,7 @@ def test_beyond_eps_never_silently_picks(target, policy_name):
             for flipped in _patterns(noise.prone, e):
                 answers = problem.matrix[true].copy()
                 answers[list(flipped)] ^= True
-                _, node = run_interview(m, policy, answers, rng)
+                _, node = PolicyInterviewer(m, policy).run(answers, rng)
                 given = {int(q): bool(answers[q]) for q in np.flatnonzero(node.asked)}
                 state = InterviewState(problem, target=target, policy=policy_name, noise=noise)
                 for q, a in given.items():
@@ -298,3 +298,21 @@ def test_monte_carlo_truth_must_share_the_problem():
     with pytest.raises(ValueError, match="same problem"):
         monte_carlo(Model(problem, "object"), Policy("gbs"), trials=10,
                     truth=Model(other, "object"))
+
+
+# -- one simulator under both ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["gbs", "gqsa"])
+def test_simulate_and_monte_carlo_meet_the_same_victims(name):
+    """`simulate` and `eval`'s Monte Carlo are one simulator: with one seed, the interviews
+    within the budget are exactly the ones monte_carlo runs (same victims, errors, picks)."""
+    _, problem = _problem(87, 1, m=6, n=9)
+    noise = NoiseModel(1, np.ones(problem.n_queries, bool), model=2, p=0.3)
+    model = Model(problem, "object", noise)
+    sim = run_simulation(model, Policy(name), interviews=250, extra_errors=2, seed=13)
+    mc = monte_carlo(model, Policy(name), trials=250, seed=13)
+    assert sim.beyond_count == 250
+    assert sim.expected_queries == mc.expected_queries
+    assert sim.ci95 == mc.ci95
+    assert sim.accuracy_within_eps == mc.accuracy

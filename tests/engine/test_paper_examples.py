@@ -183,7 +183,8 @@ def object_depth(tree, i, matrix):
 
 
 def tree_expected_queries(tree, prior, matrix):
-    """E[K] of a category tree two ways: sum_i pi_i sum_leaves p_leaf d_leaf, and Theorem 3."""
+    """E[K] of a category tree two ways: sum_i pi_i sum_leaves p_leaf d_leaf, and
+    Theorem 5 (thm:group queries)."""
     matrix = np.asarray(matrix, dtype=bool)
     prior = np.asarray(prior, dtype=float)
     by_depth = sum(prior[i] * object_depth(tree, i, matrix) for i in range(len(prior)))

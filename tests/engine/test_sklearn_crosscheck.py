@@ -1,4 +1,4 @@
-"""GISA is C4.5-style entropy tree induction (Section 3.1, Theorem 5): cross-check with sklearn.
+"""GISA is C4.5-style entropy tree induction (Section 3.1, Theorem 4 (thm:connection to impurity based DT induction)): cross-check with sklearn.
 
 GISA's cost C_a = 1 - H(rho_a) + sum_i (pi_a^i/pi_a) H(rho_a^i) is one minus the weighted
 information gain of the split, so with the same prior as sample weights it grows the same

@@ -1,4 +1,4 @@
-"""Theorems 1-4 and the engine's invariants on random instances (hypothesis).
+"""Theorems 1, 2, 5 and 6 (E[K] decompositions) and the engine's invariants on random instances (hypothesis).
 
 Instances are small (at most 7 objects x 6 queries) so every tree, including the category
 trees that branch on each pick the responder can make, is evaluated exactly.
@@ -155,7 +155,7 @@ def test_expected_queries_equals_decomposition_and_respects_bounds(problem):
             # Sum over objects of mass x depth, recomputed here from the per-object depths.
             by_mass = float(problem.prior @ ev.per_object_depth)
             assert by_mass == pytest.approx(ev.expected_queries, abs=TOL)
-            # Theorems 1-4.
+            # Theorems 1, 2, 5 and 6.
             assert abs(ev.expected_queries - ev.decomposition) <= TOL, (name, target)
             assert ev.expected_queries >= b["entropy_bound"] - TOL, (name, target)
             if target == "object":
@@ -165,7 +165,8 @@ def test_expected_queries_equals_decomposition_and_respects_bounds(problem):
 @SETTINGS
 @given(problems(), st.sampled_from(TARGETS), st.sampled_from(["gbs", "gisa"]))
 def test_single_query_tree_matches_theorems_1_and_2(problem, target, name):
-    """Walk the tree independently; Theorem 2 (Theorem 1 when groups are singletons)."""
+    """Walk the tree independently; Theorem 2 (thm:group identification)
+    (Theorem 1 (thm:object identification) when groups are singletons)."""
     model = Model(problem, target)
     policy = Policy(name)
     depths, internal, leaves = walk_single_query_tree(model, policy)
