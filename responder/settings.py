@@ -221,8 +221,11 @@ def _update(table, values: dict) -> None:
             for old in [k for k in sub if k not in value]:
                 del sub[old]
             _update(sub, value)
-        elif key not in table or table[key] != value or type(table[key].unwrap()) is not type(value):
-            table[key] = value
+        else:
+            current = table.get(key)
+            current = current.unwrap() if hasattr(current, "unwrap") else current
+            if current != value or type(current) is not type(value):  # 1 == 1.0 == True
+                table[key] = value
 
 
 def save_settings(settings: Settings, path: Path | None = None) -> Path:

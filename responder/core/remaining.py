@@ -4,24 +4,25 @@ E[K] from the current answers takes milliseconds for single-symptom policies but
 tens of seconds for category policies under noise on a full knowledge base (a Monte Carlo
 estimate). Computed in a thread it would hold Python's interpreter lock and make the keys
 feel sticky, so it runs in one helper process instead (``python -m
-responder.core.remaining``, talking pickles over its stdin and stdout; its stderr goes
-nowhere, so nothing it prints can reach the screen). When the answers change while it is
+responder.core.remaining``, exchanging pickled messages over its stdin and stdout with
+:class:`multiprocessing.connection.Connection`; its stderr goes nowhere, so nothing it
+prints can reach the screen). When the answers change while it is
 busy, the helper is killed and a fresh one started with the next computation: the responder
 never waits.
 """
 
 from __future__ import annotations
 
+import os
 import pickle
-import struct
 import subprocess
 import sys
 import threading
 from dataclasses import dataclass
+from multiprocessing.connection import Connection
 
 TRIALS = 1000  # Monte Carlo interviews: a 95% interval of about +-0.5 question
 MAX_STATES = 5_000  # exact evaluation while the tree stays this small
-_HEADER = struct.Struct("!I")
 
 
 @dataclass
@@ -69,38 +70,27 @@ def evaluate_spec(spec: Spec) -> tuple[float, str]:
     return float(ev.expected_queries), ("exact" if ev.method == "exact" else "monte-carlo")
 
 
-def _send(stream, obj) -> None:
-    data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
-    stream.write(_HEADER.pack(len(data)) + data)
-    stream.flush()
-
-
-def _recv(stream):
-    header = stream.read(_HEADER.size)
-    if len(header) < _HEADER.size:
-        raise EOFError("the helper closed its pipe")
-    (size,) = _HEADER.unpack(header)
-    data = stream.read(size)
-    if len(data) < size:
-        raise EOFError("the helper closed its pipe")
-    return pickle.loads(data)
+def _connection(stream, readable: bool) -> Connection:
+    """A message connection over a copy of ``stream``'s file descriptor (closing it leaves
+    ``stream`` open)."""
+    return Connection(os.dup(stream.fileno()), readable=readable, writable=not readable)
 
 
 def serve(stdin=None, stdout=None) -> None:  # pragma: no cover (runs in the helper process)
     """The helper's loop: read a Spec, answer ("ok", (value, method)) or ("error", text)."""
-    stdin = stdin or sys.stdin.buffer
-    stdout = stdout or sys.stdout.buffer
+    inbox = _connection(stdin or sys.stdin, readable=True)
+    outbox = _connection(stdout or sys.stdout, readable=False)
     while True:
         try:
-            spec = _recv(stdin)
-        except (EOFError, OSError, KeyboardInterrupt):
+            spec = inbox.recv()
+        except (EOFError, OSError, KeyboardInterrupt, pickle.UnpicklingError):
             return
         try:
             reply = ("ok", evaluate_spec(spec))
         except Exception as exc:  # noqa: BLE001 (reported to the app, never printed)
             reply = ("error", f"{type(exc).__name__}: {exc}")
         try:
-            _send(stdout, reply)
+            outbox.send(reply)
         except (OSError, ValueError):
             return
 
@@ -153,13 +143,17 @@ class RemainingService:
             with self._state:
                 proc = self._proc
                 self._busy = True
+            outbox = _connection(proc.stdin, readable=False)
+            inbox = _connection(proc.stdout, readable=True)
             try:
-                _send(proc.stdin, spec)
-                status, value = _recv(proc.stdout)
+                outbox.send(spec)
+                status, value = inbox.recv()
             except (EOFError, OSError, ValueError, pickle.UnpicklingError):
                 self._discard()
                 raise Cancelled() from None
             finally:
+                outbox.close()
+                inbox.close()
                 with self._state:
                     self._busy = False
             if status != "ok":

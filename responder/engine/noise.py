@@ -1,4 +1,4 @@
-"""Persistent-noise settings and the binomial sums of Appendix II.
+r"""Persistent-noise settings and the binomial sums of Appendix II.
 
 Under persistent noise (Section 6) up to eps' = min(eps, N nu) of the N nu error-prone
 answers may be wrong, and asking again repeats the wrong answer. Identifying the object is

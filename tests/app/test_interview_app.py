@@ -14,8 +14,9 @@ from responder.app.widgets.panels import CandidatesTable, QuestionPanel, StatusL
 from responder.engine.state import Answer, Status
 from responder.core import views
 
-CHEMICALS = ["Sarin (GB)", "VX", "Tabun (GA)", "Chlorine", "Ammonia", "Phosgene",
-             "Hydrogen cyanide", "Hydrogen sulfide"]
+# Whole interviews for every chemical run headless (tests/core/test_views.py); here one per
+# mode checks that the keys drive them and the screens show the outcome.
+CHEMICALS = ["Sarin (GB)", "Hydrogen cyanide"]
 
 
 def status_text(app) -> str:
@@ -57,7 +58,7 @@ async def test_identical_profiles_end_as_one_set():
         assert isinstance(app.screen, ResultScreen)
 
 
-@pytest.mark.parametrize("chemical", ["Sarin (GB)", "Ammonia", "Hydrogen sulfide"])
+@pytest.mark.parametrize("chemical", ["Hydrogen sulfide"])
 async def test_category_mode_interview(chemical):
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
@@ -73,10 +74,11 @@ async def test_category_mode_interview(chemical):
         assert all(i.symptom.category_id == cat.id for i in panel.view.items)
         useful = [i.useful for i in panel.view.items]
         assert useful == sorted(useful, reverse=True)
-        # choose the second useful symptom with the down key, when there is one
-        if len(panel.view.useful) > 1:
-            await pilot.press("down")
-            assert suggested(app) == panel.view.items[1].symptom.index
+        # the first category offers several useful symptoms; the down key selects the next
+        assert len(panel.view.useful) > 1
+        assert suggested(app) == panel.view.items[0].symptom.index
+        await pilot.press("down")
+        assert suggested(app) == panel.view.items[1].symptom.index
         await answer_from_row(pilot, app, chemical)
         assert views.result(app.interview).title == chemical
 
@@ -235,8 +237,21 @@ async def test_expected_questions_left_appears():
         assert "exact" in status_text(app)
 
 
-async def test_expected_questions_left_from_the_helper_process():
+async def test_expected_questions_left_from_the_helper_process(monkeypatch):
     """Category policies under noise are estimated in a separate process."""
+    import os
+
+    from responder.core.remaining import RemainingService
+
+    helpers = []
+    real_compute = RemainingService.compute
+
+    def compute(self, spec):
+        out = real_compute(self, spec)
+        helpers.append(self._proc.pid if self._proc is not None else None)
+        return out
+
+    monkeypatch.setattr(RemainingService, "compute", compute)
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -248,6 +263,8 @@ async def test_expected_questions_left_from_the_helper_process():
         remaining = app.interview_screen.remaining
         assert remaining is not None and remaining.method in ("exact", "monte-carlo")
         assert "?" not in status_text(app).split("Expected left")[1]
+        # the figure came from the helper process, not from the app's own
+        assert helpers and all(pid not in (None, os.getpid()) for pid in helpers)
 
 
 # -- no candidate consistent ------------------------------------------------------------------

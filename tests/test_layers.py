@@ -1,4 +1,5 @@
-"""The engine is pure numpy: nothing under responder/engine imports textual."""
+"""The layers of docs/architecture.md: the engine is pure numpy, nothing outside the app
+imports textual, and no layer imports one above it."""
 
 from __future__ import annotations
 
@@ -7,10 +8,22 @@ import subprocess
 import sys
 from pathlib import Path
 
+import responder
 import responder.engine
 
+PACKAGE_DIR = Path(responder.__file__).resolve().parent
 ENGINE_DIR = Path(responder.engine.__file__).resolve().parent
 FORBIDDEN = ("textual", "rich")
+
+# What each layer may import from responder (besides itself). The app and the command line
+# sit on top and may import everything below them.
+MAY_IMPORT = {
+    "engine": set(),
+    "kb": {"engine", "paths", "input_limits"},
+    "settings": {"paths", "input_limits"},
+    "core": {"engine", "kb", "settings", "paths", "input_limits", "__version__"},
+    "experiments": {"engine", "kb", "paths", "input_limits"},
+}
 
 
 def engine_modules() -> list[Path]:
@@ -72,6 +85,58 @@ def test_importing_every_engine_module_leaves_textual_unloaded():
         f"for name in {modules!r}:\n"
         "    importlib.import_module(name)\n"
         "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'rich'))\n"
+        "print(','.join(bad))\n"
+        "sys.exit(1 if bad else 0)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, f"loaded: {proc.stdout.strip()} {proc.stderr.strip()}"
+
+
+def package_modules() -> list[Path]:
+    files = sorted(PACKAGE_DIR.rglob("*.py"))
+    assert len(files) > 30, f"too few modules found under {PACKAGE_DIR}"
+    return files
+
+
+def layer_of(path: Path) -> str:
+    rel = path.relative_to(PACKAGE_DIR)
+    return rel.parts[0].removesuffix(".py")
+
+
+def test_nothing_outside_the_app_imports_textual():
+    offenders = {}
+    for path in package_modules():
+        if layer_of(path) == "app":
+            continue
+        bad = {n for n in imported_names(path) if n.split(".")[0] == "textual"}
+        if bad:
+            offenders[str(path.relative_to(PACKAGE_DIR))] = sorted(bad)
+    assert not offenders, f"modules outside responder/app import textual: {offenders}"
+
+
+def test_layers_import_only_what_is_below_them():
+    checked = set()
+    for path in package_modules():
+        layer = layer_of(path)
+        if layer not in MAY_IMPORT:
+            continue
+        checked.add(layer)
+        allowed = MAY_IMPORT[layer] | {layer}
+        for name in imported_names(path):
+            parts = name.split(".")
+            if parts[0] != "responder" or len(parts) == 1:
+                continue  # `from responder import __version__` is the package itself
+            assert parts[1] in allowed, f"{path.relative_to(PACKAGE_DIR)} imports {name}"
+    assert checked == set(MAY_IMPORT)
+
+
+def test_importing_the_headless_core_leaves_textual_unloaded():
+    code = (
+        "import sys\n"
+        "import responder.core.session, responder.core.views, responder.core.export\n"
+        "import responder.core.journal, responder.core.remaining, responder.settings\n"
+        "import responder.cli.eval, responder.cli.simulate, responder.cli.kb\n"
+        "bad = sorted(m for m in sys.modules if m.split('.')[0] == 'textual')\n"
         "print(','.join(bad))\n"
         "sys.exit(1 if bad else 0)\n"
     )

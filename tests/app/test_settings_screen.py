@@ -1,62 +1,8 @@
-"""Settings: TOML under the config folder, defaults on any problem, atomic saves."""
+"""The settings as the app uses them: a bad file, starting modes, keys, the settings screen."""
 
 from __future__ import annotations
 
-import pytest
-
-from responder.settings import (
-    NoiseSettings,
-    Settings,
-    SettingsError,
-    load_settings,
-    save_settings,
-    settings_path,
-)
-
-
-def test_missing_file_gives_defaults(home):
-    assert load_settings() == Settings()
-    assert settings_path() == home / "config" / "settings.toml"
-
-
-def test_round_trip(home):
-    s = Settings("class", "category", "nord", "my-kb",
-                 NoiseSettings(True, 2, ("cough", "headache"), 2, 0.1), {"answer.unknown": "u,space"})
-    save_settings(s)
-    assert load_settings() == s
-
-
-def test_bundled_and_auto_read_as_defaults(home):
-    settings_path().parent.mkdir(parents=True)
-    settings_path().write_text('kb = "bundled"\n[noise]\neps = "auto"\nprone = "all"\n')
-    s = load_settings()
-    assert s.kb is None and s.noise.eps is None and s.noise.prone is None
-
-
-@pytest.mark.parametrize("text, words", [
-    ('target = "molecule"', "target"),
-    ('suggest = 3', "suggest"),
-    ('colour = "red"', "unknown setting"),
-    ('[noise]\neps = -1', "noise.eps"),
-    ('[noise]\np = 0.9', "noise.p"),
-    ('[noise]\nmodel = 3', "noise.model"),
-    ('[noise]\nprone = []', "noise.prone"),
-    ('target = "chemical', "not valid TOML"),
-])
-def test_bad_values_raise_one_clear_message(home, text, words):
-    settings_path().parent.mkdir(parents=True)
-    settings_path().write_text(text + "\n")
-    with pytest.raises(SettingsError) as err:
-        load_settings()
-    assert words in str(err.value) and str(settings_path()) in str(err.value)
-
-
-def test_saving_over_a_bad_file_keeps_a_copy(home):
-    settings_path().parent.mkdir(parents=True)
-    settings_path().write_text("target = [broken\n")
-    save_settings(Settings(theme="nord"))
-    assert settings_path().with_name("settings.toml.bad").read_text() == "target = [broken\n"
-    assert load_settings().theme == "nord"
+from responder.settings import Settings, load_settings, save_settings, settings_path
 
 
 async def test_a_bad_settings_file_starts_the_app_with_defaults_and_a_message(home):

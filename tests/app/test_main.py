@@ -1,0 +1,36 @@
+"""The entry point: one message for a bad knowledge base, --kb, settings fallback."""
+
+from __future__ import annotations
+
+from conftest import FIXTURE_KB
+
+
+# -- entry point ------------------------------------------------------------------------------
+
+
+def test_run_with_a_bad_kb_prints_one_message_and_exits_2(capsys):
+    from responder.app.main import run
+
+    assert run("no-such-kb") == 2
+    err = capsys.readouterr().err
+    assert "no knowledge base has this name" in err and "Traceback" not in err
+
+
+def test_cli_passes_kb_to_the_app(monkeypatch):
+    import responder.app.main as main
+    from responder.cli import main as cli_main
+
+    seen = {}
+    monkeypatch.setattr(main, "run", lambda kb=None: seen.setdefault("kb", kb) and 0)
+    cli_main(["--kb", str(FIXTURE_KB)])
+    assert seen["kb"] == str(FIXTURE_KB)
+
+
+def test_a_bad_kb_in_settings_falls_back_to_bundled_with_a_message(home):
+    from responder.app.main import prepare
+    from responder.settings import Settings, save_settings
+
+    save_settings(Settings(kb="no-such-kb"))
+    app = prepare(None)
+    assert app.knowledge.name == "bundled"
+    assert any("no-such-kb" in m for m, _ in app.notices)

@@ -1,0 +1,40 @@
+"""Export of an interview as Markdown and JSON."""
+
+from __future__ import annotations
+
+import json
+
+from responder.core.export import export_interview, report, to_markdown
+from responder.core.session import Interview
+from responder.engine.state import Answer
+from responder.settings import NoiseSettings
+
+
+# -- export -----------------------------------------------------------------------------------
+
+
+def test_export_markdown_and_json(knowledge, home):
+    it = Interview.start(knowledge, "chemical", "symptom", NoiseSettings())
+    it.answer(knowledge.symptom_index("cough"), Answer.YES)
+    it.answer(knowledge.symptom_index("blisters"), Answer.YES, volunteered=True)
+    md, js = export_interview(it)
+    assert md.parent == home / "data" / "exports" and md.name == f"interview-{it.id}.md"
+    data = json.loads(js.read_text())
+    assert data["status"] == "indistinguishable"
+    assert [a["symptom_id"] for a in data["answers"]] == ["cough", "blisters"]
+    assert data["answers"][1]["volunteered"] is True
+    assert data["answers"][0]["at"].startswith("20")  # ISO timestamps
+    assert data["result"]["kind"] == "set"
+    text = md.read_text()
+    assert "Sulfur mustard" in text and "Lewisite" in text and "not a diagnosis" in text
+    assert "| Blisters |" in text
+
+
+def test_export_to_a_chosen_folder_and_of_an_inconsistent_interview(knowledge, tmp_path):
+    it = Interview(knowledge, "chemical", "symptom")
+    it.answer(knowledge.symptom_index("pinpoint_pupils"), Answer.YES)
+    it.answer(knowledge.symptom_index("skin_burns"), Answer.YES)
+    md, _ = export_interview(it, tmp_path / "out")
+    assert md.parent == tmp_path / "out"
+    assert "No chemical fits every answer" in md.read_text()
+    assert to_markdown(report(Interview(knowledge))).count("no answers yet") == 1

@@ -1,0 +1,57 @@
+"""Expected questions left: computed in a helper process, tagged, cancellable."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+
+from responder.core.remaining import Cancelled, RemainingService, evaluate_spec
+from responder.core.session import Interview
+from responder.engine.state import Answer
+from responder.settings import NoiseSettings
+
+
+def test_remaining_spec_is_tagged_with_its_generation(knowledge):
+    it = Interview(knowledge, "chemical", "category", NoiseSettings(enabled=True))
+    generation, spec = it.remaining_spec()
+    it.answer(0, Answer.YES)  # the responder goes on while the job runs
+    assert generation == 0 != it.generation
+    value, method = evaluate_spec(spec)
+    assert value > 0 and method in ("exact", "monte-carlo")
+    service = RemainingService()
+    try:
+        assert service.compute(spec) == (value, method)  # same figure from the helper process
+    finally:
+        service.close()
+
+
+def test_remaining_service_can_be_cancelled(knowledge):
+    it = Interview(knowledge, "class", "category", NoiseSettings(enabled=True))
+    service = RemainingService()
+    outcome = []
+
+    def run():
+        try:
+            outcome.append(service.compute(it.remaining_spec()[1]))
+        except Cancelled:
+            outcome.append("cancelled")
+
+    try:
+        thread = threading.Thread(target=run)
+        thread.start()
+        for _ in range(500):
+            if service.busy:
+                break
+            time.sleep(0.01)
+        assert service.busy  # the helper is working on it (it takes seconds)
+        first = service._proc.pid
+        assert first != os.getpid()
+        service.cancel()
+        thread.join(10)
+        assert not thread.is_alive() and outcome == ["cancelled"]
+        # the next computation starts a fresh helper and answers normally
+        assert service.compute(Interview(knowledge).remaining_spec()[1])[1] == "exact"
+        assert service._proc.pid not in (first, os.getpid())
+    finally:
+        service.close()

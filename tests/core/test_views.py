@@ -1,0 +1,193 @@
+"""Views built by pure functions of a headless interview, and whole interviews driven
+without a terminal (the Pilot tests keep only what needs a screen)."""
+
+from __future__ import annotations
+
+import pytest
+
+from responder.core import views
+from responder.core.session import Interview
+from responder.engine.state import Answer, Status
+from responder.settings import NoiseSettings
+
+
+def answer_as(it: Interview, chemical: str, limit: int = 60) -> int:
+    """Answer every suggestion as ``chemical``'s row says, taking the first symptom listed
+    (what the app selects); returns the questions asked."""
+    kn = it.knowledge
+    row = kn.chemicals[kn.chemical_index(chemical)].symptoms
+    asked = 0
+    while it.status is Status.ASKING and asked < limit:
+        q = views.question(it).items[0].symptom.index
+        it.answer(q, Answer.YES if kn.symptoms[q].id in row else Answer.NO)
+        asked += 1
+    return asked
+
+
+# -- interview views --------------------------------------------------------------------------
+
+
+def test_category_question_lists_useful_symptoms_first(knowledge):
+    it = Interview(knowledge, "chemical", "category")
+    view = views.question(it)
+    assert view.kind == "category" and view.category is not None
+    it.answer(knowledge.symptom_index("pinpoint_pupils"), Answer.YES)
+    # among nerve agents, pupils and tearing split nothing; the eyes category then holds
+    # only symptoms that cannot change the outcome, so another category is suggested
+    view = views.question(it)
+    assert view.category.id != knowledge.symptoms[knowledge.symptom_index("pinpoint_pupils")].category_id
+    node = it.state.node
+    for item in view.items:
+        # "useful" is exactly "answering it can change the candidates"
+        q = item.symptom.index
+        sides = [node.child(q, a).idx.size for a in (False, True)]
+        assert item.useful == (min(sides) > 0)
+    useful = view.useful
+    assert len(useful) >= 2 and view.items[: len(useful)] == useful
+    splits = [i.split for i in useful]
+    assert splits == sorted(splits, reverse=True) and all(0 < s <= 0.5 for s in splits)
+
+
+def test_optional_symptoms_are_marked(knowledge):
+    """Symptoms of the suggested category that cannot change the outcome are listed after the
+    useful ones, with a split of 0; interviews in category mode meet such states."""
+    seen = 0
+    for chem in knowledge.chemicals:
+        it = Interview(knowledge, "chemical", "category")
+        while it.status is Status.ASKING:
+            view = views.question(it)
+            useless = [i for i in view.items if not i.useful]
+            seen += len(useless)
+            for item in useless:
+                assert item.split == 0.0
+            assert view.items[len(view.useful):] == tuple(useless)
+            q = view.items[0].symptom.index
+            it.answer(q, Answer.YES if knowledge.symptoms[q].id in chem.symptoms else Answer.NO)
+    assert seen > 0
+
+
+def test_policies_follow_target_and_suggestion(knowledge):
+    pairs = {("chemical", "symptom"): "gbs", ("class", "symptom"): "gisa",
+             ("chemical", "category"): "gqsa", ("class", "category"): "gigqsa"}
+    for (t, s), name in pairs.items():
+        assert Interview(knowledge, t, s).state.policy.name == name
+
+
+def test_noise_auto_eps_is_at_least_one(knowledge):
+    it = Interview(knowledge, "chemical", "symptom", NoiseSettings(enabled=True))
+    assert it.delta == 1 and it.safe_eps == 0
+    assert it.state.noise.eps == 1
+    assert it.noise_budget() == (0, 1)
+
+
+def test_inconsistent_interview_ranks_the_closest(knowledge):
+    it = Interview(knowledge, "chemical", "symptom")
+    it.answer(knowledge.symptom_index("pinpoint_pupils"), Answer.YES)
+    it.answer(knowledge.symptom_index("skin_burns"), Answer.YES)
+    assert it.status is Status.INCONSISTENT and views.question(it) is None
+    closest = views.closest(it)
+    assert closest[0].mismatches == 1
+    assert views.top_candidate(it) == "no chemical fits"
+
+
+def test_result_profile_marks_matches_and_mismatches(knowledge):
+    it = Interview(knowledge, "chemical", "symptom", NoiseSettings(enabled=True, eps=1))
+    # Sarin's profile, except "no" to headache (a wrong answer the noise model tolerates)
+    for sid, ans in (("pinpoint_pupils", "yes"), ("headache", "no"), ("wheezing", "yes"),
+                     ("shortness_of_breath", "yes"), ("confusion", "no"), ("cough", "no")):
+        it.answer(knowledge.symptom_index(sid), ans)
+    cands = views.candidates(it)
+    assert cands[0].names == "Sarin (GB)" and cands[0].mismatches == 1
+    while views.question(it) is not None:
+        item = views.question(it).items[0].symptom
+        sarin = knowledge.chemicals[knowledge.chemical_index("Sarin (GB)")]
+        it.answer(item.index, "yes" if item.id in sarin.symptoms else "no")
+    result = views.result(it)
+    marks = {r.symptom.id: r.marks[0] for r in result.profile if r.answer}
+    assert marks["headache"] == "mismatch" and marks["pinpoint_pupils"] == "match"
+    assert result.mismatches == 1
+
+
+def test_class_result_uses_shares(knowledge):
+    it = Interview(knowledge, "class", "symptom")
+    it.answer(knowledge.symptom_index("pinpoint_pupils"), Answer.YES)
+    result = views.result(it)
+    assert result.kind == "class" and result.title == "Nerve agents"
+    shares = {r.symptom.id: r.expected[0] for r in result.profile}
+    assert shares["pinpoint_pupils"] == 1.0
+    assert shares["headache"] == pytest.approx(2 / 3)
+
+
+# -- whole interviews -------------------------------------------------------------------------
+
+
+def _chemicals(knowledge):
+    return [c.name for c in knowledge.chemicals]
+
+
+@pytest.mark.parametrize("suggest", ["symptom", "category"])
+def test_every_chemical_is_identified_from_its_row(knowledge, suggest):
+    """Each chemical's own answers end on it (alone, or with the chemicals that share its
+    row), every answer matching its profile, with its sources."""
+    rows = {}
+    for c in knowledge.chemicals:
+        rows.setdefault(c.symptoms, []).append(c.name)
+    for chemical in _chemicals(knowledge):
+        it = Interview(knowledge, "chemical", suggest)
+        asked = answer_as(it, chemical)
+        assert asked == it.asked and asked < 60
+        result = views.result(it)
+        same = rows[knowledge.chemicals[knowledge.chemical_index(chemical)].symptoms]
+        if len(same) == 1:
+            assert it.status is Status.IDENTIFIED, chemical
+            assert result.kind == "chemical" and result.title == chemical
+            assert result.sources == knowledge.chemicals[knowledge.chemical_index(chemical)].sources
+        else:
+            assert it.status is Status.INDISTINGUISHABLE, chemical
+            assert result.kind == "set"
+            assert {c.name for c in result.candidates[0].chemicals} == set(same)
+        assert all(m == "match" for row in result.profile if row.answer for m in row.marks)
+        assert "not a diagnosis" in result.disclaimer
+        assert views.question(it) is None
+
+
+def test_category_questions_stay_inside_the_suggested_category(knowledge):
+    it = Interview(knowledge, "chemical", "category")
+    sarin = knowledge.chemicals[knowledge.chemical_index("Sarin (GB)")].symptoms
+    while it.status is Status.ASKING:
+        view = views.question(it)
+        assert view.kind == "category"
+        assert all(i.symptom.category_id == view.category.id for i in view.items)
+        useful = [i.useful for i in view.items]
+        assert useful == sorted(useful, reverse=True) and useful[0]
+        q = view.items[-1 if len(view.useful) == len(view.items) else 0].symptom.index
+        it.answer(q, Answer.YES if knowledge.symptoms[q].id in sarin else Answer.NO)
+    assert views.result(it).title == "Sarin (GB)"
+
+
+def test_class_target_then_chemical_keeps_the_answers(knowledge):
+    it = Interview(knowledge, "class", "symptom")
+    answer_as(it, "VX")
+    result = views.result(it)
+    assert result.kind == "class" and result.title == "Nerve agents"
+    asked = it.asked
+    it.set_modes(target="chemical")
+    assert it.asked == asked and it.target == "chemical"
+    answer_as(it, "VX")
+    assert views.result(it).title == "VX"
+
+
+def test_cant_tell_eliminates_no_one_and_undo_restores(knowledge):
+    it = Interview(knowledge, "chemical", "symptom")
+    before = len(views.candidates(it))
+    first = views.question(it).items[0].symptom.index
+    it.answer(first, Answer.UNKNOWN)
+    assert len(views.candidates(it)) == before
+    assert views.question(it).items[0].symptom.index != first
+    it.answer(views.question(it).items[0].symptom.index, Answer.YES)
+    assert len(views.candidates(it)) < before
+    it.undo()
+    it.undo()
+    assert it.asked == 0 and len(views.candidates(it)) == before
+    assert views.question(it).items[0].symptom.index == first
+    assert it.undo() is None
