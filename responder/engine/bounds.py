@@ -36,11 +36,16 @@ _TINY = np.finfo(float).tiny
 
 
 def xlog2x(x: np.ndarray) -> np.ndarray:
-    """x log2 x elementwise, with 0 log 0 = 0 (x >= 0).
+    """x log2 x elementwise, with 0 log 0 = 0 (x >= 0), as a new array.
 
-    Flooring the log's argument at the smallest normal float makes 0 log 0 exactly 0.
+    Flooring the log's argument at the smallest normal float makes 0 log 0 exactly 0. The
+    log is taken in place in the one temporary: this runs on every node x query (and, in
+    :mod:`responder.engine.tree`, on every (node, group) x query of a level).
     """
-    return x * np.log2(np.maximum(x, _TINY))
+    out = np.maximum(x, _TINY, out=np.empty(np.shape(x)))
+    np.log2(out, out=out)
+    out *= x
+    return out
 
 
 def entropy(p) -> float:

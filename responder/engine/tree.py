@@ -21,14 +21,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from responder.engine.bounds import entropy
+from responder.engine.bounds import entropy, xlog2x
 
 #: Policies the level-wise builder handles (single query per node, deterministic).
 LEVEL_POLICIES = frozenset({"gbs", "gisa"})
 
 # Relative mass below which a child counts as empty; the same guard as belief._EMPTY.
 _EMPTY = 1e-12
-_TINY = np.finfo(float).tiny
 
 
 @dataclass
@@ -70,15 +69,6 @@ def _sizes(starts: np.ndarray, total: int) -> np.ndarray:
     ends[:-1] = starts[1:]
     ends[-1] = total
     return ends - starts
-
-
-def _xlog2x(x: np.ndarray) -> np.ndarray:
-    """x log2 x with 0 log 0 = 0 (as :func:`~responder.engine.bounds.xlog2x`), in place
-    where possible: this runs on every (node, group) x query of a level."""
-    out = np.maximum(x, _TINY)
-    np.log2(out, out=out)
-    out *= x
-    return out
 
 
 def build_level_tree(model, name: str, tol: float, start) -> LevelTree:
@@ -139,15 +129,15 @@ def build_level_tree(model, name: str, tol: float, start) -> LevelTree:
         rho /= tot
         lo /= tot
         # H(rho) = -(rho log rho + (1 - rho) log(1 - rho)) (bounds.binary_entropy).
-        h = _xlog2x(rho)
-        h += _xlog2x(lo)
+        h = xlog2x(rho)
+        h += xlog2x(lo)
         np.negative(h, out=h)
         if grouped:
             # sum_i pi_a^i H(rho_a^i) = sum_i (g log g - l log l - r log r) over the
             # node's groups i (see SplitStats.group_term).
-            part = _xlog2x(gtot[:, None] - gyes)
-            part += _xlog2x(gyes)
-            group_term = np.add.reduceat(_xlog2x(gtot), node_seg_starts)[:, None]
+            part = xlog2x(gtot[:, None] - gyes)
+            part += xlog2x(gyes)
+            group_term = np.add.reduceat(xlog2x(gtot), node_seg_starts)[:, None]
             group_term = group_term - np.add.reduceat(part, node_seg_starts, axis=0)
             np.maximum(group_term, 0.0, out=group_term)
             group_term /= tot

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import pytest
 
-from responder.app.knowledge import from_kb
 from responder.kb import load_bundled
 from responder.kb.model import OBSERVATION_KINDS
 
@@ -72,8 +71,7 @@ def test_words_people_type_resolve(kb, word, sid):
     ("eye pain", "eye_irritation"), ("chest tightness", "chest_pain"),
 ])
 def test_the_app_search_finds_synonyms_first(kb, word, sid):
-    knowledge = from_kb(kb)
-    assert knowledge.search_symptoms(word, 1)[0].id == sid
+    assert kb.search_symptoms(word, 1)[0].id == sid
 
 
 def test_overlapping_labels_are_gone(kb):
