@@ -190,7 +190,7 @@ class ResponderApp(App):
         if answer is None:
             self.interview.remove(query)
         else:
-            previous = next((r for r in self.interview.state.answers if r.query == query), None)
+            previous = self.interview.record_of(query)
             self.interview.answer(query, answer,
                                   volunteered=previous.volunteered if previous else False)
         self._redraw(auto_result=False)

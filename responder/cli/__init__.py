@@ -20,7 +20,7 @@ from responder import __version__
 EXIT_OK = 0
 EXIT_BAD_INPUT = 2
 
-# Modules that provide ``register(subparsers)``; a module not yet present is skipped.
+# Modules that provide ``register(subparsers)``, in the order ``--help`` lists them.
 COMMAND_MODULES = (
     "responder.cli.eval",
     "responder.cli.simulate",
@@ -53,13 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="knowledge base for the app (default: settings, else bundled)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name and name.startswith(exc.name):
-                continue
-            raise
-        module.register(sub)
+        importlib.import_module(name).register(sub)
     return parser
 
 

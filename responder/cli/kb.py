@@ -35,8 +35,8 @@ def register(subparsers) -> argparse.ArgumentParser:
         description="Check, describe or import knowledge bases (symptoms, classes, chemicals).",
     )
     _kb_option(kb)
-    kb.set_defaults(handler=lambda args: _usage(kb))
     sub = kb.add_subparsers(title="commands", metavar="COMMAND")
+    kb.set_defaults(handler=lambda args: _no_command(sub))
 
     check = sub.add_parser(
         "check", help="validate a knowledge base and report every problem with its file and line",
@@ -88,8 +88,10 @@ def _path_argument(parser: argparse.ArgumentParser) -> None:
                         help="knowledge-base folder, .csv file or imported NAME (wins over --kb)")
 
 
-def _usage(parser: argparse.ArgumentParser) -> int:
-    parser.print_help(sys.stderr)
+def _no_command(sub) -> int:
+    """``responder kb`` alone: one line naming the commands (the program's error style)."""
+    print(f"responder: error: kb needs a command: {', '.join(sub.choices)} "
+          "(see `responder kb --help`)", file=sys.stderr)
     return EXIT_INVALID
 
 
@@ -104,7 +106,7 @@ def _fail(exc: Exception) -> int:
         if n > 1:
             print(f"{n} problems found.", file=sys.stderr)
     else:  # OSError: a file vanished or is unreadable mid-way
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"responder: error: {exc}", file=sys.stderr)
     return EXIT_INVALID
 
 

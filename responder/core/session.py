@@ -191,6 +191,10 @@ class Interview:
             self.generation += 1
         return record
 
+    def record_of(self, query: int) -> AnswerRecord | None:
+        """The answer given to ``query`` (with its time and volunteered flag), or None."""
+        return next((r for r in self.state.answers if r.query == query), None)
+
     def answer_of(self, query: int) -> Answer | None:
         return self.state.answer_of(query)
 
@@ -263,6 +267,11 @@ class Interview:
         if key not in cache:
             cache[key] = compute()
         return cache[key]
+
+    @property
+    def noise_tolerated(self) -> bool:
+        """Whether wrong answers are tolerated now (noise mode on)."""
+        return self.state.noise is not None
 
     def noise_budget(self) -> tuple[int, int] | None:
         """(wrong answers assumed so far by the best candidate, tolerated); None if off."""

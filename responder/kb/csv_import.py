@@ -21,13 +21,14 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
-import json
 import re
 import shutil
 import tempfile
 import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import tomlkit
 
 from responder import paths
 from responder.input_limits import InputRejected, read_text
@@ -93,15 +94,6 @@ def _stray_quote(line: str) -> str | None:
             return None
         k += 1
     return None
-
-
-def _toml_str(text: str) -> str:
-    # A JSON string is a valid TOML basic string, except that TOML also wants DEL escaped.
-    return json.dumps(text, ensure_ascii=False).replace("\x7f", "\\u007f")
-
-
-def _toml_list(items) -> str:
-    return "[" + ", ".join(_toml_str(i) for i in items) + "]"
 
 
 @dataclass
@@ -349,38 +341,51 @@ def csv_to_files(path: str | Path, source: str | None = None) -> dict[str, str]:
     return _render(path, symptoms, category_of, category_label, class_label, rows)
 
 
+def _toml(banner: str, top: dict, **arrays: list[dict]) -> str:
+    """A TOML file: the banner comment, plain keys, then each array of ``[[name]]`` tables
+    (tomlkit does the quoting and escaping)."""
+    doc = tomlkit.document()
+    doc.add(tomlkit.comment(banner))
+    for key, value in top.items():
+        doc.add(key, value)
+    for name, tables in arrays.items():
+        aot = tomlkit.aot()
+        for fields in tables:
+            table = tomlkit.table()
+            for key, value in fields.items():
+                table.add(key, value)
+            aot.append(table)
+        doc.add(name, aot)
+    return tomlkit.dumps(doc)
+
+
 def _render(path, symptoms, category_of, category_label, class_label, rows) -> dict[str, str]:
-    banner = f"# Imported from {path.name} by `responder kb import`. Edit the CSV and re-import.\n"
-    used_categories = [c for c in category_label if c in set(category_of.values())]
-    out = [banner]
-    for cid in used_categories:
-        out.append(f"\n[[category]]\nid = {_toml_str(cid)}\n"
-                   f"label = {_toml_str(category_label[cid])}\n")
-    for _, sid, head in symptoms:
-        out.append(f"\n[[symptom]]\nid = {_toml_str(sid)}\nlabel = {_toml_str(head)}\n"
-                   f"category = {_toml_str(category_of[sid])}\n")
-    files = {SYMPTOMS_FILE: "".join(out)}
-
-    out = [banner]
-    for cid, label in class_label.items():
-        out.append(f"\n[[class]]\nid = {_toml_str(cid)}\nlabel = {_toml_str(label)}\n")
-    files[CLASSES_FILE] = "".join(out)
-
+    banner = f"Imported from {path.name} by `responder kb import`. Edit the CSV and re-import."
+    used = set(category_of.values())
+    categories = [{"id": c, "label": category_label[c]} for c in category_label if c in used]
+    symptom_tables = [{"id": sid, "label": head, "category": category_of[sid]}
+                      for _, sid, head in symptoms]
+    files = {
+        SYMPTOMS_FILE: _toml(banner, {}, category=categories, symptom=symptom_tables),
+        CLASSES_FILE: _toml(banner, {}, **{"class": [{"id": c, "label": label}
+                                                     for c, label in class_label.items()]}),
+    }
     for cid in class_label:
-        out = [banner, f"class = {_toml_str(cid)}\n"]
+        chemicals = []
         for row in rows:
             if row.class_id != cid:
                 continue
-            out.append(f"\n[[chemical]]\nname = {_toml_str(row.name)}\n")
+            fields = {"name": row.name}
             if not slugify(row.name):  # e.g. a Cyrillic name: the loader cannot derive an id
-                out.append(f"id = {_toml_str(stable_id(row.name, 'chemical'))}\n")
+                fields["id"] = stable_id(row.name, "chemical")
             if row.cas:
-                out.append(f"cas = {_toml_str(row.cas)}\n")
+                fields["cas"] = row.cas
             if row.un:
-                out.append(f"un = {_toml_str(row.un)}\n")
-            out.append(f"symptoms = {_toml_list(row.symptoms)}\n"
-                       f"sources = {_toml_list(row.sources)}\n")
-        files[f"{CHEMICALS_DIR}/{cid}.toml"] = "".join(out)
+                fields["un"] = row.un
+            fields["symptoms"] = list(row.symptoms)
+            fields["sources"] = list(row.sources)
+            chemicals.append(fields)
+        files[f"{CHEMICALS_DIR}/{cid}.toml"] = _toml(banner, {"class": cid}, chemical=chemicals)
     return files
 
 

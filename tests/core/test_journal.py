@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 
+from core_fixtures import home, knowledge  # noqa: F401 (pytest fixtures)
 from responder.core.journal import Journal, list_journals, read_journal, unfinished
 from responder.core.session import Interview
 from responder.engine.state import Answer

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from core_fixtures import home, knowledge  # noqa: F401 (pytest fixtures)
 from responder.core import views
 from responder.core.session import Interview
 from responder.engine.state import Answer, Status

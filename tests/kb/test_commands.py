@@ -238,9 +238,10 @@ def test_file_that_is_not_a_kb(tmp_path, capsys):
     assert code == 2 and "not a knowledge base" in err
 
 
-def test_kb_without_subcommand_shows_help(capsys):
+def test_kb_without_subcommand_names_the_commands_in_one_line(capsys):
     code, out, err = run(["kb"], capsys)
     assert code == 2 and "check" in err and "import" in err
+    assert len(err.strip().splitlines()) == 1 and err.startswith("responder: error: ")
 
 
 def test_imported_name_is_checked(tmp_path, capsys):

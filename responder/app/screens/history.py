@@ -54,7 +54,7 @@ class HistoryScreen(Screen):
             note = []
             if row.record.volunteered:
                 note.append("volunteered")
-            if row.symptom.index in doubted and it.state.noise is not None:
+            if row.symptom.index in doubted and it.noise_tolerated:
                 note.append("contradicts the top candidate")
             table.add_row(
                 str(k),

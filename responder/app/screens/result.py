@@ -86,7 +86,7 @@ class ResultScreen(Screen):
         style = "bold green" if r.kind in ("chemical", "set", "class") else "bold yellow"
         text.append(r.headline + "\n", style=style)
         details = [f"after {it.asked} answer(s)"]
-        if it.state.noise is not None:
+        if it.noise_tolerated:
             details.append(f"noise tolerance on: contradicts {r.mismatches} answer(s)")
         text.append(", ".join(details), style="dim")
         if r.kind == "chemical":

@@ -195,7 +195,7 @@ class CandidatesTable(DataTable):
     def show(self, interview: Interview) -> None:
         self._interview = interview
         self._shown_width = self.size.width
-        noisy = interview.state.noise is not None
+        noisy = interview.noise_tolerated
         inconsistent = interview.status is Status.INCONSISTENT
         rows: list[CandidateRow] = views.closest(interview) if inconsistent else views.candidates(interview)
         self.clear(columns=True)
@@ -323,7 +323,7 @@ class AnswersPanel(Static):
                 self.doubt_label = f"contradicts {closest[0].chemicals[0].name}"
         else:
             cands = views.candidates(interview)
-            if cands and interview.state.noise is not None:
+            if cands and interview.noise_tolerated:
                 self.contradicted = set(interview.contradicted(cands[0].objects))
                 self.doubt_label = f"contradicts {cands[0].chemicals[0].name}"
         self.update(self._content())

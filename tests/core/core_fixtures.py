@@ -1,4 +1,8 @@
-"""Fixtures for the headless core's tests: a private RESPONDER_HOME and the small test KB."""
+"""Fixtures for the headless core's tests: a private RESPONDER_HOME and the small test KB.
+
+A module with its own name rather than a second ``conftest.py``: tests/app imports its
+``conftest`` by name, and two modules called ``conftest`` would shadow each other. Test
+modules here import the fixtures (``from core_fixtures import home, knowledge``)."""
 
 from __future__ import annotations
 
