@@ -17,7 +17,7 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from responder.inputs import InputError, load_interchange
+from responder.cli.inputs import InputError, load_interchange
 from responder.kb import KBError, load_kb
 from responder.kb.csv_import import load_csv
 

@@ -240,24 +240,28 @@ class PolicyInterviewer:
     """A query-selection policy on the engine's nodes, from ``start`` (default the root).
 
     Suggestions are cached per node state, so each state is scored once however many
-    interviews pass through it.
+    interviews pass through it (``cache=False`` scores every step, e.g. to time a step).
     """
 
-    def __init__(self, model: Model, policy: Policy, start: Node | None = None):
+    def __init__(self, model: Model, policy: Policy, start: Node | None = None,
+                 cache: bool = True):
         self.model = model
         self.policy = policy
         self.start = start if start is not None else model.root()
-        self._cache: dict[bytes, object] = {}
+        self._cache: dict[bytes, object] | None = {} if cache else None
 
     def run(self, answers: np.ndarray, rng: np.random.Generator) -> tuple[int, Node]:
         node = self.start
         k = 0
         while True:
-            key = node.key()
-            choice = self._cache.get(key)
-            if choice is None:
+            if self._cache is None:
                 choice = self.policy.choose(node) or False
-                self._cache[key] = choice
+            else:
+                key = node.key()
+                choice = self._cache.get(key)
+                if choice is None:
+                    choice = self.policy.choose(node) or False
+                    self._cache[key] = choice
             if choice is False:
                 return k, node
             q = pick_query(choice, rng)

@@ -19,7 +19,12 @@ import numpy as np
 from responder.engine.belief import Model
 from responder.engine.noise import log_binomial_coefficients
 from responder.engine.policies import Policy
-from responder.engine.simulate import draw_answers, run_interview
+from responder.engine.simulate import (
+    PersistentNoiseAnswers,
+    PolicyInterviewer,
+    draw_victims,
+    random_streams,
+)
 
 
 @dataclass(frozen=True)
@@ -75,14 +80,16 @@ def measure_interviews(model: Model, policy: Policy, seed: int | None = 0,
     Times are this process's CPU time, not wall time, so that a busy machine does not
     inflate the estimate (the engine runs on one core).
     """
-    rng = np.random.default_rng(seed)
-    prior = model.problem.prior
+    streams = random_streams(seed)
+    root = model.root()
+    # No suggestion cache: every step is scored, as it would be in a tree node.
+    interviewer = PolicyInterviewer(model, policy, start=root, cache=False)
+    answers = PersistentNoiseAnswers(model)
     lengths: list[int] = []
     start = time.process_time()
     while len(lengths) < max_interviews:
-        true = int(rng.choice(prior.size, p=prior))
-        answers = draw_answers(model, true, rng)
-        k, _ = run_interview(model, policy, answers, rng)
+        true = int(draw_victims(root, 1, streams.victims)[0])
+        k, _ = interviewer.run(answers.draw(true, streams.errors), streams.picks)
         lengths.append(k)
         if time.process_time() - start >= budget_seconds:
             break
