@@ -12,9 +12,9 @@ import json
 import numpy as np
 import pytest
 
-from responder import inputs
+from responder.cli import inputs
 from responder.cli import main
-from responder.engine.diagnostics import default_eps, min_hamming_distance
+from responder.engine.diagnostics import auto_eps, min_hamming_distance
 from responder.engine.workload import Workload, duration_text, measure_interviews
 
 
@@ -23,7 +23,7 @@ def wide_problem(tmp_path, m: int = 12, n: int = 80, seed: int = 1):
     matrix = (rng.random((m, n)) < 0.5).astype(int)
     path = tmp_path / "wide.json"
     path.write_text(json.dumps({"matrix": matrix.tolist()}))
-    return path, default_eps(min_hamming_distance(matrix.astype(bool)))
+    return path, auto_eps(min_hamming_distance(matrix.astype(bool)))
 
 
 @pytest.fixture

@@ -88,15 +88,17 @@ class NoiseScreen(ModalScreen[NoiseSettings | None]):
         """The form as a config; raises NoiseSettingsError with a message to show."""
         enabled = self.query_one("#noise-enabled", Switch).value
         eps_text = self.query_one("#noise-eps", Input).value.strip()
-        eps = None if eps_text in ("", "auto") else int(eps_text)
+        try:
+            eps = None if eps_text in ("", "auto") else int(eps_text)
+        except ValueError:
+            raise NoiseSettingsError(f"wrong answers {eps_text!r} is not a whole number; "
+                                     "give e.g. 1, or leave it empty for auto") from None
         model = 2 if self.query_one(RadioSet).pressed_index == 1 else 1
         p_text = self.query_one("#noise-p", Input).value.strip() or "0.25"
         try:
             p = float(p_text)
         except ValueError:
             raise NoiseSettingsError(f"p {p_text!r} is not a number; give e.g. 0.25") from None
-        if not 0 <= p <= 0.5:
-            raise NoiseSettingsError(f"p is {p}; the chance an answer is wrong must lie in [0, 0.5]")
         chosen = list(self.query_one(SelectionList).selected)
         if not chosen:
             raise NoiseSettingsError("no symptom is marked as error-prone; mark at least one, "
@@ -104,7 +106,7 @@ class NoiseScreen(ModalScreen[NoiseSettings | None]):
         prone = None if len(chosen) == len(self.interview.knowledge.symptoms) else \
             tuple(s.id for s in self.interview.knowledge.symptoms if s.id in set(chosen))
         config = NoiseSettings(enabled, eps, prone, model, p)
-        self.interview.build_noise(config.with_enabled(True))  # validates
+        self.interview.build_noise(config.with_enabled(True))  # the engine validates eps and p
         return config
 
     def action_apply(self) -> None:
