@@ -218,6 +218,21 @@ class _Checker:
     def where(self, rel: str, line: int | None) -> str:
         return f"{self.display(rel)}:{line}" if line else self.display(rel)
 
+    def new_id(self, rel: str, line: int | None, kind: str, ident: str,
+               seen: dict[str, int | None]) -> bool:
+        """Whether ``ident`` is a valid id not yet in ``seen`` (then recorded with its
+        line); otherwise the error is reported and False returned."""
+        if not _ID_RE.match(ident):
+            self.error(rel, line, f'{kind} id "{ident}" is not a valid id', _ID_FIX)
+            return False
+        if ident in seen:
+            self.error(rel, line, f'duplicate {kind} id "{ident}"',
+                       f"it is already defined at {self.where(rel, seen[ident])}; "
+                       "rename or remove one")
+            return False
+        seen[ident] = line
+        return True
+
     def parse(self, rel: str, text: str) -> _Doc | None:
         try:
             # number ranges are checked per field, where the message can name it
@@ -327,14 +342,7 @@ def _check_vocabulary(ck: _Checker, doc: _Doc):
         v, _, anchor = ck.fields(doc, "category", k, t, {"id": "str", "label": "str"}, {})
         if "id" not in v or "label" not in v:
             continue
-        if not _ID_RE.match(v["id"]):
-            ck.error(doc.rel, anchor, f'category id "{v["id"]}" is not a valid id', _ID_FIX)
-        elif v["id"] in cat_line:
-            ck.error(doc.rel, anchor, f'duplicate category id "{v["id"]}"',
-                     f"it is already defined at {ck.where(doc.rel, cat_line[v['id']])}; "
-                     "rename or remove one")
-        else:
-            cat_line[v["id"]] = anchor
+        if ck.new_id(doc.rel, anchor, "category", v["id"], cat_line):
             categories.append(Category(v["id"], v["label"]))
 
     symptoms: list[Symptom] = []
@@ -349,15 +357,8 @@ def _check_vocabulary(ck: _Checker, doc: _Doc):
         if not {"id", "label", "category"} <= v.keys():
             continue
         sid = v["id"]
-        if not _ID_RE.match(sid):
-            ck.error(doc.rel, anchor, f'symptom id "{sid}" is not a valid id', _ID_FIX)
+        if not ck.new_id(doc.rel, anchor, "symptom", sid, sym_line):
             continue
-        if sid in sym_line:
-            ck.error(doc.rel, anchor, f'duplicate symptom id "{sid}"',
-                     f"it is already defined at {ck.where(doc.rel, sym_line[sid])}; "
-                     "rename or remove one")
-            continue
-        sym_line[sid] = anchor
         spans[sid] = span
         ok = True
         if v["category"] not in cat_line:
@@ -452,14 +453,7 @@ def _check_classes(ck: _Checker, doc: _Doc):
                                  {"syndrome": "str", "description": "str"})
         if "id" not in v or "label" not in v:
             continue
-        if not _ID_RE.match(v["id"]):
-            ck.error(doc.rel, anchor, f'class id "{v["id"]}" is not a valid id', _ID_FIX)
-        elif v["id"] in seen:
-            ck.error(doc.rel, anchor, f'duplicate class id "{v["id"]}"',
-                     f"it is already defined at {ck.where(doc.rel, seen[v['id']])}; "
-                     "rename or remove one")
-        else:
-            seen[v["id"]] = anchor
+        if ck.new_id(doc.rel, anchor, "class", v["id"], seen):
             classes.append(ChemicalClass(v["id"], v["label"], v.get("syndrome", ""),
                                          v.get("description", "")))
     return classes
