@@ -1,4 +1,4 @@
-"""``responder kb check | info | import``: the knowledge-base commands of the command line.
+"""``responder kb check | info | import | validate``: the knowledge-base commands of the command line.
 
 :func:`register` adds them to the program's argparse sub-parsers. Each sub-command sets
 ``handler=<function(args) -> int>``; the program calls ``args.handler(args)`` and exits with
@@ -74,6 +74,27 @@ def register(subparsers) -> argparse.ArgumentParser:
     imp.add_argument("--replace", action="store_true",
                      help="overwrite an imported knowledge base of the same name")
     imp.set_defaults(handler=cmd_import)
+
+    val = sub.add_parser(
+        "validate", help="answer published case vignettes through an interview in each mode "
+        "and report top-1, top-5 and class accuracy",
+        description="Run each case vignette (a published incident or case report: agent, "
+        "citation, signs present or absent) through an interview in each mode. The simulated "
+        "responder answers each suggested question from the case: present -> yes, absent -> "
+        "no, not mentioned -> can't tell. Prints top-1, top-5 and class accuracy per mode and "
+        "each case's ranks.",
+    )
+    val.add_argument("cases", nargs="?", metavar="CASES",
+                     help="a folder of case .toml files, or one file (default: the bundled "
+                     "cases)")
+    _kb_option(val)
+    val.add_argument("--mode", action="append", metavar="NAME", dest="modes",
+                     help="run only this mode (repeatable; default: every mode)")
+    val.add_argument("--eps", type=int, default=None, metavar="N",
+                     help="wrong answers the persistent-noise mode tolerates (default: 2)")
+    val.add_argument("--json", action="store_true",
+                     help="print one JSON object with the summaries and every case's answers")
+    val.set_defaults(handler=cmd_validate)
     return kb
 
 
@@ -299,4 +320,38 @@ def cmd_import(args) -> int:
           f"{len(kb.symptoms)} symptoms as {kb.name!r} into {folder}")
     print(f"Use it with --kb {kb.name}")
     _print_warnings(kb)
+    return EXIT_OK
+
+
+# --- validate ---------------------------------------------------------------------------
+
+
+def cmd_validate(args) -> int:
+    """``responder kb validate [CASES] [--kb ...] [--mode NAME]... [--eps N] [--json]``."""
+    from responder.kb import validate as val  # noqa: PLC0415 (numpy work only when asked)
+    from responder.kb.cases import load_cases  # noqa: PLC0415
+
+    settings = val.Settings()
+    if args.eps is not None:
+        if args.eps < 0:
+            print(f"error: --eps is {args.eps}; give a whole number 0 or more", file=sys.stderr)
+            return EXIT_INVALID
+        settings = val.Settings(eps=args.eps)
+    try:
+        modes = val.check_modes(args.modes)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_INVALID
+    try:
+        kb = resolve_kb(getattr(args, "kb", None))
+        cases, warnings = load_cases(args.cases, kb)
+    except (KBError, OSError) as exc:
+        return _fail(exc)
+    for w in warnings:
+        print(str(w), file=sys.stderr)
+    report = val.validate(kb, cases, modes, settings)
+    if args.json:
+        print(json.dumps(val.report_json(report), indent=2, ensure_ascii=False))
+    else:
+        print(val.format_report(report))
     return EXIT_OK

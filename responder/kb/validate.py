@@ -1,0 +1,333 @@
+"""Validation on case vignettes: each case answered through an interview in each mode.
+
+The simulated responder answers each suggested question from the case: a sign the report
+states as present is "yes", one it states as absent is "no", and a sign it does not mention
+is "can't tell". The interview runs until the mode stops. Then the truth's rank among the
+chemicals and its class's rank among the classes are read from the mode's final
+probabilities.
+
+Ranks are pessimistic about ties: the truth ranks below every other candidate of equal or
+higher probability, so a tie never counts in its favour. Chemicals with one identical
+symptom profile count as one candidate (no question can part them; the simulator counts
+them the same way). A chemical with probability 0 (eliminated by a strict mode) has no
+rank, nor does any chemical when the interview ends with no candidate left ("no fit").
+
+Modes are registered by name in :data:`MODES`; the evidence-weighted mode registers itself
+when its engine module is present.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from responder.engine.noise import NoiseModel
+from responder.engine.problem import Problem
+from responder.engine.state import Answer, InterviewState, Status
+from responder.kb.cases import Case
+from responder.kb.model import KnowledgeBase
+
+TOP_K = 5
+DEFAULT_EPS = 2  # the best persistent-noise setting of the flip study (issue 10)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How one interview ended.
+
+    Attributes
+    ----------
+    chemical_probability : ndarray of shape (M,)
+        The mode's final probability of each chemical (all zero after "no fit").
+    class_probability : ndarray of shape (m,)
+        The same for each class, in classes.toml order.
+    asked : tuple of (int, Answer)
+        The questions asked, in order, with the simulated answers.
+    status : str
+        ``"identified"``, ``"indistinguishable"``, ``"no_fit"`` or another stop the mode names.
+    """
+
+    chemical_probability: np.ndarray
+    class_probability: np.ndarray
+    asked: tuple[tuple[int, Answer], ...]
+    status: str
+
+
+# A mode answers an interview: (problem, answer of each query, settings) -> Outcome.
+Respond = Callable[[int], Answer]
+
+
+@dataclass(frozen=True)
+class Mode:
+    """A way of running the interview: ``run(problem, respond, settings)``."""
+
+    name: str
+    description: str
+    run: Callable[[Problem, Respond, "Settings"], Outcome]
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What a validation run may vary; one place for all modes.
+
+    eps : int
+        Wrong answers tolerated by the persistent-noise mode (all queries error-prone).
+    max_questions : int or None
+        A cap on questions per interview (None: the number of symptoms).
+    """
+
+    eps: int = DEFAULT_EPS
+    max_questions: int | None = None
+
+
+MODES: dict[str, Mode] = {}
+
+
+def register_mode(mode: Mode) -> None:
+    """Add ``mode`` to :data:`MODES` (a later registration of the same name replaces it)."""
+    MODES[mode.name] = mode
+
+
+def _strict_run(target: str, policy: str, noisy: bool):
+    def run(problem: Problem, respond: Respond, settings: Settings) -> Outcome:
+        noise = (NoiseModel(settings.eps, np.ones(problem.n_queries, dtype=bool))
+                 if noisy else None)
+        state = InterviewState(problem, target=target, policy=policy, noise=noise)
+        cap = settings.max_questions or problem.n_queries
+        asked: list[tuple[int, Answer]] = []
+        while state.status is Status.ASKING and len(asked) < cap:
+            choice = state.suggestion()
+            if choice is None:
+                break
+            query = int(choice.queries[0])
+            answer = respond(query)
+            state.answer(query, answer)
+            asked.append((query, answer))
+        status = state.status
+        chem = np.zeros(problem.n_objects)
+        node = state.node
+        if node.idx.size:
+            chem[node.idx] = node.mass / node.total
+        return Outcome(chem, state.group_probabilities(), tuple(asked),
+                       "no_fit" if status is Status.INCONSISTENT else status.value)
+    return run
+
+
+register_mode(Mode("strict-gbs", "paper's GBS, identify the chemical, answers taken as exact",
+                   _strict_run("object", "gbs", noisy=False)))
+register_mode(Mode("strict-gisa", "paper's GISA, identify the class, answers taken as exact",
+                   _strict_run("group", "gisa", noisy=False)))
+register_mode(Mode("noise-gbs", "paper's GBS under persistent noise (up to eps wrong answers)",
+                   _strict_run("object", "gbs", noisy=True)))
+
+
+# --- scoring ---------------------------------------------------------------------------------
+
+
+def chemical_rank(B: np.ndarray, prob: np.ndarray, truth: Sequence[int]) -> int | None:
+    """Pessimistic rank (1 = first) of the best of ``truth`` by ``prob``; None if none has mass.
+
+    Other chemicals with probability >= the truth's count against it, chemicals sharing one
+    symptom profile count once, and the truth's own profile is never counted.
+    """
+    best = max(truth, key=lambda i: prob[i], default=None)
+    if best is None or prob[best] <= 0:
+        return None
+    rivals = np.flatnonzero(prob >= prob[best])
+    own = {B[i].tobytes() for i in truth}
+    profiles = {B[i].tobytes() for i in rivals} - own
+    return 1 + len(profiles)
+
+
+def class_rank(prob: np.ndarray, truth: int) -> int | None:
+    """Pessimistic rank of class ``truth``: 1 + classes with probability >= its own."""
+    if prob.size == 0 or prob[truth] <= 0:
+        return None
+    return int(np.sum(prob >= prob[truth]))
+
+
+@dataclass(frozen=True)
+class CaseResult:
+    """One case in one mode."""
+
+    case: str
+    mode: str
+    rank: int | None  # None: the agent is not in the knowledge base, or it was eliminated
+    class_rank: int | None
+    status: str
+    asked: tuple[tuple[str, str], ...]  # (symptom id, answer)
+    top: tuple[str, ...]  # the first chemicals by probability (names)
+
+    @property
+    def top1(self) -> bool:
+        return self.rank == 1
+
+    @property
+    def top5(self) -> bool:
+        return self.rank is not None and self.rank <= TOP_K
+
+    @property
+    def class_top1(self) -> bool:
+        return self.class_rank == 1
+
+
+@dataclass(frozen=True)
+class ModeSummary:
+    mode: str
+    description: str
+    cases: int
+    top1: int
+    top5: int
+    class_top1: int
+    no_fit: int
+    mean_questions: float
+
+    def as_dict(self) -> dict:
+        n = self.cases or 1
+        return {
+            "mode": self.mode, "description": self.description, "cases": self.cases,
+            "top1": self.top1, "top5": self.top5, "class": self.class_top1,
+            "top1_rate": self.top1 / n, "top5_rate": self.top5 / n,
+            "class_rate": self.class_top1 / n, "no_fit": self.no_fit,
+            "mean_questions": self.mean_questions,
+        }
+
+
+@dataclass
+class Report:
+    """Every case in every mode, and the per-mode summaries."""
+
+    kb_name: str
+    modes: list[str]
+    cases: list[Case]
+    results: dict[str, list[CaseResult]] = field(default_factory=dict)  # mode -> per case
+    settings: Settings = field(default_factory=Settings)
+
+    def summary(self, mode: str) -> ModeSummary:
+        rs = self.results[mode]
+        asked = [len(r.asked) for r in rs]
+        return ModeSummary(
+            mode, MODES[mode].description, len(rs), sum(r.top1 for r in rs),
+            sum(r.top5 for r in rs), sum(r.class_top1 for r in rs),
+            sum(r.status == "no_fit" for r in rs), float(np.mean(asked)) if asked else 0.0,
+        )
+
+
+def respond_from(case: Case, kb: KnowledgeBase) -> Respond:
+    """The simulated responder: present -> yes, absent -> no, not mentioned -> can't tell."""
+    stated = case.answers()
+    ids = kb.symptom_ids
+
+    def respond(query: int) -> Answer:
+        present = stated.get(ids[query])
+        if present is None:
+            return Answer.UNKNOWN
+        return Answer.YES if present else Answer.NO
+    return respond
+
+
+def run_case(kb: KnowledgeBase, problem: Problem, case: Case, mode: str,
+             settings: Settings) -> CaseResult:
+    """Interview ``case`` in ``mode`` and score it."""
+    outcome = MODES[mode].run(problem, respond_from(case, kb), settings)
+    class_index = [c.id for c in kb.classes].index(case.class_id)
+    order = np.argsort(-outcome.chemical_probability, kind="stable")
+    top = tuple(kb.chemicals[i].name for i in order[:TOP_K]
+                if outcome.chemical_probability[i] > 0)
+    return CaseResult(
+        case=case.id, mode=mode,
+        rank=chemical_rank(kb.matrix, outcome.chemical_probability, case.chemicals),
+        class_rank=class_rank(outcome.class_probability, class_index),
+        status=outcome.status,
+        asked=tuple((kb.symptom_ids[q], a.value) for q, a in outcome.asked),
+        top=top,
+    )
+
+
+def check_modes(names: Sequence[str] | None) -> list[str]:
+    """The modes to run (default: all registered); ValueError naming the valid ones."""
+    if not names:
+        return list(MODES)
+    unknown = [n for n in names if n not in MODES]
+    if unknown:
+        raise ValueError(f"unknown mode {unknown[0]!r}; choose from {', '.join(MODES)}")
+    return list(dict.fromkeys(names))
+
+
+def validate(kb: KnowledgeBase, cases: Sequence[Case], modes: Sequence[str] | None = None,
+             settings: Settings | None = None) -> Report:
+    """Run every case through every mode (default: all registered modes)."""
+    names = check_modes(modes)
+    settings = settings or Settings()
+    problem = kb.to_problem()
+    report = Report(kb.name, names, list(cases), settings=settings)
+    for mode in names:
+        report.results[mode] = [run_case(kb, problem, c, mode, settings) for c in cases]
+    return report
+
+
+# --- output ----------------------------------------------------------------------------------
+
+
+def report_json(report: Report) -> dict:
+    """The report as plain JSON-ready data."""
+    by_case = {c.id: c for c in report.cases}
+    return {
+        "knowledge_base": report.kb_name,
+        "settings": {"eps": report.settings.eps, "max_questions": report.settings.max_questions},
+        "modes": [report.summary(m).as_dict() for m in report.modes],
+        "cases": [
+            {
+                "case": c.id, "file": c.file, "agent": list(c.agents), "class": c.class_id,
+                "in_kb": bool(c.chemicals), "citation": c.citation, "url": c.url,
+                "signs_present": sum(s.present for s in c.signs),
+                "signs_absent": sum(not s.present for s in c.signs),
+                "modes": {
+                    m: {"rank": r.rank, "class_rank": r.class_rank, "status": r.status,
+                        "questions": len(r.asked),
+                        "asked": [{"symptom": s, "answer": a} for s, a in r.asked],
+                        "top": list(r.top)}
+                    for m in report.modes
+                    for r in report.results[m] if r.case == c.id
+                },
+            }
+            for c in by_case.values()
+        ],
+    }
+
+
+def _pct(k: int, n: int) -> str:
+    return f"{k:>3}/{n:<3} {100 * k / n:5.1f}%" if n else "  -"
+
+
+def format_report(report: Report) -> str:
+    """The text ``kb validate`` prints: one line per mode, then one line per case."""
+    n_cases = len(report.cases)
+    missing = sum(not c.chemicals for c in report.cases)
+    out = [f"Validation of knowledge base {report.kb_name!r} on {n_cases} case vignettes"
+           + (f" ({missing} name an agent the knowledge base lacks: counted as misses)"
+              if missing else ""),
+           "",
+           f"  {'mode':<12} {'top-1':>12}  {'top-5':>12}  {'class':>12}  {'no fit':>6}  "
+           f"{'questions':>9}"]
+    for m in report.modes:
+        s = report.summary(m)
+        out.append(f"  {m:<12} {_pct(s.top1, s.cases)}  {_pct(s.top5, s.cases)}  "
+                   f"{_pct(s.class_top1, s.cases)}  {s.no_fit:>6}  {s.mean_questions:>9.1f}")
+    out += ["", "Per case: rank of the agent / rank of its class (- = eliminated or no fit; "
+            "n/a = not in the knowledge base)", ""]
+    width = max((len(c.id) for c in report.cases), default=4)
+    out.append(f"  {'case':<{width}}  " + "  ".join(f"{m:>12}" for m in report.modes))
+    for i, case in enumerate(report.cases):
+        cells = []
+        for m in report.modes:
+            r = report.results[m][i]
+            rank = "n/a" if not case.chemicals else (str(r.rank) if r.rank else "-")
+            cells.append(f"{rank + ' / ' + (str(r.class_rank) if r.class_rank else '-'):>12}")
+        out.append(f"  {case.id:<{width}}  " + "  ".join(cells))
+    out += ["", "Modes:"] + [f"  {m}: {MODES[m].description}" for m in report.modes]
+    if "noise-gbs" in report.modes:
+        out.append(f"  (noise-gbs uses eps = {report.settings.eps}, every question error-prone)")
+    return "\n".join(out)
