@@ -56,6 +56,9 @@ class Case:
     citation, url, notes : str
     signs : tuple of CaseSign
         In file order; at most one per symptom.
+    class_only : bool
+        The report names only the class (``agent`` is the class id, e.g. an unnamed
+        "superwarfarin"): the case scores on class and is left out of chemical accuracy.
     """
 
     id: str
@@ -67,6 +70,7 @@ class Case:
     url: str
     signs: tuple[CaseSign, ...]
     notes: str = ""
+    class_only: bool = False
 
     def answers(self) -> dict[str, bool]:
         """{symptom id: present} for every sign the report states."""
@@ -141,8 +145,9 @@ def _check_case(ck: _Checker, doc: _Doc, kb: KnowledgeBase, keys: dict[str, int]
         agents = ()
         what = "is missing" if agent is None else f"must be a quoted name or a list of them, not {agent!r}"
         ck.error(doc.rel, line_of("agent") or 1, f"`agent` {what}",
-                 'write agent = "sarin" (a chemical id or name), or a list of names the report '
-                 'does not tell apart, e.g. agent = ["sodium_cyanide", "potassium_cyanide"]')
+                 'write agent = "sarin" (a chemical id or name), a list of names the report '
+                 'does not tell apart, e.g. agent = ["sodium_cyanide", "potassium_cyanide"], '
+                 'or the class id when the report names no chemical')
     for key in ("class", "citation", "url"):
         value = data.get(key)
         if not isinstance(value, str) or not value.strip():
@@ -161,8 +166,9 @@ def _check_case(ck: _Checker, doc: _Doc, kb: KnowledgeBase, keys: dict[str, int]
         ck.error(doc.rel, line_of("class"), f'unknown class "{class_id}"',
                  _close(class_id, kb.class_by_id) or "use a class id of classes.toml")
 
+    class_only = bool(agents) and all(a == class_id for a in agents)
     rows: list[int] = []
-    for name in agents:
+    for name in ([] if class_only else agents):
         row = keys.get(name.strip().casefold())
         if row is None:
             row = keys.get(slug(name))
@@ -201,7 +207,7 @@ def _check_case(ck: _Checker, doc: _Doc, kb: KnowledgeBase, keys: dict[str, int]
     return Case(
         id=Path(doc.rel).stem, file=display, agents=agents, chemicals=tuple(rows),
         class_id=class_id, citation=data["citation"].strip(), url=data["url"].strip(),
-        signs=tuple(signs), notes=notes.strip(),
+        signs=tuple(signs), notes=notes.strip(), class_only=class_only,
     )
 
 
@@ -261,7 +267,7 @@ def load_cases(path: str | Path | None, kb: KnowledgeBase) -> tuple[list[Case], 
         raise KBError(ck.errors)
     warnings = []
     for case in cases:
-        if not case.chemicals:
+        if not case.chemicals and not case.class_only:
             warnings.append(KBIssue(case.file, None,
                                     f"agent {', '.join(case.agents)} is not in the knowledge base",
                                     "the case counts as a miss for the chemical and scores on "

@@ -175,9 +175,13 @@ class CaseResult:
 
 @dataclass(frozen=True)
 class ModeSummary:
+    """Counts for one mode. Chemical accuracy is over ``chemical_cases`` (cases that name a
+    chemical, in the knowledge base or not); class accuracy is over all ``cases``."""
+
     mode: str
     description: str
     cases: int
+    chemical_cases: int
     top1: int
     top5: int
     class_top1: int
@@ -185,11 +189,12 @@ class ModeSummary:
     mean_questions: float
 
     def as_dict(self) -> dict:
-        n = self.cases or 1
+        n, k = self.cases or 1, self.chemical_cases or 1
         return {
             "mode": self.mode, "description": self.description, "cases": self.cases,
+            "chemical_cases": self.chemical_cases,
             "top1": self.top1, "top5": self.top5, "class": self.class_top1,
-            "top1_rate": self.top1 / n, "top5_rate": self.top5 / n,
+            "top1_rate": self.top1 / k, "top5_rate": self.top5 / k,
             "class_rate": self.class_top1 / n, "no_fit": self.no_fit,
             "mean_questions": self.mean_questions,
         }
@@ -208,8 +213,9 @@ class Report:
     def summary(self, mode: str) -> ModeSummary:
         rs = self.results[mode]
         asked = [len(r.asked) for r in rs]
+        chemical_cases = sum(not c.class_only for c in self.cases)
         return ModeSummary(
-            mode, MODES[mode].description, len(rs), sum(r.top1 for r in rs),
+            mode, MODES[mode].description, len(rs), chemical_cases, sum(r.top1 for r in rs),
             sum(r.top5 for r in rs), sum(r.class_top1 for r in rs),
             sum(r.status == "no_fit" for r in rs), float(np.mean(asked)) if asked else 0.0,
         )
@@ -281,7 +287,8 @@ def report_json(report: Report) -> dict:
         "cases": [
             {
                 "case": c.id, "file": c.file, "agent": list(c.agents), "class": c.class_id,
-                "in_kb": bool(c.chemicals), "citation": c.citation, "url": c.url,
+                "in_kb": bool(c.chemicals), "class_only": c.class_only,
+                "citation": c.citation, "url": c.url,
                 "signs_present": sum(s.present for s in c.signs),
                 "signs_absent": sum(not s.present for s in c.signs),
                 "modes": {
@@ -305,26 +312,31 @@ def _pct(k: int, n: int) -> str:
 def format_report(report: Report) -> str:
     """The text ``kb validate`` prints: one line per mode, then one line per case."""
     n_cases = len(report.cases)
-    missing = sum(not c.chemicals for c in report.cases)
-    out = [f"Validation of knowledge base {report.kb_name!r} on {n_cases} case vignettes"
-           + (f" ({missing} name an agent the knowledge base lacks: counted as misses)"
-              if missing else ""),
-           "",
+    missing = sum(not c.chemicals and not c.class_only for c in report.cases)
+    class_only = sum(c.class_only for c in report.cases)
+    out = [f"Validation of knowledge base {report.kb_name!r} on {n_cases} case vignettes"]
+    if class_only:
+        out.append(f"  {class_only} name only a class: scored on class, left out of top-1/top-5")
+    if missing:
+        out.append(f"  {missing} name an agent the knowledge base lacks: counted as top-1/top-5 "
+                   "misses")
+    out += ["",
            f"  {'mode':<12} {'top-1':>12}  {'top-5':>12}  {'class':>12}  {'no fit':>6}  "
            f"{'questions':>9}"]
     for m in report.modes:
         s = report.summary(m)
-        out.append(f"  {m:<12} {_pct(s.top1, s.cases)}  {_pct(s.top5, s.cases)}  "
+        out.append(f"  {m:<12} {_pct(s.top1, s.chemical_cases)}  {_pct(s.top5, s.chemical_cases)}  "
                    f"{_pct(s.class_top1, s.cases)}  {s.no_fit:>6}  {s.mean_questions:>9.1f}")
     out += ["", "Per case: rank of the agent / rank of its class (- = eliminated or no fit; "
-            "n/a = not in the knowledge base)", ""]
+            "n/a = not in the knowledge base; class = the report names only the class)", ""]
     width = max((len(c.id) for c in report.cases), default=4)
     out.append(f"  {'case':<{width}}  " + "  ".join(f"{m:>12}" for m in report.modes))
     for i, case in enumerate(report.cases):
         cells = []
         for m in report.modes:
             r = report.results[m][i]
-            rank = "n/a" if not case.chemicals else (str(r.rank) if r.rank else "-")
+            rank = ("class" if case.class_only else "n/a" if not case.chemicals
+                    else str(r.rank) if r.rank else "-")
             cells.append(f"{rank + ' / ' + (str(r.class_rank) if r.class_rank else '-'):>12}")
         out.append(f"  {case.id:<{width}}  " + "  ".join(cells))
     out += ["", "Modes:"] + [f"  {m}: {MODES[m].description}" for m in report.modes]

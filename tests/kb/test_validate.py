@@ -178,6 +178,17 @@ def test_summary_counts(kb, tmp_path):
     assert s.mean_questions == pytest.approx((3 + 2 + len(report.results["strict-gbs"][0].asked)) / 3)
 
 
+def test_class_only_cases_score_on_class_and_stay_out_of_chemical_accuracy(kb, tmp_path):
+    folder = tmp_path / "cases"
+    write_case(folder, "hit", case_text())
+    write_case(folder, "klass", case_text(agent="g2", klass="g2", signs=(("d", True),)))
+    cases, warnings = load_cases(folder, kb)
+    assert [c.class_only for c in cases] == [False, True] and not warnings
+    s = validate(kb, cases, ["strict-gbs"]).summary("strict-gbs")
+    assert (s.cases, s.chemical_cases, s.top1, s.class_top1) == (2, 1, 1, 2)
+    assert s.as_dict()["top1_rate"] == 1.0 and s.as_dict()["class_rate"] == 1.0
+
+
 # --- case files -------------------------------------------------------------------------
 
 
