@@ -92,6 +92,12 @@ def register(subparsers) -> argparse.ArgumentParser:
                      help="run only this mode (repeatable; default: every mode)")
     val.add_argument("--eps", type=int, default=None, metavar="N",
                      help="wrong answers the persistent-noise mode tolerates (default: 2)")
+    val.add_argument("--sensitivity", type=float, default=None, metavar="S",
+                     help="evidence mode: P(yes | the chemical lists the sign) (default: the "
+                     "engine's)")
+    val.add_argument("--leak", type=float, default=None, metavar="L",
+                     help="evidence mode: P(yes | the chemical does not list it) (default: the "
+                     "engine's)")
     val.add_argument("--json", action="store_true",
                      help="print one JSON object with the summaries and every case's answers")
     val.set_defaults(handler=cmd_validate)
@@ -331,13 +337,11 @@ def cmd_validate(args) -> int:
     from responder.kb import validate as val  # noqa: PLC0415 (numpy work only when asked)
     from responder.kb.cases import load_cases  # noqa: PLC0415
 
-    settings = val.Settings()
-    if args.eps is not None:
-        if args.eps < 0:
-            print(f"error: --eps is {args.eps}; give a whole number 0 or more", file=sys.stderr)
-            return EXIT_INVALID
-        settings = val.Settings(eps=args.eps)
+    if args.eps is not None and args.eps < 0:
+        print(f"error: --eps is {args.eps}; give a whole number 0 or more", file=sys.stderr)
+        return EXIT_INVALID
     try:
+        settings = val.make_settings(eps=args.eps, sensitivity=args.sensitivity, leak=args.leak)
         modes = val.check_modes(args.modes)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -12,8 +12,8 @@ symptom profile count as one candidate (no question can part them; the simulator
 them the same way). A chemical with probability 0 (eliminated by a strict mode) has no
 rank, nor does any chemical when the interview ends with no candidate left ("no fit").
 
-Modes are registered by name in :data:`MODES`; the evidence-weighted mode registers itself
-when its engine module is present.
+Modes are registered by name in :data:`MODES`; the evidence-weighted modes register
+themselves when the engine has :mod:`responder.engine.evidence`.
 """
 
 from __future__ import annotations
@@ -55,17 +55,8 @@ class Outcome:
     status: str
 
 
-# A mode answers an interview: (problem, answer of each query, settings) -> Outcome.
+# The simulated responder: the answer to query q.
 Respond = Callable[[int], Answer]
-
-
-@dataclass(frozen=True)
-class Mode:
-    """A way of running the interview: ``run(problem, respond, settings)``."""
-
-    name: str
-    description: str
-    run: Callable[[Problem, Respond, "Settings"], Outcome]
 
 
 @dataclass(frozen=True)
@@ -74,15 +65,48 @@ class Settings:
 
     eps : int
         Wrong answers tolerated by the persistent-noise mode (all queries error-prone).
+    sensitivity, leak : float or None
+        The evidence mode's answer model (None: the engine's defaults); per-symptom leaks
+        of the knowledge base override ``leak``.
     max_questions : int or None
         A cap on questions per interview (None: the number of symptoms).
     """
 
     eps: int = DEFAULT_EPS
+    sensitivity: float | None = None
+    leak: float | None = None
     max_questions: int | None = None
 
 
+@dataclass(frozen=True)
+class Mode:
+    """A way of running the interview: ``run(kb, problem, respond, settings) -> Outcome``."""
+
+    name: str
+    description: str
+    run: Callable[[KnowledgeBase, Problem, Respond, Settings], Outcome]
+
+
 MODES: dict[str, Mode] = {}
+
+
+def make_settings(eps: int | None = None, sensitivity: float | None = None,
+                  leak: float | None = None, max_questions: int | None = None) -> Settings:
+    """Settings with every value checked; ValueError says which is wrong and why."""
+    if eps is not None and (isinstance(eps, bool) or not isinstance(eps, int) or eps < 0):
+        raise ValueError(f"eps is {eps!r}; give a whole number 0 or more")
+    for name, value in (("sensitivity", sensitivity), ("leak", leak)):
+        if value is not None and not 0.0 < float(value) < 1.0:
+            raise ValueError(f"{name} is {value}; it must lie strictly between 0 and 1")
+    try:
+        from responder.engine import evidence as ev  # noqa: PLC0415
+    except ImportError:
+        if sensitivity is not None and leak is not None and not leak < sensitivity:
+            raise ValueError(f"leak ({leak}) must be below sensitivity ({sensitivity})") from None
+    else:
+        ev.check_answer_model(ev.DEFAULT_SENSITIVITY if sensitivity is None else sensitivity,
+                              ev.DEFAULT_LEAK if leak is None else leak)
+    return Settings(DEFAULT_EPS if eps is None else eps, sensitivity, leak, max_questions)
 
 
 def register_mode(mode: Mode) -> None:
@@ -91,7 +115,8 @@ def register_mode(mode: Mode) -> None:
 
 
 def _strict_run(target: str, policy: str, noisy: bool):
-    def run(problem: Problem, respond: Respond, settings: Settings) -> Outcome:
+    def run(kb: KnowledgeBase, problem: Problem, respond: Respond,
+            settings: Settings) -> Outcome:
         noise = (NoiseModel(settings.eps, np.ones(problem.n_queries, dtype=bool))
                  if noisy else None)
         state = InterviewState(problem, target=target, policy=policy, noise=noise)
@@ -121,6 +146,52 @@ register_mode(Mode("strict-gisa", "paper's GISA, identify the class, answers tak
                    _strict_run("group", "gisa", noisy=False)))
 register_mode(Mode("noise-gbs", "paper's GBS under persistent noise (up to eps wrong answers)",
                    _strict_run("object", "gbs", noisy=True)))
+
+
+def _evidence_run(target: str):
+    def run(kb: KnowledgeBase, problem: Problem, respond: Respond,
+            settings: Settings) -> Outcome:
+        from responder.engine import evidence as ev  # noqa: PLC0415
+
+        leaks = np.array([np.nan if getattr(s, "leak", None) is None else float(s.leak)
+                          for s in kb.symptoms])
+        answers = ev.AnswerModel(
+            ev.DEFAULT_SENSITIVITY if settings.sensitivity is None else settings.sensitivity,
+            ev.DEFAULT_LEAK if settings.leak is None else settings.leak,
+            None if np.isnan(leaks).all() else leaks,
+        )
+        model = ev.EvidenceModel(problem, answers, target=target)
+        cap = settings.max_questions or problem.n_queries
+        known: dict[int, bool] = {}
+        skipped: list[int] = []
+        asked: list[tuple[int, Answer]] = []
+        belief = model.root()
+        while len(asked) < cap and not belief.stop().stopped:
+            suggestion = belief.suggest_symptom()
+            if suggestion is None:
+                break
+            query = int(suggestion.queries[0])
+            answer = respond(query)
+            if answer is Answer.UNKNOWN:
+                skipped.append(query)
+            else:
+                known[query] = answer is Answer.YES
+            asked.append((query, answer))
+            belief = model.belief(known, skipped)
+        return Outcome(belief.posterior.copy(), belief.group_probabilities(), tuple(asked),
+                       belief.stop().reason or "asking")
+    return run
+
+
+try:
+    import responder.engine.evidence  # noqa: F401
+except ImportError:  # the evidence mode is not in this build yet
+    pass
+else:
+    register_mode(Mode("evidence", "evidence-weighted, identify the chemical (nothing is "
+                       "eliminated; stops when confident)", _evidence_run("object")))
+    register_mode(Mode("evidence-class", "evidence-weighted, identify the class",
+                       _evidence_run("group")))
 
 
 # --- scoring ---------------------------------------------------------------------------------
@@ -237,7 +308,7 @@ def respond_from(case: Case, kb: KnowledgeBase) -> Respond:
 def run_case(kb: KnowledgeBase, problem: Problem, case: Case, mode: str,
              settings: Settings) -> CaseResult:
     """Interview ``case`` in ``mode`` and score it."""
-    outcome = MODES[mode].run(problem, respond_from(case, kb), settings)
+    outcome = MODES[mode].run(kb, problem, respond_from(case, kb), settings)
     class_index = [c.id for c in kb.classes].index(case.class_id)
     order = np.argsort(-outcome.chemical_probability, kind="stable")
     top = tuple(kb.chemicals[i].name for i in order[:TOP_K]
@@ -282,7 +353,9 @@ def report_json(report: Report) -> dict:
     by_case = {c.id: c for c in report.cases}
     return {
         "knowledge_base": report.kb_name,
-        "settings": {"eps": report.settings.eps, "max_questions": report.settings.max_questions},
+        "settings": {"eps": report.settings.eps, "sensitivity": report.settings.sensitivity,
+                     "leak": report.settings.leak,
+                     "max_questions": report.settings.max_questions},
         "modes": [report.summary(m).as_dict() for m in report.modes],
         "cases": [
             {
@@ -321,11 +394,11 @@ def format_report(report: Report) -> str:
         out.append(f"  {missing} name an agent the knowledge base lacks: counted as top-1/top-5 "
                    "misses")
     out += ["",
-           f"  {'mode':<12} {'top-1':>12}  {'top-5':>12}  {'class':>12}  {'no fit':>6}  "
+           f"  {'mode':<14} {'top-1':>12}  {'top-5':>12}  {'class':>12}  {'no fit':>6}  "
            f"{'questions':>9}"]
     for m in report.modes:
         s = report.summary(m)
-        out.append(f"  {m:<12} {_pct(s.top1, s.chemical_cases)}  {_pct(s.top5, s.chemical_cases)}  "
+        out.append(f"  {m:<14} {_pct(s.top1, s.chemical_cases)}  {_pct(s.top5, s.chemical_cases)}  "
                    f"{_pct(s.class_top1, s.cases)}  {s.no_fit:>6}  {s.mean_questions:>9.1f}")
     out += ["", "Per case: rank of the agent / rank of its class (- = eliminated or no fit; "
             "n/a = not in the knowledge base; class = the report names only the class)", ""]
@@ -342,4 +415,9 @@ def format_report(report: Report) -> str:
     out += ["", "Modes:"] + [f"  {m}: {MODES[m].description}" for m in report.modes]
     if "noise-gbs" in report.modes:
         out.append(f"  (noise-gbs uses eps = {report.settings.eps}, every question error-prone)")
+    if any(m.startswith("evidence") for m in report.modes):
+        s, l_ = report.settings.sensitivity, report.settings.leak
+        out.append("  (evidence modes use sensitivity = "
+                   f"{'the default' if s is None else s}, leak = "
+                   f"{'the default' if l_ is None else l_}; knowledge-base leaks override)")
     return "\n".join(out)

@@ -292,3 +292,37 @@ def test_every_registered_mode_runs(kb, tmp_path):
     assert report.modes == list(MODES)
     for mode in MODES:
         assert report.results[mode][0].class_rank == 1
+
+
+@pytest.mark.parametrize("kwargs, words", [
+    ({"eps": -1}, "eps is -1"),
+    ({"sensitivity": 1.5}, "sensitivity is 1.5"),
+    ({"leak": 0.0}, "leak is 0.0"),
+    ({"sensitivity": 0.3, "leak": 0.4}, "must be below sensitivity"),
+])
+def test_impossible_settings_are_refused(kwargs, words):
+    from responder.kb.validate import make_settings
+
+    with pytest.raises(ValueError, match=words):
+        make_settings(**kwargs)
+
+
+def test_evidence_mode_keeps_the_truth_after_a_contradicting_answer(kb, tmp_path):
+    pytest.importorskip("responder.engine.evidence")
+    # Strict GBS eliminates R on a=no (see above); the evidence mode only lowers it.
+    for mode in ("evidence", "evidence-class"):
+        r = one(kb, tmp_path, mode, signs=(("a", False), ("c", True)))
+        assert r.rank is not None and r.class_rank is not None, mode
+        assert r.status != "no_fit"
+    r = one(kb, tmp_path, "evidence")
+    assert r.rank == 1 and r.class_rank == 1  # consistent answers still name R first
+
+
+def test_evidence_mode_uses_the_settings(kb, tmp_path):
+    pytest.importorskip("responder.engine.evidence")
+    from responder.kb.validate import make_settings
+
+    loose = one(kb, tmp_path, "evidence", make_settings(sensitivity=0.6, leak=0.3))
+    sharp = one(kb, tmp_path, "evidence", make_settings(sensitivity=0.99, leak=0.01))
+    # Answers carry less evidence when signs are unreliable, so more questions are needed.
+    assert len(loose.asked) >= len(sharp.asked)
