@@ -362,8 +362,8 @@ def report_json(report: Report) -> dict:
                 "case": c.id, "file": c.file, "agent": list(c.agents), "class": c.class_id,
                 "in_kb": bool(c.chemicals), "class_only": c.class_only,
                 "citation": c.citation, "url": c.url,
-                "signs_present": sum(s.present for s in c.signs),
-                "signs_absent": sum(not s.present for s in c.signs),
+                "signs": [{"symptom": s.symptom, "present": s.present, "quote": s.quote}
+                          for s in c.signs],
                 "modes": {
                     m: {"rank": r.rank, "class_rank": r.class_rank, "status": r.status,
                         "questions": len(r.asked),

@@ -326,3 +326,17 @@ def test_evidence_mode_uses_the_settings(kb, tmp_path):
     sharp = one(kb, tmp_path, "evidence", make_settings(sensitivity=0.99, leak=0.01))
     # Answers carry less evidence when signs are unreliable, so more questions are needed.
     assert len(loose.asked) >= len(sharp.asked)
+
+
+def test_validate_runs_on_the_committed_cases(capsys):
+    code, out, err = run(["kb", "validate", "--mode", "strict-gisa", "--json"], capsys)
+    data = json.loads(out)
+    assert code == 0 and data["modes"][0]["cases"] == len(list(bundled_cases_dir().glob("*.toml")))
+    assert data["modes"][0]["cases"] >= 25
+    # Every case was interviewed, and every answer is what the case file states.
+    for case in data["cases"]:
+        stated = {s["symptom"]: "yes" if s["present"] else "no" for s in case["signs"]}
+        asked = case["modes"]["strict-gisa"]["asked"]
+        assert asked
+        for a in asked:
+            assert a["answer"] == stated.get(a["symptom"], "unknown"), (case["case"], a)
