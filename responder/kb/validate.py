@@ -280,6 +280,12 @@ class Report:
     cases: list[Case]
     results: dict[str, list[CaseResult]] = field(default_factory=dict)  # mode -> per case
     settings: Settings = field(default_factory=Settings)
+    coverage: dict[str, SignCoverage | None] = field(default_factory=dict)  # case -> coverage
+
+    def sign_totals(self) -> tuple[int, int]:
+        """(present signs the agents' rows list, present signs) over cases with a row."""
+        rows = [c for c in self.coverage.values() if c is not None]
+        return sum(c.listed for c in rows), sum(c.present for c in rows)
 
     def summary(self, mode: str) -> ModeSummary:
         rs = self.results[mode]
@@ -333,13 +339,47 @@ def check_modes(names: Sequence[str] | None) -> list[str]:
     return list(dict.fromkeys(names))
 
 
+@dataclass(frozen=True)
+class SignCoverage:
+    """How well the agent's knowledge-base row matches what the report states.
+
+    ``unlisted`` are signs the report states as present that the row lacks (a strict mode
+    drops the agent on the first of them it asks); ``contradicted`` are signs the report
+    states as absent that the row lists. For several agents, the row that matches best.
+    """
+
+    listed: int
+    present: int
+    unlisted: tuple[str, ...]
+    contradicted: tuple[str, ...]
+
+
+def sign_coverage(kb: KnowledgeBase, case: Case) -> SignCoverage | None:
+    """The case's signs against its agent's row; None when no agent row is in the KB."""
+    if not case.chemicals:
+        return None
+    present = [s.symptom for s in case.signs if s.present]
+    absent = [s.symptom for s in case.signs if not s.present]
+
+    def score(row: int) -> SignCoverage:
+        listed = kb.chemicals[row].symptoms
+        return SignCoverage(
+            sum(p in listed for p in present), len(present),
+            tuple(p for p in present if p not in listed),
+            tuple(a for a in absent if a in listed),
+        )
+    return max((score(r) for r in case.chemicals),
+               key=lambda c: c.listed - len(c.contradicted))
+
+
 def validate(kb: KnowledgeBase, cases: Sequence[Case], modes: Sequence[str] | None = None,
              settings: Settings | None = None) -> Report:
     """Run every case through every mode (default: all registered modes)."""
     names = check_modes(modes)
     settings = settings or Settings()
     problem = kb.to_problem()
-    report = Report(kb.name, names, list(cases), settings=settings)
+    report = Report(kb.name, names, list(cases), settings=settings,
+                    coverage={c.id: sign_coverage(kb, c) for c in cases})
     for mode in names:
         report.results[mode] = [run_case(kb, problem, c, mode, settings) for c in cases]
     return report
@@ -351,8 +391,10 @@ def validate(kb: KnowledgeBase, cases: Sequence[Case], modes: Sequence[str] | No
 def report_json(report: Report) -> dict:
     """The report as plain JSON-ready data."""
     by_case = {c.id: c for c in report.cases}
+    listed, present = report.sign_totals()
     return {
         "knowledge_base": report.kb_name,
+        "signs_listed": listed, "signs_present": present,
         "settings": {"eps": report.settings.eps, "sensitivity": report.settings.sensitivity,
                      "leak": report.settings.leak,
                      "max_questions": report.settings.max_questions},
@@ -364,6 +406,8 @@ def report_json(report: Report) -> dict:
                 "citation": c.citation, "url": c.url,
                 "signs": [{"symptom": s.symptom, "present": s.present, "quote": s.quote}
                           for s in c.signs],
+                "unlisted": list(cov.unlisted) if (cov := report.coverage.get(c.id)) else None,
+                "contradicted": list(cov.contradicted) if cov else None,
                 "modes": {
                     m: {"rank": r.rank, "class_rank": r.class_rank, "status": r.status,
                         "questions": len(r.asked),
@@ -393,6 +437,10 @@ def format_report(report: Report) -> str:
     if missing:
         out.append(f"  {missing} name an agent the knowledge base lacks: counted as top-1/top-5 "
                    "misses")
+    listed, present = report.sign_totals()
+    if present:
+        out.append(f"  the agents' knowledge-base rows list {listed} of the {present} signs the "
+                   f"reports state as present ({100 * listed / present:.0f}%)")
     out += ["",
            f"  {'mode':<14} {'top-1':>12}  {'top-5':>12}  {'class':>12}  {'no fit':>6}  "
            f"{'questions':>9}"]
@@ -412,6 +460,14 @@ def format_report(report: Report) -> str:
                     else str(r.rank) if r.rank else "-")
             cells.append(f"{rank + ' / ' + (str(r.class_rank) if r.class_rank else '-'):>12}")
         out.append(f"  {case.id:<{width}}  " + "  ".join(cells))
+    gaps = [(c.id, cov) for c in report.cases
+            if (cov := report.coverage.get(c.id)) and (cov.unlisted or cov.contradicted)]
+    if gaps:
+        out += ["", "Signs the reports state that the agent's row does not match "
+                "(+ present but not listed, - absent but listed):"]
+        out += [f"  {cid}: " + " ".join([f"+{s}" for s in cov.unlisted]
+                                        + [f"-{s}" for s in cov.contradicted])
+                for cid, cov in gaps]
     out += ["", "Modes:"] + [f"  {m}: {MODES[m].description}" for m in report.modes]
     if "noise-gbs" in report.modes:
         out.append(f"  (noise-gbs uses eps = {report.settings.eps}, every question error-prone)")

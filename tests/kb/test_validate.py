@@ -189,6 +189,25 @@ def test_class_only_cases_score_on_class_and_stay_out_of_chemical_accuracy(kb, t
     assert s.as_dict()["top1_rate"] == 1.0 and s.as_dict()["class_rate"] == 1.0
 
 
+def test_sign_coverage_against_the_agents_row(kb, tmp_path):
+    from responder.kb.validate import SignCoverage, sign_coverage
+
+    folder = tmp_path / "cases"
+    # R lists a and c. The report: a, c, d present; b absent -> 2 of 3 listed, d unlisted.
+    write_case(folder, "r", case_text(signs=(("a", True), ("c", True), ("d", True),
+                                             ("b", False))))
+    # Agent P or R: a absent contradicts both rows; P matches b, R matches nothing else.
+    write_case(folder, "pr", case_text(agent=["p", "r"], signs=(("a", False), ("b", True))))
+    write_case(folder, "cls", case_text(agent="g2", klass="g2", signs=(("d", True),)))
+    cases, _ = load_cases(folder, kb)
+    by_id = {c.id: sign_coverage(kb, c) for c in cases}
+    assert by_id["r"] == SignCoverage(2, 3, ("d",), ())
+    assert by_id["pr"] == SignCoverage(1, 1, (), ("a",))
+    assert by_id["cls"] is None
+    report = validate(kb, cases, ["strict-gbs"])
+    assert report.sign_totals() == (3, 4)
+
+
 # --- case files -------------------------------------------------------------------------
 
 
