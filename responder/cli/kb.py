@@ -92,6 +92,9 @@ def register(subparsers) -> argparse.ArgumentParser:
                      help="run only this mode (repeatable; default: every mode)")
     val.add_argument("--eps", type=int, default=None, metavar="N",
                      help="wrong answers the persistent-noise mode tolerates (default: 2)")
+    val.add_argument("--prior", default=None, metavar="chemical|class",
+                     help="prior over chemicals: uniform per chemical, or equal per class "
+                     "(default: the knowledge base's default)")
     val.add_argument("--sensitivity", type=float, default=None, metavar="S",
                      help="evidence mode: P(yes | the chemical lists the sign) (default: the "
                      "engine's)")
@@ -341,7 +344,8 @@ def cmd_validate(args) -> int:
         print(f"error: --eps is {args.eps}; give a whole number 0 or more", file=sys.stderr)
         return EXIT_INVALID
     try:
-        settings = val.make_settings(eps=args.eps, sensitivity=args.sensitivity, leak=args.leak)
+        settings = val.make_settings(eps=args.eps, sensitivity=args.sensitivity, leak=args.leak,
+                                     prior=args.prior)
         modes = val.check_modes(args.modes)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)

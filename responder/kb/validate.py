@@ -27,7 +27,7 @@ from responder.engine.noise import NoiseModel
 from responder.engine.problem import Problem
 from responder.engine.state import Answer, InterviewState, Status
 from responder.kb.cases import Case
-from responder.kb.model import KnowledgeBase
+from responder.kb.model import DEFAULT_PRIOR_MODE, PRIOR_MODES, KnowledgeBase
 
 TOP_K = 5
 DEFAULT_EPS = 2  # the best persistent-noise setting of the flip study (issue 10)
@@ -70,12 +70,15 @@ class Settings:
         of the knowledge base override ``leak``.
     max_questions : int or None
         A cap on questions per interview (None: the number of symptoms).
+    prior : {"chemical", "class"}
+        The prior over chemicals (:meth:`KnowledgeBase.prior_vector`).
     """
 
     eps: int = DEFAULT_EPS
     sensitivity: float | None = None
     leak: float | None = None
     max_questions: int | None = None
+    prior: str = DEFAULT_PRIOR_MODE
 
 
 @dataclass(frozen=True)
@@ -91,8 +94,11 @@ MODES: dict[str, Mode] = {}
 
 
 def make_settings(eps: int | None = None, sensitivity: float | None = None,
-                  leak: float | None = None, max_questions: int | None = None) -> Settings:
+                  leak: float | None = None, max_questions: int | None = None,
+                  prior: str | None = None) -> Settings:
     """Settings with every value checked; ValueError says which is wrong and why."""
+    if prior is not None and prior not in PRIOR_MODES:
+        raise ValueError(f"unknown prior {prior!r}; choose one of {', '.join(PRIOR_MODES)}")
     if eps is not None and (isinstance(eps, bool) or not isinstance(eps, int) or eps < 0):
         raise ValueError(f"eps is {eps!r}; give a whole number 0 or more")
     for name, value in (("sensitivity", sensitivity), ("leak", leak)):
@@ -106,7 +112,8 @@ def make_settings(eps: int | None = None, sensitivity: float | None = None,
     else:
         ev.check_answer_model(ev.DEFAULT_SENSITIVITY if sensitivity is None else sensitivity,
                               ev.DEFAULT_LEAK if leak is None else leak)
-    return Settings(DEFAULT_EPS if eps is None else eps, sensitivity, leak, max_questions)
+    return Settings(DEFAULT_EPS if eps is None else eps, sensitivity, leak, max_questions,
+                    prior or DEFAULT_PRIOR_MODE)
 
 
 def register_mode(mode: Mode) -> None:
@@ -377,7 +384,7 @@ def validate(kb: KnowledgeBase, cases: Sequence[Case], modes: Sequence[str] | No
     """Run every case through every mode (default: all registered modes)."""
     names = check_modes(modes)
     settings = settings or Settings()
-    problem = kb.to_problem()
+    problem = kb.to_problem(settings.prior)
     report = Report(kb.name, names, list(cases), settings=settings,
                     coverage={c.id: sign_coverage(kb, c) for c in cases})
     for mode in names:
@@ -395,7 +402,8 @@ def report_json(report: Report) -> dict:
     return {
         "knowledge_base": report.kb_name,
         "signs_listed": listed, "signs_present": present,
-        "settings": {"eps": report.settings.eps, "sensitivity": report.settings.sensitivity,
+        "settings": {"prior": report.settings.prior,
+                     "eps": report.settings.eps, "sensitivity": report.settings.sensitivity,
                      "leak": report.settings.leak,
                      "max_questions": report.settings.max_questions},
         "modes": [report.summary(m).as_dict() for m in report.modes],
@@ -431,7 +439,8 @@ def format_report(report: Report) -> str:
     n_cases = len(report.cases)
     missing = sum(not c.chemicals and not c.class_only for c in report.cases)
     class_only = sum(c.class_only for c in report.cases)
-    out = [f"Validation of knowledge base {report.kb_name!r} on {n_cases} case vignettes"]
+    out = [f"Validation of knowledge base {report.kb_name!r} on {n_cases} case vignettes "
+           f"(prior per {report.settings.prior})"]
     if class_only:
         out.append(f"  {class_only} name only a class: scored on class, left out of top-1/top-5")
     if missing:

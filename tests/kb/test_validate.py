@@ -318,6 +318,7 @@ def test_every_registered_mode_runs(kb, tmp_path):
     ({"sensitivity": 1.5}, "sensitivity is 1.5"),
     ({"leak": 0.0}, "leak is 0.0"),
     ({"sensitivity": 0.3, "leak": 0.4}, "must be below sensitivity"),
+    ({"prior": "flat"}, "unknown prior 'flat'; choose one of chemical, class"),
 ])
 def test_impossible_settings_are_refused(kwargs, words):
     from responder.kb.validate import make_settings
