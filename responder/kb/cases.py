@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from responder.input_limits import InputRejected, read_text
 from responder.kb.loader import _Checker, _Doc, bundled_root
 from responder.kb.model import KBError, KBIssue, KnowledgeBase
 
@@ -214,10 +215,12 @@ def _check_case(ck: _Checker, doc: _Doc, kb: KnowledgeBase, keys: dict[str, int]
 def case_files(path: str | Path) -> list[Path]:
     """The ``*.toml`` files of a cases folder (sorted), or ``[path]`` for one file."""
     root = Path(path).expanduser()
-    if root.is_file():
+    if root.is_file() or (root.exists() and not root.is_dir()):
         return [root]
     if root.is_dir():
-        return sorted(p for p in root.iterdir() if p.suffix == ".toml" and p.is_file())
+        # Anything named *.toml but a folder is read, so a FIFO or a dangling link is
+        # reported rather than silently skipped.
+        return sorted(p for p in root.iterdir() if p.suffix == ".toml" and not p.is_dir())
     problem = "does not exist" if not root.exists() else "is neither a file nor a folder"
     raise KBError([KBIssue(str(root), None, f"the cases path {problem}",
                            "give a folder of case .toml files or one case file")])
@@ -246,17 +249,9 @@ def load_cases(path: str | Path | None, kb: KnowledgeBase) -> tuple[list[Case], 
     for file in files:
         rel = str(file)
         try:
-            if file.stat().st_size > MAX_CASE_BYTES:
-                ck.error(rel, None, f"the file is larger than {MAX_CASE_BYTES // 1024} KiB",
-                         "a case file holds one report's signs; split or trim it")
-                continue
-            text = file.read_bytes().decode("utf-8")
-        except UnicodeDecodeError:
-            ck.error(rel, None, "the file is not UTF-8 text", "save it as UTF-8")
-            continue
-        except OSError as exc:
-            ck.error(rel, None, f"cannot read the file ({exc.strerror or exc})",
-                     "check that it exists and is readable")
+            text = read_text(file, "case file", MAX_CASE_BYTES)
+        except InputRejected as exc:  # a FIFO, a device, too big, not UTF-8, unreadable...
+            ck.error(rel, exc.line, exc.problem, exc.fix)
             continue
         doc = ck.parse(rel, text)
         if doc is not None:

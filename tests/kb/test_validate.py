@@ -238,6 +238,22 @@ def test_bad_case_files_name_the_file_and_line(kb, tmp_path, text, line, words):
         assert issue.line == line
 
 
+def test_unreadable_case_files_are_reported_not_read(kb, tmp_path):
+    import os
+
+    folder = tmp_path / "cases"
+    write_case(folder, "good", case_text())
+    os.mkfifo(folder / "pipe.toml")  # would block a naive reader forever
+    (folder / "binary.toml").write_bytes(b"agent = \"r\"\n\xff\xfe\x00")
+    (folder / "big.toml").write_text(case_text() + "# " + "x" * 300_000 + "\n")
+    with pytest.raises(KBError) as info:
+        load_cases(folder, kb)
+    by_file = {Path(i.file).name: i.problem for i in info.value.issues}
+    assert set(by_file) == {"pipe.toml", "binary.toml", "big.toml"}
+    assert "named pipe" in by_file["pipe.toml"]
+    assert "more than" in by_file["big.toml"]
+
+
 def test_long_quotes_are_refused(kb, tmp_path):
     text = case_text().replace('quote = "q"', 'quote = "' + "word " * 30 + '"', 1)
     write_case(tmp_path / "cases", "long", text)
