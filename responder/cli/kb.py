@@ -1,4 +1,4 @@
-"""``responder kb check | info | import | validate``: the knowledge-base commands of the command line.
+"""``responder kb check | info | import | validate``: the knowledge-base commands.
 
 :func:`register` adds them to the program's argparse sub-parsers. Each sub-command sets
 ``handler=<function(args) -> int>``; the program calls ``args.handler(args)`` and exits with

@@ -144,7 +144,8 @@ def _check_case(ck: _Checker, doc: _Doc, kb: KnowledgeBase, keys: dict[str, int]
         agents = tuple(agent)
     else:
         agents = ()
-        what = "is missing" if agent is None else f"must be a quoted name or a list of them, not {agent!r}"
+        what = ("is missing" if agent is None
+                else f"must be a quoted name or a list of them, not {agent!r}")
         ck.error(doc.rel, line_of("agent") or 1, f"`agent` {what}",
                  'write agent = "sarin" (a chemical id or name), a list of names the report '
                  'does not tell apart, e.g. agent = ["sodium_cyanide", "potassium_cyanide"], '
@@ -159,7 +160,8 @@ def _check_case(ck: _Checker, doc: _Doc, kb: KnowledgeBase, keys: dict[str, int]
                       "url": "give the address where the report was read"}[key])
     notes = data.get("notes", "")
     if not isinstance(notes, str):
-        ck.error(doc.rel, line_of("notes"), "`notes` must be a quoted string", 'write notes = "..."')
+        ck.error(doc.rel, line_of("notes"), "`notes` must be a quoted string",
+                 'write notes = "..."')
         notes = ""
 
     class_id = data.get("class")
@@ -273,5 +275,6 @@ def load_cases(path: str | Path | None, kb: KnowledgeBase) -> tuple[list[Case], 
                 warnings.append(KBIssue(
                     case.file, None,
                     f"the knowledge base puts {kb.chemicals[row].name} in {kb_class}, the case "
-                    f"says {case.class_id}", "class accuracy is scored against the case", "warning"))
+                    f"says {case.class_id}", "class accuracy is scored against the case",
+                    "warning"))
     return cases, warnings

@@ -173,9 +173,12 @@ def test_summary_counts(kb, tmp_path):
     report = validate(kb, cases, ["strict-gbs"])
     s = report.summary("strict-gbs")
     assert (s.cases, s.top1, s.top5) == (3, 1, 1)
-    # absent: d=yes leaves S and T (g2); a, c: not mentioned -> the class is still found.
+    # absent: a and c are asked but not mentioned (can't tell), d=yes leaves S and T, which
+    # only c could part: 3 questions, class g2 found, agent unranked.
+    absent = report.results["strict-gbs"][0]
+    assert [q for q, _ in absent.asked] == ["a", "c", "d"] and absent.class_rank == 1
     assert s.class_top1 == 2
-    assert s.mean_questions == pytest.approx((3 + 2 + len(report.results["strict-gbs"][0].asked)) / 3)
+    assert s.mean_questions == pytest.approx((3 + 3 + 2) / 3)
 
 
 def test_class_only_cases_score_on_class_and_stay_out_of_chemical_accuracy(kb, tmp_path):
