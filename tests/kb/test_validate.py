@@ -11,7 +11,7 @@ import pytest
 
 from responder.kb import load_kb
 from responder.kb.cases import bundled_cases_dir, load_cases
-from responder.kb.commands import register
+from responder.cli.kb import register
 from responder.kb.model import KBError
 from responder.kb.validate import (
     MODES,
