@@ -9,7 +9,7 @@ from pathlib import Path
 
 from responder.cli.inputs import InputError, add_kb_argument
 
-EXPERIMENTS = ("group-id", "query-groups", "noise", "diagnostic")
+EXPERIMENTS = ("group-id", "query-groups", "noise", "diagnostic", "wiser-standin", "sensitivity")
 CHOICES = (*EXPERIMENTS, "all")
 DEFAULT_OUT = "experiments-out"
 
@@ -21,8 +21,10 @@ def register(subparsers) -> None:
         description=(
             "Regenerate the tables and figures of Section 7: group identification (group-id), "
             "query categories (query-groups), persistent noise (noise) and the symptom "
-            "correlation diagnostic (diagnostic), or all of them. Writes Markdown tables, "
-            "raw JSON and, when matplotlib is installed, PNG and SVG plots to --out."
+            "correlation diagnostic (diagnostic); both WISER tables on random problems of "
+            "WISER's shape (wiser-standin); the sensitivity to the paper's unknowns "
+            "(sensitivity); or all of them. Writes Markdown tables, raw JSON and, when "
+            "matplotlib is installed, PNG and SVG plots to --out."
         ),
     )
     p.add_argument("experiment", metavar="{" + ",".join(CHOICES) + "}",
@@ -30,7 +32,8 @@ def register(subparsers) -> None:
     add_kb_argument(p, help="knowledge base for the real-data tables and the default group "
                             "sizes: interchange .json file, name or folder (default: bundled)")
     p.add_argument("--datasets", type=int, default=None, metavar="N",
-                   help="random datasets per point of the synthetic sweeps (default 100; 3 "
+                   help="random datasets per point of the synthetic sweeps (default 100, "
+                        "WISER stand-in 20 per density, sensitivity 30 per cell; 3, 2, 2 "
                         "with --quick)")
     p.add_argument("--seed", type=int, default=0, metavar="S",
                    help="seed of the whole run; results do not depend on --jobs (default 0)")
@@ -42,7 +45,8 @@ def register(subparsers) -> None:
                    help="worker processes (default 1)")
     p.add_argument("--trials", type=int, default=None, metavar="N",
                    help="simulated interviews per random dataset for Monte Carlo policies "
-                        "(default 1000; 100 with --quick)")
+                        "(default 1000, WISER stand-in 300, sensitivity 200; 100, 50, 30 "
+                        "with --quick)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     p.set_defaults(handler=run)
 
@@ -76,7 +80,9 @@ def run(args) -> int:
     out = _check_out(Path(args.out))
 
     # Heavy imports only once the arguments are known to be good.
-    from responder.experiments import diagnostic, group_id, noise, query_groups  # noqa: PLC0415
+    from responder.experiments import (  # noqa: PLC0415
+        diagnostic, group_id, noise, query_groups, sensitivity, wiser_standin,
+    )
     from responder.experiments.common import Context  # noqa: PLC0415
     from responder.experiments.datasets import sizes_from_problem  # noqa: PLC0415
     from responder.experiments.report import md_table, pyplot, write_json, write_text  # noqa: PLC0415
@@ -85,9 +91,10 @@ def run(args) -> int:
 
     kw = {"seed": args.seed, "jobs": args.jobs, "progress": not args.no_progress}
     if args.datasets is not None:
-        kw["datasets"] = args.datasets
+        kw["datasets"] = kw["standin_datasets"] = kw["sens_datasets"] = args.datasets
     if args.trials is not None:
-        kw["random_trials"] = kw["qg_trials"] = args.trials
+        kw["random_trials"] = kw["qg_trials"] = kw["standin_trials"] = args.trials
+        kw["sens_trials"] = args.trials
     settings = Settings.quick_preset(**kw) if args.quick else Settings.full(**kw)
 
     kb_problem, kb_note = None, ""
@@ -117,8 +124,10 @@ def run(args) -> int:
                   kb_note=kb_note, sizes=sizes, plt=plt)
 
     modules = {"group-id": group_id, "query-groups": query_groups, "noise": noise,
-               "diagnostic": diagnostic}
-    chosen = [e for e in ("diagnostic", "group-id", "query-groups", "noise")
+               "diagnostic": diagnostic, "wiser-standin": wiser_standin,
+               "sensitivity": sensitivity}
+    chosen = [e for e in ("diagnostic", "group-id", "query-groups", "noise", "wiser-standin",
+                          "sensitivity")
               if args.experiment in (e, "all")]
     timings, figures = {}, {}
     for name in chosen:

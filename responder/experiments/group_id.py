@@ -18,7 +18,9 @@ from responder.engine.evaluate import bounds, evaluate
 from responder.engine.policies import Policy
 from responder.experiments.common import Context, kb_section
 from responder.experiments.datasets import group_id_dataset
-from responder.experiments.report import fmt, fmt_pm, md_table, save_figure, write_results
+from responder.experiments.report import (
+    fmt, fmt_pm, md_table, save_figure, settings_caption, write_results,
+)
 from responder.experiments.runner import EXPERIMENT_CODES, Task, int_seed, mean_ci, run_tasks, task_seed
 
 NAME = "group-id"
@@ -169,19 +171,50 @@ def plot(ctx: Context, data: dict) -> list[str]:
     axes[0][0].set_ylabel("E[K] (mean over datasets)")
     axes[0][-1].legend(fontsize=8)
     fig.suptitle("Group identification on random datasets")
+    s = ctx.settings
+    fig.text(0.5, -0.06, settings_caption(
+        f"Error bars: 95% t interval of the mean over {s.datasets} datasets per point",
+        s.seed,
+        f"{ctx.sizes.n_objects} x {ctx.sizes.n_queries}, {len(ctx.sizes.object_group_sizes)} "
+        f"classes; GBS/GISA exact trees, random search {s.random_trials} simulated interviews "
+        "per dataset; gamma_w ~ U[1-d1, 1], gamma_b ~ U[1-d2, 1]"),
+        ha="center", fontsize=7.5, wrap=True)
     names = save_figure(fig, ctx.out / "group-id")
-    # The parameter space as we read it (the paper's missing figure).
-    fig, ax = plt.subplots(figsize=(4, 4))
-    ax.axvline(0.75, color="grey", lw=0.8)
-    ax.axhline(0.75, color="grey", lw=0.8)
-    for d1 in d1s:
-        for d2 in sorted({r["d2"] for r in data["sweep"]}):
-            ax.add_patch(plt.Rectangle((1 - d1, 1 - d2), d1, d2, fill=False, alpha=0.5))
-    ax.text(0.87, 0.55, "4th\nquadrant", ha="center", fontsize=8)
-    ax.set_xlim(0.5, 1)
-    ax.set_ylim(0.5, 1)
-    ax.set_xlabel("gamma_w")
-    ax.set_ylabel("gamma_b")
-    ax.set_title("Rectangles [1-d1,1] x [1-d2,1]")
-    names += save_figure(fig, ctx.out / "gamma-space")
+    names += plot_gamma_space(ctx, d1s, sorted({r["d2"] for r in data["sweep"]}))
     return names
+
+
+def plot_gamma_space(ctx: Context, d1s: list, d2s: list) -> list[str]:
+    """The parameter space as we read it (the paper's missing figure): one panel per d1,
+    each d2's rectangle shaded, labelled, with the fourth quadrant marked."""
+    plt = ctx.plt
+    fig, axes = plt.subplots(1, len(d1s), figsize=(3.6 * len(d1s), 3.8), squeeze=False,
+                             sharey=True)
+    shades = plt.get_cmap("Blues")
+    for ax, d1 in zip(axes[0], d1s):
+        ax.add_patch(plt.Rectangle((0.75, 0.5), 0.25, 0.25, fill=False, hatch="///",
+                                   edgecolor="#d98200", lw=1.2, zorder=12))
+        ax.text(0.74, 0.515, "4th quadrant ->", ha="right", fontsize=7, color="#9a5b00",
+                zorder=13, bbox=dict(facecolor="white", alpha=0.8, lw=0))
+        for k, d2 in enumerate(sorted(d2s, reverse=True)):  # largest first, underneath
+            shade = shades(0.25 + 0.6 * k / max(1, len(d2s) - 1))
+            ax.add_patch(plt.Rectangle((1 - d1, 1 - d2), d1, d2, facecolor=shade,
+                                       edgecolor="k", lw=0.6, alpha=0.85, zorder=1 + k))
+            ax.text(1 - d1 + 0.008, 1 - d2 + 0.006, f"d2 = {d2:g}", fontsize=6.5,
+                    va="bottom", zorder=10)
+        ax.axvline(0.75, color="grey", lw=0.8, ls="--", zorder=11)
+        ax.axhline(0.75, color="grey", lw=0.8, ls="--", zorder=11)
+        ax.set_xlim(0.5, 1)
+        ax.set_ylim(0.5, 1)
+        ax.set_aspect("equal")
+        ax.set_xlabel("gamma_w (agreement within a class)")
+        ax.set_title(f"d1 = {d1:g}: gamma_w in [{1 - d1:g}, 1]", fontsize=9)
+    axes[0][0].set_ylabel("gamma_b (agreement between classes)")
+    fig.suptitle("Where the random datasets' query parameters are drawn (our reading of the "
+                 "paper's missing figure)", fontsize=10)
+    fig.text(0.5, -0.04, settings_caption(
+        "No error bars: each rectangle is the region gamma_w ~ U[1-d1, 1], gamma_b ~ U[1-d2, 1] "
+        "from which every query's parameters are drawn uniformly",
+        ctx.settings.seed, "Hatched orange: the fourth quadrant (gamma_w >= 0.75, gamma_b <= "
+        "0.75), the queries GISA gains from"), ha="center", fontsize=7.5, wrap=True)
+    return save_figure(fig, ctx.out / "gamma-space")

@@ -30,7 +30,9 @@ from responder.engine.noise import NoiseModel, prone_mask
 from responder.engine.policies import Policy
 from responder.experiments.common import Context
 from responder.experiments.datasets import group_id_dataset
-from responder.experiments.report import fmt, fmt_pm, md_table, save_figure, write_results
+from responder.experiments.report import (
+    fmt, fmt_pm, md_table, save_figure, settings_caption, write_results,
+)
 from responder.experiments.runner import EXPERIMENT_CODES, Task, int_seed, mean_ci, run_tasks, task_seed
 
 NAME = "noise"
@@ -271,21 +273,61 @@ def plot(ctx: Context, data: dict) -> list[str]:
         axes[0][0].set_ylabel("E[K]")
         axes[0][0].legend(fontsize=8)
         fig.suptitle(title)
+        fig.text(0.5, -0.06, settings_caption(
+            f"Error bars: 95% t interval over {data['masks_per_nu']} random error-prone sets "
+            "(none at nu = 0 and 1, where the set is fixed)", ctx.settings.seed,
+            f"eps = {data['eps']}, exact E[K] of each tree, uniform prior"),
+            ha="center", fontsize=7.5, wrap=True)
         names += save_figure(fig, ctx.out / fname)
-    fig, axes = plt.subplots(1, len(mats), figsize=(4.5 * len(mats), 3.6), squeeze=False)
-    for ax, mat in zip(axes[0], mats):
-        pas = sorted({r["p_alg"] for r in mat["mismatch"]})
-        for pol, style in (("gbs", "-"), ("gisa", "--")):
-            for pa in pas:
-                rows = [r for r in mat["mismatch"] if r["p_alg"] == pa]
-                ax.errorbar([r["p_true"] for r in rows], [r[pol]["mean"] for r in rows],
-                            yerr=[r[pol]["half"] for r in rows], fmt="o" + style, capsize=2,
-                            ms=3, label=f"{pol.upper()} p_alg={pa:g}")
-        ax.set_title(mat["label"], fontsize=9)
-        ax.set_xlabel("p_true")
-        ax.grid(alpha=0.3)
-    axes[0][0].set_ylabel("mean questions (simulated)")
-    axes[0][0].legend(fontsize=7)
-    fig.suptitle(f"p_true vs p_alg (model 2, nu = {data['model2_nu']})")
-    names += save_figure(fig, ctx.out / "noise-p-mismatch")
+    names += plot_mismatch(ctx, data)
     return names
+
+
+def plot_mismatch(ctx: Context, data: dict) -> list[str]:
+    """p_true against p_alg: one panel per matrix and policy, one line per p_alg (slightly
+    offset so the error bars do not overlap), the matched cells (p_true = p_alg) ringed."""
+    plt = ctx.plt
+    mats = data["matrices"]
+    fig, axes = plt.subplots(len(mats), len(POLICIES), figsize=(4.6 * len(POLICIES),
+                                                                  3.3 * len(mats)),
+                             squeeze=False, sharex=True)
+    for i, mat in enumerate(mats):
+        pas = sorted({r["p_alg"] for r in mat["mismatch"]})
+        values = [r[pol]["mean"] for r in mat["mismatch"] for pol in POLICIES]
+        spread = (max(values) - min(values)) if values else 0.0
+        for j, pol in enumerate(POLICIES):
+            ax = axes[i][j]
+            for k, pa in enumerate(pas):
+                rows = sorted((r for r in mat["mismatch"] if r["p_alg"] == pa),
+                              key=lambda r: r["p_true"])
+                dx = (k - (len(pas) - 1) / 2) * 0.008
+                x = [r["p_true"] + dx for r in rows]
+                line = ax.errorbar(x, [r[pol]["mean"] for r in rows],
+                                   yerr=[r[pol]["half"] for r in rows], fmt="o-", ms=3,
+                                   capsize=2, lw=1, label=f"p_alg = {pa:g}")
+                matched = [(xx, r[pol]["mean"]) for xx, r in zip(x, rows)
+                           if abs(r["p_true"] - pa) < 1e-9]
+                if matched:
+                    ax.plot(*zip(*matched), "o", ms=9, mfc="none",
+                            mec=line[0].get_color(), mew=1.2)
+            ax.set_title(f"{mat['label']}: {pol.upper()}", fontsize=9)
+            ax.grid(alpha=0.3)
+            if i == len(mats) - 1:
+                ax.set_xlabel("p_true (error model used to draw the answers)")
+            if spread < 0.5:  # keep small differences readable
+                lo = min(r[pol]["mean"] - r[pol]["half"] for r in mat["mismatch"])
+                hi = max(r[pol]["mean"] + r[pol]["half"] for r in mat["mismatch"])
+                pad = max(0.05, 0.1 * (hi - lo))
+                ax.set_ylim(lo - pad, hi + pad)
+        axes[i][0].set_ylabel("mean questions (simulated)")
+        axes[i][0].legend(fontsize=7, title="tree built with", title_fontsize=7)
+    fig.suptitle(f"Persistent noise, model 2 (nu = {data['model2_nu']}): answers drawn with "
+                 "p_true, trees built assuming p_alg (ringed: p_true = p_alg)", fontsize=10,
+                 y=1.0 + 0.06 / len(mats))
+    fig.text(0.5, -0.12 / len(mats), settings_caption(
+        f"Error bars: 95% interval of the mean over {data['mismatch_interviews']} simulated "
+        "interviews per cell (the same victims and errors for both policies); lines offset "
+        "slightly along x", ctx.settings.seed,
+        f"eps = {data['eps']}, first random error-prone set; each panel has its own y scale"),
+        ha="center", fontsize=7.5, wrap=True)
+    return save_figure(fig, ctx.out / "noise-p-mismatch")

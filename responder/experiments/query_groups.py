@@ -19,7 +19,9 @@ from responder.engine.policies import Policy
 from responder.experiments.common import Context, kb_section
 from responder.experiments.datasets import query_group_dataset
 from responder.experiments.group_id import kb_rows_table
-from responder.experiments.report import fmt, fmt_pm, md_table, save_figure, write_results
+from responder.experiments.report import (
+    fmt, fmt_pm, md_table, save_figure, settings_caption, write_results,
+)
 from responder.experiments.runner import EXPERIMENT_CODES, Task, int_seed, mean_ci, run_tasks, task_seed
 
 NAME = "query-groups"
@@ -140,4 +142,11 @@ def plot(ctx: Context, data: dict) -> list[str]:
     ax.set_title("Object identification under query categories")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
+    s = ctx.settings
+    fig.text(0.5, -0.08, settings_caption(
+        f"Error bars: 95% t interval of the mean over {s.datasets} datasets per point",
+        s.seed,
+        f"{ctx.sizes.n_objects} x {ctx.sizes.n_queries}, {len(ctx.sizes.query_group_sizes)} "
+        f"categories; GBS exact, the others {s.qg_trials} simulated interviews per dataset"),
+        ha="center", fontsize=7, wrap=True)
     return save_figure(fig, ctx.out / NAME)

@@ -67,6 +67,11 @@ def write_results(ctx, name: str, data: dict, markdown, plot) -> dict:
     return data
 
 
+def settings_caption(error_bars: str, seed: int, settings: str) -> str:
+    """The caption every figure carries: what its error bars are, the seed, the settings."""
+    return f"{error_bars}. Seed {seed}. {settings}."
+
+
 def pyplot():
     """matplotlib.pyplot with the non-interactive Agg backend, or None if not installed."""
     try:

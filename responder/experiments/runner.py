@@ -18,7 +18,8 @@ from typing import Any, Callable
 import numpy as np
 
 #: Codes of the experiments in seed keys (stable: changing them changes every result).
-EXPERIMENT_CODES = {"group-id": 1, "query-groups": 2, "noise": 3, "diagnostic": 4}
+EXPERIMENT_CODES = {"group-id": 1, "query-groups": 2, "noise": 3, "diagnostic": 4,
+                    "wiser-standin": 5, "sensitivity": 6}
 
 
 def task_seed(seed: int, *key: int) -> np.random.SeedSequence:

@@ -47,6 +47,25 @@ class Settings:
     mismatch_interviews: int = 2000
     #: run the synthetic 131-object noise matrix next to the knowledge-base subset
     noise_synthetic: bool = True
+    # -- WISER-shaped stand-in --
+    #: target row densities (share of 1s) of the stand-in problems
+    standin_densities: tuple = (0.2, 0.3, 0.4, 0.5)
+    #: stand-in problems per density
+    standin_datasets: int = 20
+    #: simulated interviews per stand-in problem for Monte Carlo policies
+    standin_trials: int = 300
+    # -- sensitivity to the paper's unknowns --
+    #: random datasets per cell of the sensitivity tables
+    sens_datasets: int = 30
+    sens_d1: float = 0.25
+    sens_d2_values: tuple = (0.1, 0.3, 0.5)
+    #: simulated interviews per dataset for random search in the class-size table
+    sens_trials: int = 200
+    #: simulated interviews per cell of the random-search table
+    sens_random_trials: int = 4000
+    sens_nu_values: tuple = (0.25, 0.5, 0.75)
+    sens_p_values: tuple = (0.1, 0.5)
+    sens_noise_masks: int = 3
     notes: list = field(default_factory=list)
 
     @classmethod
@@ -61,7 +80,10 @@ class Settings:
             gamma_max_values=(0.5, 0.75, 1.0), qg_trials=100,
             nu_values=(0.0, 0.5, 1.0), noise_masks=1, p_values=(0.1, 0.5),
             p_true_values=(0.1, 0.4), p_alg_values=(0.1, 0.4), mismatch_interviews=200,
-            noise_synthetic=False,
+            noise_synthetic=False, standin_densities=(0.3,), standin_datasets=2,
+            standin_trials=50, sens_datasets=2, sens_d2_values=(0.1, 0.5), sens_trials=30,
+            sens_random_trials=200, sens_nu_values=(0.5,), sens_p_values=(0.1,),
+            sens_noise_masks=1,
         )
         base.update(kw)
         return cls(**base)
