@@ -126,8 +126,8 @@ def run(args) -> int:
     modules = {"group-id": group_id, "query-groups": query_groups, "noise": noise,
                "diagnostic": diagnostic, "wiser-standin": wiser_standin,
                "sensitivity": sensitivity}
-    chosen = [e for e in ("diagnostic", "group-id", "query-groups", "noise", "wiser-standin",
-                          "sensitivity")
+    chosen = [e for e in ("diagnostic", "wiser-standin", "sensitivity", "noise", "group-id",
+                          "query-groups")
               if args.experiment in (e, "all")]
     timings, figures = {}, {}
     for name in chosen:

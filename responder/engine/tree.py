@@ -26,6 +26,13 @@ from responder.engine.bounds import entropy, xlog2x
 #: Policies the level-wise builder handles (single query per node, deterministic).
 LEVEL_POLICIES = frozenset({"gbs", "gisa"})
 
+#: Largest matrix (objects x queries) built level-wise. Every level scores all its nodes on
+#: every query, where the node-by-node walk scores a small node's group term only on the
+#: few queries that split it; with many queries that wins. Measured (CPU time, GISA, group
+#: target): 5.8x faster at 3,000 x 100, 2.5x at 3,000 x 300, 1.3x at 1,000 x 1,000, but
+#: 2.2x slower at 10,000 x 1,000.
+LEVEL_MAX_CELLS = 2_000_000
+
 # Relative mass below which a child counts as empty; the same guard as belief._EMPTY.
 _EMPTY = 1e-12
 
@@ -51,8 +58,9 @@ class LevelTree:
 
 
 def applies(model, policy) -> bool:
-    """Whether :func:`build_level_tree` builds ``policy``'s tree on ``model``."""
-    return model.noise is None and policy.name in LEVEL_POLICIES and policy.ties == "first"
+    """Whether :func:`build_level_tree` builds ``policy``'s tree on ``model`` (and is faster)."""
+    return (model.noise is None and policy.name in LEVEL_POLICIES and policy.ties == "first"
+            and model.matrix.size <= LEVEL_MAX_CELLS)
 
 
 def _runs(key: np.ndarray) -> np.ndarray:
@@ -133,12 +141,21 @@ def build_level_tree(model, name: str, tol: float, start) -> LevelTree:
         h += xlog2x(lo)
         np.negative(h, out=h)
         if grouped:
-            # sum_i pi_a^i H(rho_a^i) = sum_i (g log g - l log l - r log r) over the
-            # node's groups i (see SplitStats.group_term).
-            part = xlog2x(gtot[:, None] - gyes)
-            part += xlog2x(gyes)
-            group_term = np.add.reduceat(xlog2x(gtot), node_seg_starts)[:, None]
-            group_term = group_term - np.add.reduceat(part, node_seg_starts, axis=0)
+            # sum_i pi_a^i H(rho_a^i) = sum_i (g log g - l log l - r log r) over the node's
+            # groups i (see SplitStats.group_term), only where it can be nonzero: queries
+            # that split the node, groups of two or more candidates (a lone candidate goes
+            # wholly to one side).
+            multi = np.flatnonzero(_sizes(seg_starts, order.size) > 1)
+            sub, cols = np.nonzero(splits[seg_node[multi]])
+            rows = multi[sub]
+            gy, gt = gyes[rows, cols], gtot[rows]
+            term = xlog2x(gt)
+            term -= xlog2x(gt - gy)
+            term -= xlog2x(gy)
+            n_cols = splits.shape[1]
+            group_term = np.bincount(seg_node[rows] * n_cols + cols, weights=term,
+                                     minlength=splits.size)
+            group_term = group_term.astype(float, copy=False).reshape(splits.shape)
             np.maximum(group_term, 0.0, out=group_term)
             group_term /= tot
         else:
@@ -175,11 +192,11 @@ def build_level_tree(model, name: str, tol: float, start) -> LevelTree:
         u += float(total[inner] @ (1.0 - chosen))
         # Children: candidates of inner node r go to child 2r + answer; a stable sort keeps
         # each child's candidates sorted by target group.
-        rank = np.full(total.size, -1)
-        rank[inner] = np.arange(inner.size)
+        rank = np.cumsum(~leaves) - 1  # inner node -> 0..len(inner)-1
+        if leaves.any():
+            keep = ~leaf
+            order, node = order[keep], node[keep]
         r = rank[node]
-        keep = r >= 0
-        order, r = order[keep], r[keep]
         child = 2 * r + B[order, q[r]]
         resort = np.argsort(child, kind="stable")
         order = order[resort]

@@ -95,5 +95,7 @@ def test_only_noise_free_single_query_first_ties():
     assert not applies(model, Policy("random"))
     noisy = Model(problem, "group", NoiseModel(1, np.ones(problem.n_queries, dtype=bool)))
     assert not applies(noisy, Policy("gisa"))
+    big = Problem.build(np.eye(2100, 1000, dtype=bool), object_groups=np.arange(2100) % 3)
+    assert not applies(Model(big, "group"), Policy("gisa"))  # the walk is faster there
     with pytest.raises(ValueError, match="choose one of gbs, gisa"):
         build_level_tree(model, "gqsa", 1e-9, model.root())
