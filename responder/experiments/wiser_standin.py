@@ -328,11 +328,11 @@ def plot(ctx: Context, data: dict) -> list[str]:
         ax.set_xlabel("target row density (share of 1s)")
         ax.set_title(title, fontsize=10)
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=6.5, ncol=2)
+        ax.legend(fontsize=6.5, ncol=2, loc="upper center", bbox_to_anchor=(0.5, -0.16))
     axes[0].set_ylabel("E[K] (questions)")
     fig.suptitle("WISER-shaped stand-in (298 x 79, 16 classes, H(P_y) = 3.068) against the "
                  "paper's WISER tables", fontsize=11)
-    fig.text(0.5, -0.04, settings_caption(
+    fig.text(0.5, -0.3, settings_caption(
         f"Error bars: 95% t interval of the mean over {data['datasets_per_density']} datasets "
         "per density; dashed lines: the paper's WISER values",
         ctx.settings.seed,
