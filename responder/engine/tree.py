@@ -11,7 +11,8 @@ queries in one call per level. The same costs, stopping rule and tie rule as
 per-object depths, and hence E[K], are the same numbers as the node-by-node walk (the
 test ``tests/engine/test_level_tree.py`` checks bit-for-bit equality).
 
-Only the decomposition term (Theorems 1-2, a check on E[K]) is summed in another order
+Only the decomposition term (Theorem 1 (thm:object identification) and Theorem 2
+(thm:group identification), a check on E[K]) is summed in another order
 and can differ from the node-by-node value by round-off.
 """
 
@@ -185,7 +186,8 @@ def build_level_tree(model, name: str, tol: float, start) -> LevelTree:
         cost = np.where(splits[inner], cost[inner], np.inf)
         best = cost.min(axis=1)
         q = np.argmax(cost <= (best + tol)[:, None], axis=1)  # first tied query
-        # Decomposition: pi_a C_a with C_a = 1 - H(rho_a(q)) + group term (Theorem 2).
+        # Decomposition: pi_a C_a, C_a = 1 - H(rho_a(q)) + group term (Theorem 2
+        # (thm:group identification)).
         chosen = h[inner, q]
         if group_term is not None:
             chosen = chosen - group_term[inner, q]

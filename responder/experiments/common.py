@@ -113,6 +113,10 @@ def kb_summary(problem: Problem) -> dict:
         "distinct_rows": distinguishable_count(problem.matrix),
         "min_hamming_distance": min_hamming_distance(problem.matrix),
         "ones_per_row": float(problem.matrix.sum(axis=1).mean()),
+        # The paper's tables assume a uniform prior; a knowledge base may set another.
+        "prior": ("uniform" if np.allclose(problem.prior, problem.prior[0]) else
+                  "the knowledge base's (not uniform: "
+                  f"{problem.prior.min():.2g} to {problem.prior.max():.2g})"),
     }
     if problem.object_groups is not None:
         counts = np.bincount(problem.object_groups, minlength=problem.n_groups)

@@ -123,7 +123,7 @@ def markdown(ctx: Context, data: dict) -> str:
         lines.append(
             f"{ctx.kb_label}: {summ['objects']} chemicals ({summ['distinct_rows']} distinct "
             f"symptom rows) x {summ['queries']} symptoms, {summ.get('non_empty_classes')} "
-            "non-empty classes, uniform prior. GBS and GISA: mean ± 95% interval over "
+            f"non-empty classes, prior {summ['prior']}. GBS and GISA: mean ± 95% interval over "
             f"{s.kb_repeats} trees with random tie-breaking (first-index ties in brackets); "
             "random: see the method column.\n")
         lines.append(kb_rows_table(kb, ["gisa", "gbs", "random"], PAPER_KB, "H(P_y)"))

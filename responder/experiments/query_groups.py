@@ -115,7 +115,7 @@ def markdown(ctx: Context, data: dict) -> str:
         lines.append(
             f"{ctx.kb_label}: {summ['objects']} chemicals ({summ['distinct_rows']} distinct rows) "
             f"x {summ['queries']} symptoms in {len(summ.get('categories', {}))} categories; "
-            "uniform prior and uniform picks. GBS: exact trees with random tie-breaking "
+            f"prior {summ['prior']}; uniform picks. GBS: exact trees with random tie-breaking "
             "(first-index ties in brackets); the others as in the method column, the interval "
             "over repeats with random tie-breaking.\n")
         lines.append(kb_rows_table(kb, list(POLICIES), PAPER_KB, "H(P)"))
