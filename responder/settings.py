@@ -27,14 +27,14 @@ defaults and says, in one message, which line to fix; the bad file is copied to
 
 from __future__ import annotations
 
-import os
-import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import tomlkit
 
 from responder import paths
+from responder.durable import atomic_write_bytes, atomic_write_text
+from responder.input_limits import InputRejected, loads_toml, read_bytes, read_text
 
 SETTINGS_FILE = "settings.toml"
 TARGETS = ("chemical", "class")
@@ -187,15 +187,12 @@ def load_settings(path: Path | None = None) -> Settings:
     """
     path = path or settings_path()
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return Settings()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SettingsError(f"{path}: cannot read the settings file ({exc}); fix or delete it") from None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise SettingsError(f"{path}: not valid TOML ({exc}); fix the line or delete the file") from None
+        # a regular file of at most 1 MB, UTF-8, nesting and numbers in range
+        data = loads_toml(read_text(path, "settings file"), str(path))
+    except InputRejected as exc:
+        if exc.kind == "missing" and not path.is_symlink():
+            return Settings()
+        raise SettingsError(f"{exc}; or delete the file to start from the defaults") from None
     return Settings.from_dict(data, str(path))
 
 
@@ -243,17 +240,15 @@ def save_settings(settings: Settings, path: Path | None = None) -> Path:
     path = path or settings_path()
     path.parent.mkdir(parents=True, exist_ok=True)
     previous = None
-    if path.exists():
+    if path.is_file():
         try:
             load_settings(path)
-            previous = path.read_text(encoding="utf-8")
+            previous = read_text(path, "settings file")
         except SettingsError:
-            backup = path.with_name(path.name + ".bad")
-            backup.write_bytes(path.read_bytes())
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8") as fh:
-        fh.write(dumps(settings, previous))
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
-    return path
+            try:  # keep the hand edit; a FIFO or an oversized file is not copied
+                atomic_write_bytes(path.with_name(path.name + ".bad"),
+                                   read_bytes(path, "settings file"))
+            except (InputRejected, OSError):
+                pass
+    # a unique temporary name per write: two windows saving at once never share one
+    return atomic_write_text(path, dumps(settings, previous))

@@ -20,8 +20,8 @@ FORBIDDEN = ("textual", "rich")
 MAY_IMPORT = {
     "engine": set(),
     "kb": {"engine", "paths", "input_limits"},
-    "settings": {"paths", "input_limits"},
-    "core": {"engine", "kb", "settings", "paths", "input_limits", "__version__"},
+    "settings": {"paths", "input_limits", "durable"},
+    "core": {"engine", "kb", "settings", "paths", "input_limits", "durable", "__version__"},
     "experiments": {"engine", "kb", "paths", "input_limits"},
 }
 

@@ -94,8 +94,15 @@ class ResponderApp(App):
             self.notices.append((f"theme {theme!r} is unknown; using textual-dark. Pick one "
                                  "with ctrl+p → Theme.", "warning"))
         if self.settings.keys:
+            from responder.app.keymap import check_keymap  # noqa: PLC0415
+            from responder.app.screens.interview import InterviewScreen  # noqa: PLC0415
+
+            keymap, problems = check_keymap(dict(self.settings.keys),
+                                            [*self.BINDINGS, *InterviewScreen.BINDINGS])
+            for problem in problems:
+                self.notices.append((f"[keys] setting not applied: {problem}", "error"))
             try:
-                self.set_keymap(dict(self.settings.keys))
+                self.set_keymap(keymap)
             except Exception as exc:  # noqa: BLE001 (a bad keymap must not stop the app)
                 self.notices.append((f"the [keys] settings were not applied: {exc}", "error"))
         self.theme_changed_signal.subscribe(self, self._on_theme_changed)
@@ -112,12 +119,20 @@ class ResponderApp(App):
         if choice is None:
             for data in self.unfinished:
                 try:
-                    Journal.reopen(data).end("set-aside")
+                    journal = Journal.reopen(data)
+                    journal.end("set-aside")
+                    journal.close()
                 except JournalError:
-                    pass
+                    pass  # live elsewhere by now, or unwritable: it stays as it is
             self.start_new()
             return
-        interview, warnings = Interview.resume(self.knowledge, choice)
+        try:
+            interview, warnings = Interview.resume(self.knowledge, choice)
+        except JournalError as exc:  # it went live in another window meanwhile
+            self.notify(f"Not resumed: {exc}. A new interview starts here.", severity="error",
+                        timeout=15)
+            self.start_new()
+            return
         self._install(interview)
         self.notify(f"Resumed the interview of {choice.started_text} with "
                     f"{interview.asked} answer(s).", timeout=6)
@@ -170,8 +185,9 @@ class ResponderApp(App):
     def record_answer(self, query: int, answer: Answer, volunteered: bool = False) -> None:
         it = self.interview
         it.answer(query, answer, volunteered=volunteered)
-        if it.journal_error:
-            self.notify(f"Answer kept on screen but NOT saved: {it.journal_error}",
+        if it.unsaved:
+            self.notify(f"Answer kept on screen but NOT saved ({it.unsaved} change(s) waiting; "
+                        f"retried with the next answer): {it.journal_error}",
                         severity="error", timeout=30)
         self.interview_screen.note = None
         self._redraw()

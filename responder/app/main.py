@@ -27,7 +27,12 @@ def prepare(kb: str | None = None, started_at: float | None = None, journal: boo
         used.
     """
     from responder.app.app import ResponderApp  # noqa: PLC0415
-    from responder.core.journal import unfinished  # noqa: PLC0415
+    from responder.core.journal import (  # noqa: PLC0415
+        Journal,
+        JournalError,
+        claim_data_folder,
+        scan_journals,
+    )
     from responder.kb.resolve import KnowledgeError, load_knowledge  # noqa: PLC0415
     from responder.settings import Settings, SettingsError, load_settings  # noqa: PLC0415
 
@@ -49,7 +54,22 @@ def prepare(kb: str | None = None, started_at: float | None = None, journal: boo
             notices.append((f"The knowledge base {settings.kb!r} from the settings cannot be "
                             f"used, so the bundled one is open instead. {exc}", "error"))
             knowledge = load_knowledge(None)
-    pending = [] if not journal else unfinished()
+    pending = []
+    if journal:
+        other = claim_data_folder()
+        scan = scan_journals()
+        pending = scan.unfinished
+        notices += [(n, "warning") for n in scan.notices]
+        if other or scan.live_elsewhere:
+            notices.append((f"{other or 'Another responder window is open on this data folder.'}"
+                            " Its live interview is not offered here and is left to it; this "
+                            "window keeps a separate interview.", "warning"))
+        for data in pending:
+            if data.problems:  # shown once: recorded so the next start does not repeat them
+                try:
+                    Journal(data.path, data.id).noted([p.line for p in data.problems])
+                except JournalError:
+                    pass
     return ResponderApp(knowledge, settings, unfinished=pending, notices=notices,
                         journal=journal, started_at=started_at)
 

@@ -8,7 +8,6 @@ files with the interview's current state.
 from __future__ import annotations
 
 import json
-import os
 import time
 from datetime import datetime, timezone
 from pathlib import Path
@@ -17,11 +16,36 @@ from responder import __version__, paths
 from responder.core import views
 from responder.core.session import Interview
 from responder.core.views import DISCLAIMER
+from responder.durable import atomic_write_text
 from responder.engine.state import Status
 
 
 def exports_dir() -> Path:
     return paths.data_dir() / "exports"
+
+
+def resolve_export_dir(text: str | Path | None) -> Path:
+    """The folder an export goes to, as a full path: empty means :func:`exports_dir`; ``~``
+    is expanded; a relative path is taken from the exports folder (the one the dialog
+    shows), never from the folder the app happened to start in."""
+    raw = str(text or "").strip()
+    if not raw:
+        return exports_dir().resolve()
+    folder = Path(raw).expanduser()
+    if not folder.is_absolute():
+        folder = exports_dir() / folder
+    return folder.resolve()
+
+
+def export_paths(interview: Interview, folder: Path) -> tuple[Path, Path]:
+    """The two files an export of ``interview`` to ``folder`` writes."""
+    stem = f"interview-{interview.id}"
+    return folder / f"{stem}.md", folder / f"{stem}.json"
+
+
+def outside_data_dir(folder: Path) -> bool:
+    """Whether ``folder`` lies outside responder's data folder (worth saying so)."""
+    return not folder.is_relative_to(paths.data_dir().resolve())
 
 
 def _iso(ts: float) -> str:
@@ -165,23 +189,18 @@ def export_interview(interview: Interview, directory: Path | str | None = None,
     OSError
         The folder cannot be created or written.
     """
-    directory = Path(directory).expanduser() if directory else exports_dir()
+    directory = resolve_export_dir(directory)
     directory.mkdir(parents=True, exist_ok=True)
     data = report(interview, remaining)
-    stem = f"interview-{interview.id}"
-    md, js = directory / f"{stem}.md", directory / f"{stem}.json"
+    md, js = export_paths(interview, directory)
     _write(md, to_markdown(data))
     _write(js, json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n")
     return md, js
 
 
 def _write(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8") as fh:
-        fh.write(text)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
+    atomic_write_text(path, text)  # unique temporary name, fsync'd, folder fsync'd
 
 
-__all__ = ["export_interview", "exports_dir", "report", "to_markdown"]
+__all__ = ["export_interview", "export_paths", "exports_dir", "outside_data_dir", "report",
+           "resolve_export_dir", "to_markdown"]

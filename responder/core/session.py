@@ -78,8 +78,17 @@ class Interview:
         return interview
 
     @classmethod
-    def resume(cls, knowledge: KnowledgeBase, data: JournalData) -> tuple["Interview", list[str]]:
-        """Rebuild an interview from its journal; returns it and warnings to show."""
+    def resume(cls, knowledge: KnowledgeBase, data: JournalData,
+               write: bool = True) -> tuple["Interview", list[str]]:
+        """Rebuild an interview from its journal; returns it and warnings to show.
+
+        ``write`` False gives a read-only preview (no journal, no lock).
+
+        Raises
+        ------
+        JournalError
+            The journal is live in another responder window.
+        """
         warnings: list[str] = []
         cfg = data.config
         target = cfg.get("target") if cfg.get("target") in TARGETS else "chemical"
@@ -129,8 +138,8 @@ class Interview:
         interview.state.restore(records)
         _restore_replaced(interview.state, data, record, records)
         interview.started = data.started
-        interview.journal = Journal.reopen(data)
-        interview.journal_enabled = True
+        interview.journal = Journal.reopen(data) if write else None
+        interview.journal_enabled = write
         return interview, warnings
 
     # -- journal --------------------------------------------------------------------------
@@ -157,6 +166,16 @@ class Interview:
             self.journal_error = None
         except JournalError as exc:
             self.journal_error = str(exc)
+
+    @property
+    def unsaved(self) -> int:
+        """Changes not yet on disk: pending journal lines, or every answer while the journal
+        file could not be created. 0 means everything shown is saved."""
+        if not self.journal_enabled:
+            return 0
+        if self.journal is None:
+            return len(self.state.answers)
+        return len(self.journal.pending)
 
     @property
     def id(self) -> str:

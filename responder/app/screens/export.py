@@ -8,7 +8,13 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
-from responder.core.export import export_interview, exports_dir
+from responder.core.export import (
+    export_interview,
+    export_paths,
+    exports_dir,
+    outside_data_dir,
+    resolve_export_dir,
+)
 
 
 class ExportScreen(ModalScreen[tuple | None]):
@@ -25,6 +31,7 @@ class ExportScreen(ModalScreen[tuple | None]):
             yield Static("A Markdown report and a JSON file, with every answer's time. "
                          "Enter exports to this folder:", classes="hint")
             yield Input(value=str(exports_dir()), id="export-dir")
+            yield Static(id="export-target", classes="hint")
             yield Static(id="export-error", classes="error")
             with Horizontal(classes="buttons"):
                 yield Button("Export (enter)", variant="primary", id="export")
@@ -32,6 +39,17 @@ class ExportScreen(ModalScreen[tuple | None]):
 
     def on_mount(self) -> None:
         self.query_one(Input).focus()
+        self.show_target()
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        self.show_target()
+
+    def show_target(self) -> None:
+        """Show, in full, the two files Enter will write (before anything is written)."""
+        folder = resolve_export_dir(self.query_one(Input).value)
+        md, js = export_paths(self.interview, folder)
+        where = (" — outside responder's data folder" if outside_data_dir(folder) else "")
+        self.query_one("#export-target", Static).update(f"Writes {md}\nand {js}{where}")
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         self.export()
@@ -43,7 +61,7 @@ class ExportScreen(ModalScreen[tuple | None]):
             self.dismiss(None)
 
     def export(self) -> None:
-        folder = self.query_one(Input).value.strip() or str(exports_dir())
+        folder = resolve_export_dir(self.query_one(Input).value)
         try:
             md, js = export_interview(self.interview, folder, self.remaining)
         except OSError as exc:

@@ -88,11 +88,15 @@ class NoiseScreen(ModalScreen[NoiseSettings | None]):
         """The form as a config; raises NoiseSettingsError with a message to show."""
         enabled = self.query_one("#noise-enabled", Switch).value
         eps_text = self.query_one("#noise-eps", Input).value.strip()
-        try:
-            eps = None if eps_text in ("", "auto") else int(eps_text)
-        except ValueError:
-            raise NoiseSettingsError(f"wrong answers {eps_text!r} is not a whole number; "
-                                     "give e.g. 1, or leave it empty for auto") from None
+        n_symptoms = len(self.interview.knowledge.symptoms)
+        if eps_text in ("", "auto"):
+            eps = None
+        elif eps_text.isdigit() and len(eps_text) <= 6 and int(eps_text) <= n_symptoms:
+            eps = int(eps_text)
+        else:  # e.g. 5000 digits: int() would raise, and more errors than symptoms mean nothing
+            shown = eps_text if len(eps_text) <= 12 else eps_text[:12] + "…"
+            raise NoiseSettingsError(f"eps {shown!r} is not a whole number from 0 to "
+                                     f"{n_symptoms} (the number of symptoms), nor auto")
         model = 2 if self.query_one(RadioSet).pressed_index == 1 else 1
         p_text = self.query_one("#noise-p", Input).value.strip() or "0.25"
         try:

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
-from responder.core.journal import JournalData
-from responder.core.session import Interview
 from responder.core import views
+from responder.core.journal import JournalData, time_text
+from responder.core.session import Interview
 
 
 class ResumeScreen(Screen[JournalData | None]):
@@ -31,7 +30,8 @@ class ResumeScreen(Screen[JournalData | None]):
         n = len(self.unfinished)
         yield Static(
             f" {'An unfinished interview was' if n == 1 else f'{n} unfinished interviews were'} "
-            "found. Every answer was saved.", classes="screen-title")
+            "found. Its answers below were read back from the journal on disk.",
+            classes="screen-title")
         yield DataTable(id="resume-table", cursor_type="row", zebra_stripes=True)
         yield Static("Enter resume the highlighted interview · n start a new one (the "
                      "unfinished ones are set aside; their journals stay on disk)", classes="hint")
@@ -44,15 +44,14 @@ class ResumeScreen(Screen[JournalData | None]):
         kn = self.app.knowledge
         for k, data in enumerate(self.unfinished):
             try:
-                interview, _ = Interview.resume(kn, data)
+                interview, _ = Interview.resume(kn, data, write=False)  # read only
                 top = views.top_candidate(interview)
-                interview.journal = None  # read only: write nothing here
             except Exception:  # noqa: BLE001 (a damaged journal must not stop start-up)
                 top = "?"
             cfg = data.config
             table.add_row(
                 data.started_text,
-                datetime.fromtimestamp(data.last_at).strftime("%H:%M:%S"),
+                time_text(data.last_at, "%H:%M:%S"),
                 str(len(data.answers)),
                 f"{cfg.get('target', '?')} / {cfg.get('suggest', '?')}",
                 str(data.kb.get("name", "?")),

@@ -372,8 +372,9 @@ class StatusLine(Static):
                                        (f"{used}/{eps}", "bold red" if used >= eps and eps else "bold")))
         parts.append(Text.assemble(("Asked ", "dim"), (str(interview.asked), "bold")))
         parts.append(Text.assemble(("Expected left ", "dim"), (remaining_text, "bold")))
-        if interview.journal_error:
-            parts.append(Text("NOT SAVED: " + interview.journal_error, style="bold red"))
+        if interview.unsaved:
+            parts.append(Text(f"NOT SAVED ({interview.unsaved} change(s) waiting, retried on "
+                              f"the next answer): {interview.journal_error}", style="bold red"))
         elif note:
             parts.append(Text(note, style="yellow"))
         self.update(Text(" │ ").join(parts))
