@@ -26,6 +26,7 @@ COMMAND_MODULES = (
     "responder.cli.simulate",
     "responder.cli.kb",
     "responder.cli.experiments",
+    "responder.cli.interview",
 )
 
 

@@ -12,6 +12,14 @@ from typing import Callable
 
 from responder.input_limits import InputRejected, loads_json, read_text
 from responder.engine.belief import TARGETS
+from responder.engine.evidence import (
+    DEFAULT_LEAK,
+    DEFAULT_SENSITIVITY,
+    DEFAULT_THRESHOLD,
+    PICK_MODELS,
+    EvidenceError,
+    EvidenceSettings,
+)
 from responder.engine.noise import NoiseModel, NoiseSettingsError, prone_mask
 from responder.engine.policies import POLICIES
 from responder.engine.problem import Problem, ProblemError
@@ -214,3 +222,33 @@ def fit_time_limit(args, model, policy, cost: Callable[[Workload], float], what:
     raise InputError(
         f"{estimate}; even eps 1 does not fit the {limit:g} s limit: use a smaller {fewer} "
         f"or pass {insist} (0 = no limit)")
+
+def add_evidence_arguments(parser) -> None:
+    """``--sensitivity``, ``--leak``, ``--threshold`` and ``--pick`` (evidence mode)."""
+    g = parser.add_argument_group("evidence mode")
+    g.add_argument("--sensitivity", type=str, default=str(DEFAULT_SENSITIVITY), metavar="S",
+                   help="chance a victim shows a sign the chemical lists, in (0, 1) "
+                        f"(default {DEFAULT_SENSITIVITY})")
+    g.add_argument("--leak", type=str, default=str(DEFAULT_LEAK), metavar="L",
+                   help="chance a victim shows a sign the chemical does not list, in (0, S) "
+                        f"(default {DEFAULT_LEAK})")
+    g.add_argument("--threshold", type=str, default=str(DEFAULT_THRESHOLD), metavar="T",
+                   help="stop when the top candidate reaches this probability, in (0.5, 1) "
+                        f"(default {DEFAULT_THRESHOLD})")
+    g.add_argument("--pick", choices=PICK_MODELS, default="informed",
+                   help="category suggestions: the responder picks among useful symptoms "
+                        "(informed, default) or any unasked one (any, the paper's model)")
+
+
+def evidence_from_args(args, symptom_leaks=None) -> EvidenceSettings:
+    """The evidence settings from the command line (and per-symptom leaks, NaN for none);
+    InputError naming the option and its valid range otherwise."""
+    try:
+        return EvidenceSettings(
+            sensitivity=args.sensitivity, leak=args.leak, threshold=args.threshold,
+            pick=args.pick, symptom_leaks=symptom_leaks,
+        )
+    except EvidenceError as exc:
+        option = str(exc).split(" ", 1)[0].replace("(", "")
+        flag = option if option in ("sensitivity", "leak", "threshold") else "sensitivity/--leak"
+        raise InputError(f"--{flag}: {exc}") from None

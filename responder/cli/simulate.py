@@ -13,15 +13,17 @@ candidate was consistent. Proportions get Wilson score intervals.
 from __future__ import annotations
 
 import sys
-from math import sqrt
 
 from responder.engine.belief import Model, TargetError
 from responder.engine.diagnostics import default_eps, min_hamming_distance
 from responder.engine.policies import Policy, PolicyError
+from responder.engine.compare import wilson
 from responder.engine.simulate import run_simulation
 from responder.cli.inputs import (
     InputError,
+    add_evidence_arguments,
     add_noise_arguments,
+    evidence_from_args,
     add_problem_arguments,
     add_time_limit_argument,
     fit_time_limit,
@@ -31,7 +33,6 @@ from responder.cli.inputs import (
 
 DEFAULT_INTERVIEWS = 1000
 DEFAULT_EXTRA_ERRORS = 2
-Z95 = 1.959963984540054
 
 
 def register(subparsers) -> None:
@@ -58,21 +59,17 @@ def register(subparsers) -> None:
                    help="seed for the simulation, random ties and a fractional --noise-prone")
     add_noise_arguments(p)
     add_time_limit_argument(p)
+    p.add_argument("--answers", metavar="flip:F|victim:S,L|persistent", default=None,
+                   help="compare the answer modes (evidence, strict, noise) on the same "
+                        "simulated victims: each answer wrong with chance F; victims showing "
+                        "each listed sign with chance S and each unlisted one with chance L; "
+                        "or the paper's persistent errors (--noise-* settings). Reports top-1, "
+                        "top-5, silently wrong and mean questions with 95%% intervals")
+    p.add_argument("--modes", default="evidence,strict,noise", metavar="LIST",
+                   help="with --answers: the modes to compare (default evidence,strict,noise)")
+    add_evidence_arguments(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(handler=run)
-
-
-def wilson(successes: int, n: int, z: float = Z95) -> tuple[float, float]:
-    """Wilson score interval for a proportion successes / n (95% by default)."""
-    if n <= 0:
-        return (0.0, 1.0)
-    phat = successes / n
-    denom = 1.0 + z * z / n
-    centre = (phat + z * z / (2 * n)) / denom
-    half = z * sqrt(phat * (1 - phat) / n + z * z / (4 * n * n)) / denom
-    lo = 0.0 if successes == 0 else max(0.0, centre - half)
-    hi = 1.0 if successes == n else min(1.0, centre + half)
-    return (lo, hi)
 
 
 def _proportion(share: float | None, n: int) -> dict | None:
@@ -84,6 +81,10 @@ def _proportion(share: float | None, n: int) -> dict | None:
 
 
 def run(args) -> int:
+    if args.answers is not None:
+        from responder.cli.compare import run_compare  # noqa: PLC0415
+
+        return run_compare(args)
     if args.interviews < 1:
         raise InputError("--interviews must be at least 1")
     if args.extra_errors < 0:

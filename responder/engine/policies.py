@@ -26,6 +26,7 @@ POLICIES = ("gbs", "gisa", "gqsa", "gigqsa", "minmin", "minmax", "random", "rand
 CATEGORY_POLICIES = frozenset({"gqsa", "gigqsa", "minmin", "minmax", "random-category"})
 RANDOM_POLICIES = frozenset({"random", "random-category"})
 TIE_RULES = ("first", "random")
+PICK_MODELS = ("any", "informed")
 
 
 class PolicyError(ValueError):
@@ -86,13 +87,22 @@ class Policy:
         Seed for random ties and for nothing else.
     tol : float
         Costs within ``tol`` of the minimum count as tied.
+    pick : {"any", "informed"}
+        Category policies: the responder picks any unasked query of the category with
+        p_j(q) (the paper's model, Section 4), or only among those that split the candidates
+        (as the app offers them, greying out the rest), with p_j(q) renormalised over them.
+        Theorems 5 and 6 hold for either: they allow any p_j(q) at each node.
     """
 
-    def __init__(self, name: str, ties: str = "first", seed: int | None = None, tol: float = 1e-9):
+    def __init__(self, name: str, ties: str = "first", seed: int | None = None, tol: float = 1e-9,
+                 pick: str = "any"):
         if name not in POLICIES:
             raise PolicyError(f"unknown policy {name!r}; choose one of {', '.join(POLICIES)}")
         if ties not in TIE_RULES:
             raise PolicyError(f"unknown tie rule {ties!r}; choose one of {', '.join(TIE_RULES)}")
+        if pick not in PICK_MODELS:
+            raise PolicyError(f"unknown pick model {pick!r}; choose one of {', '.join(PICK_MODELS)}")
+        self.pick = pick
         self.name = name
         self.ties = ties
         self.tol = tol
@@ -130,6 +140,10 @@ class Policy:
             q = self._pick_best(costs)
             return Choice("query", q, np.array([q]), np.ones(1), costs)
         P = pick_matrix(node)
+        if self.pick == "informed" and self.name != "random-category":
+            P = P * stats.splits[None, :]
+            sums = P.sum(axis=1, keepdims=True)
+            P = np.divide(P, sums, out=np.zeros_like(P), where=sums > 0)
         if self.name == "random-category":
             open_cats = np.flatnonzero(P.sum(axis=1) > 0)
             mix = P[open_cats].mean(axis=0)

@@ -14,6 +14,7 @@ from enum import Enum
 import numpy as np
 
 from responder.engine.belief import Model, Node
+from responder.engine.evidence import Belief, EvidenceSettings, sharp_group_drops
 from responder.engine.history import AnswerHistory
 from responder.engine.noise import NoiseModel
 from responder.engine.policies import Choice, Policy
@@ -26,6 +27,9 @@ class Answer(str, Enum):
     YES = "yes"
     NO = "no"
     UNKNOWN = "unknown"  # "can't tell": the query is spent, nobody is eliminated
+
+
+MODES = ("evidence", "strict", "noise")
 
 
 class Status(str, Enum):
@@ -72,8 +76,18 @@ class InterviewState:
     policy : str
         A policy name from :data:`responder.engine.policies.POLICIES` (not random).
     noise : NoiseModel or None
+        Persistent noise (``mode == "noise"``); exclusive with ``evidence``.
     ties : {"first", "random"}
     seed : int or None
+    evidence : EvidenceSettings or None
+        Evidence-weighted mode (:mod:`responder.engine.evidence`): nothing is eliminated,
+        suggestions maximise the expected information gain, and the interview stops at a
+        confidence threshold. None for the paper's strict (or noise) mode.
+    reported : ndarray of shape (N,), bool, optional
+        Symptoms only a conscious victim can report.
+    unconscious : int, optional
+        The query "victim unconscious": once answered yes, ``reported`` symptoms are not
+        suggested in evidence mode.
     """
 
     def __init__(
@@ -84,26 +98,56 @@ class InterviewState:
         noise: NoiseModel | None = None,
         ties: str = "first",
         seed: int | None = None,
+        evidence: EvidenceSettings | None = None,
+        reported: np.ndarray | None = None,
+        unconscious: int | None = None,
     ):
         self.problem = problem
         self._history: AnswerHistory[AnswerRecord] = AnswerHistory(key=lambda r: r.query)
         self._ties, self._seed = ties, seed
-        self.configure(target=target, policy=policy, noise=noise)
+        self._reported = (
+            np.zeros(problem.n_queries, dtype=bool) if reported is None
+            else np.asarray(reported, dtype=bool)
+        )
+        self._unconscious = unconscious
+        self.configure(target=target, policy=policy, noise=noise, evidence=evidence)
 
     # -- settings ----------------------------------------------------------------------------
 
-    def configure(self, target: str | None = None, policy: str | None = None, noise="keep"):
-        """Change target, policy or noise (``None`` turns noise off); answers are kept."""
+    def configure(self, target: str | None = None, policy: str | None = None, noise="keep",
+                  evidence="keep"):
+        """Change target, policy, noise or evidence settings (``None`` turns either off);
+        answers are kept. Noise and evidence exclude each other: setting one clears the other.
+        """
         target = target or getattr(self, "target", "object")
         policy_name = policy or getattr(self, "policy", None) and self.policy.name or "gbs"
-        noise = self.noise if noise == "keep" else noise
+        new_noise, new_evidence = noise, evidence
+        noise = getattr(self, "noise", None) if noise == "keep" else noise
+        evidence = getattr(self, "evidence", None) if evidence == "keep" else evidence
+        if evidence is not None and noise is not None:
+            if new_evidence == "keep":
+                evidence = None  # noise mode was just chosen
+            elif new_noise == "keep":
+                noise = None  # evidence mode was just chosen
+            else:
+                raise ValueError("choose noise mode or evidence mode, not both")
         model = Model(self.problem, target, noise)
         pol = Policy(policy_name, ties=self._ties, seed=self._seed)
         pol.check(self.problem)
+        ev_model = evidence.model(self.problem, target) if evidence is not None else None
         self.model, self.policy, self.target, self.noise = model, pol, target, noise
+        self.evidence, self._evidence_model = evidence, ev_model
         self._invalidate()
 
+    @property
+    def mode(self) -> str:
+        """``"evidence"``, ``"strict"`` (the paper's elimination) or ``"noise"``."""
+        if self.evidence is not None:
+            return "evidence"
+        return "noise" if self.noise is not None else "strict"
+
     def _invalidate(self) -> None:
+        self._belief: Belief | None = None
         self._node: Node | None = None
         self._choice: Choice | None | bool = False
 
@@ -187,7 +231,49 @@ class InterviewState:
         return self._node
 
     @property
+    def belief(self) -> Belief:
+        """The evidence posterior (evidence mode only)."""
+        if self._evidence_model is None:
+            raise RuntimeError("the evidence posterior exists only in evidence mode")
+        if self._belief is None:
+            known, skipped = self._answer_dict()
+            self._belief = self._evidence_model.belief(known, skipped)
+        return self._belief
+
+    def available(self) -> np.ndarray:
+        """Queries that may be suggested, shape (N,) bool: once the victim is answered
+        unconscious, not those only a conscious victim can report (evidence mode)."""
+        ok = np.ones(self.problem.n_queries, dtype=bool)
+        if self._unconscious is not None and self.answer_of(self._unconscious) is Answer.YES:
+            ok &= ~self._reported
+        return ok
+
+    @property
+    def stop_reason(self) -> str | None:
+        """Why the interview stopped: evidence mode ``"confident"``, ``"no_gain"`` or
+        ``"no_fit"``; strict and noise modes ``"identified"``, ``"no_split"`` or
+        ``"no_fit"``; None while asking."""
+        if self.mode == "evidence":
+            return self.belief.stop(self.available()).reason
+        return {
+            Status.ASKING: None, Status.IDENTIFIED: "identified",
+            Status.INDISTINGUISHABLE: "no_split", Status.INCONSISTENT: "no_fit",
+        }[self.status]
+
+    def confidence(self) -> float:
+        """Probability of the top candidate (chemical target) or top class (class target)."""
+        if self.mode == "evidence":
+            return self.belief.confidence()
+        if self.target == "group":
+            g = self.group_probabilities()
+            return float(g.max()) if g.size else 0.0
+        cands = self.candidates()
+        return cands[0].probability if cands else 0.0
+
+    @property
     def status(self) -> Status:
+        if self.mode == "evidence":
+            return self._evidence_status()
         node = self.node
         if node.idx.size == 0:
             return Status.INCONSISTENT
@@ -197,12 +283,102 @@ class InterviewState:
             return Status.INDISTINGUISHABLE
         return Status.ASKING
 
+    def _evidence_status(self) -> Status:
+        reason = self.stop_reason
+        if reason is None:
+            return Status.ASKING
+        if reason == "no_fit":
+            return Status.INCONSISTENT
+        if reason == "confident" and (
+            self.target == "group" or len(self.candidates()[0].objects) == 1
+        ):
+            return Status.IDENTIFIED
+        return Status.INDISTINGUISHABLE
+
     def suggestion(self) -> Choice | None:
         """What the policy suggests now (None when resolved or inconsistent)."""
         if self._choice is False:
-            node = self.node
-            self._choice = None if node.idx.size == 0 else self.policy.choose(node)
+            if self.mode == "evidence":
+                self._choice = self._evidence_choice()
+            else:
+                node = self.node
+                self._choice = None if node.idx.size == 0 else self.policy.choose(node)
         return self._choice  # type: ignore[return-value]
+
+    def _evidence_choice(self) -> Choice | None:
+        """The evidence suggestion as a :class:`Choice`; costs are 1 - gain (bits), which is
+        the strict policy's cost C_a when answers are exact."""
+        if self.status is not Status.ASKING:
+            return None
+        belief, available = self.belief, self.available()
+        if not self.policy.uses_categories:
+            sug = belief.suggest_symptom(available)
+            if sug is None:
+                return None
+            costs = np.where(belief.useful(available), 1.0 - belief.gains(), np.inf)
+            q = int(sug.queries[0])
+            return Choice("query", q, np.array([q]), np.ones(1), costs)
+        pick = self.evidence.pick
+        sug = belief.suggest_category(pick, available)
+        if sug is None:
+            return None
+        P = belief.pick_matrix(pick, available)
+        j = sug.category
+        # Every unasked symptom of the category, useful ones first (best first); with the
+        # informed pick model the others have pick chance 0 and are shown greyed.
+        inside = np.flatnonzero((self.problem.query_groups == j) & ~belief.asked & available)
+        useful = list(sug.queries)
+        rest = [int(q) for q in inside if q not in set(useful)]
+        qs = np.array(useful + rest, dtype=np.int64)
+        costs = 1.0 - belief.category_gains(pick, available)
+        return Choice("category", j, qs, P[j, qs], costs)
+
+    def useful_queries(self) -> np.ndarray:
+        """Queries whose answer can change the outcome now, shape (N,) bool."""
+        if self.mode == "evidence":
+            return self.belief.useful(self.available())
+        return self.node.split().splits
+
+    def answer_split(self) -> np.ndarray:
+        """Chance of the less likely answer to each query, shape (N,) (0..0.5).
+
+        Strict and noise modes: the smaller child's share of the mass; evidence mode: the
+        predicted chance of the less likely answer under the answer model.
+        """
+        if self.mode == "evidence":
+            b = self.belief
+            m = b.model
+            listed = b.posterior @ self.problem.matrix
+            p_yes = m.leak_vector + (m.sensitivity - m.leak_vector) * listed
+            return np.where(b.asked, 0.0, np.minimum(p_yes, 1.0 - p_yes))
+        stats = self.node.split()
+        if not stats.total:
+            return np.zeros(self.problem.n_queries)
+        return np.minimum(stats.no, stats.yes) / stats.total
+
+    def answers_against(self, obj: int) -> list[int]:
+        """Answered queries that count against object ``obj`` (contradict its row)."""
+        known, _ = self._answer_dict()
+        row = self.problem.matrix[obj]
+        return [r.query for r in self.answers if r.query in known and bool(row[r.query]) != known[r.query]]
+
+    def group_drops(self) -> list[tuple[int, float, float]]:
+        """Classes the last answer lowered sharply: (class, before, after), largest first.
+
+        Evidence mode only (elsewhere a class drops to 0 by elimination, which the
+        candidates already show); empty before any yes/no answer.
+        """
+        if self.mode != "evidence" or self.problem.object_groups is None:
+            return []
+        last = self.answers[-1] if self.answers else None
+        if last is None or last.answer is Answer.UNKNOWN:
+            return []
+        known, skipped = self._answer_dict()
+        known.pop(last.query)
+        before = self._evidence_model.belief(known, skipped).group_probabilities()
+        after = self.belief.group_probabilities()
+        return [(int(g), float(before[g]), float(after[g]))
+                for g in sharp_group_drops(before, after)]
 
     def mismatches(self) -> np.ndarray:
         """Answers each object contradicts, shape (M,)."""
@@ -212,7 +388,12 @@ class InterviewState:
         return self.model.mismatch_counts(known)
 
     def candidates(self) -> list[Candidate]:
-        """Remaining candidates, objects with identical rows merged, most probable first."""
+        """Remaining candidates, objects with identical rows merged, most probable first.
+
+        In evidence mode every chemical is a candidate (nothing is eliminated).
+        """
+        if self.mode == "evidence":
+            return self._evidence_candidates()
         node = self.node
         if node.idx.size == 0:
             return []
@@ -229,6 +410,16 @@ class InterviewState:
         out.sort(key=lambda c: (-c.probability, c.objects[0]))
         return out
 
+    def _evidence_candidates(self) -> list[Candidate]:
+        belief = self.belief
+        order, probs = belief.candidate_probabilities()
+        against = belief.against().sum(axis=1)
+        out = []
+        for g, p in zip(order.tolist(), probs.tolist()):
+            members = belief.members(g)
+            out.append(Candidate(tuple(int(i) for i in members), p, int(against[members[0]])))
+        return out
+
     def ranked_by_mismatch(self, limit: int = 10) -> list[tuple[int, int]]:
         """(object, mismatches) for the objects contradicting fewest answers: shown when no
         candidate is consistent, so the engine never silently picks one."""
@@ -240,6 +431,8 @@ class InterviewState:
         """Probability of each object group (class), shape (m,); zeros if no labels."""
         if self.problem.object_groups is None:
             return np.zeros(0)
+        if self.mode == "evidence":
+            return self.belief.group_probabilities()
         node = self.node
         masses = np.bincount(
             self.problem.object_groups[node.idx], weights=node.mass, minlength=self.problem.n_groups

@@ -1,0 +1,187 @@
+"""Robustness of the answer modes on the bundled knowledge base (issue 10). A script.
+
+    python benchmarks/bench_robustness.py                  # full run (several minutes)
+    python benchmarks/bench_robustness.py --interviews 200 # quicker
+    python benchmarks/bench_robustness.py --json out.json
+
+All modes side by side in one run, on the same simulated victims (one victim stream; the truth
+drawn from the knowledge base's prior):
+
+1. 10% flips (``flip:0.1``): each answer wrong with probability 0.1.
+   Targets: evidence top-1 >= 80%, top-5 >= 90%, silently wrong <= 2%.
+2. Victims (``victim:0.7,0.05``): each listed sign shown with probability 0.7, each unlisted
+   one with 0.05. Target: evidence top-1 >= 85%. Also the Bayes ceiling: the share of victims
+   whose true chemical is the most probable one *after all questions are answered* under the
+   matching answer model (no mode that stops earlier can beat it on average).
+3. No errors (``flip:0``): mean questions; target within 15% of strict GBS's exact E[K].
+
+Modes: strict GBS, persistent noise GBS with eps = 1, 2, 3, and the evidence mode on a grid
+of (sensitivity, leak), the default marked. When ``kb/cases/`` holds case vignettes, each
+mode's top-1/top-5 on them is reported too (a sign the vignette does not mention is answered
+"can't tell").
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+import tomllib
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from responder.engine.belief import Model  # noqa: E402
+from responder.engine.compare import EvidenceMode, StrictMode, compare_modes, parse_victims  # noqa: E402
+from responder.engine.evaluate import evaluate  # noqa: E402
+from responder.engine.evidence import (  # noqa: E402
+    DEFAULT_LEAK,
+    DEFAULT_SENSITIVITY,
+    AnswerModel,
+    EvidenceModel,
+    EvidenceSettings,
+)
+from responder.engine.noise import NoiseModel  # noqa: E402
+from responder.engine.policies import Policy  # noqa: E402
+from responder.engine.state import Answer, InterviewState, Status  # noqa: E402
+from responder.kb.resolve import resolve_kb  # noqa: E402
+
+GRID = [(0.95, 0.02), (0.9, 0.05), (0.85, 0.05), (0.8, 0.05), (0.8, 0.1), (0.75, 0.05), (0.7, 0.05)]
+SCENARIOS = ["flip:0.1", "victim:0.7,0.05", "flip:0"]
+
+
+def modes_for(problem):
+    N = problem.n_queries
+    modes = [StrictMode(problem, "gbs", name="strict gbs")]
+    for eps in (1, 2, 3):
+        modes.append(StrictMode(problem, "gbs", noise=NoiseModel(eps, np.ones(N, dtype=bool)),
+                                name=f"noise gbs eps={eps}"))
+    for s, l_ in GRID:
+        mark = " (default)" if (s, l_) == (DEFAULT_SENSITIVITY, DEFAULT_LEAK) else ""
+        modes.append(EvidenceMode(EvidenceModel(problem, AnswerModel(s, l_)),
+                                  name=f"evidence s={s:g} l={l_:g}{mark}"))
+    return modes
+
+
+def bayes_ceiling(problem, s, l_, n, seed=0):
+    """Share of victim:s,l victims whose chemical (identical rows merged) is the most probable,
+    and in the top 5, with every question answered, under the matching answer model."""
+    B = problem.matrix
+    rng = np.random.default_rng(seed)
+    true = rng.choice(B.shape[0], size=n, p=problem.prior)
+    answers = rng.random((n, B.shape[1])) < np.where(B[true], s, l_)
+    ly, ln = np.where(B, np.log(s), np.log(l_)), np.where(B, np.log1p(-s), np.log1p(-l_))
+    ll = answers @ ly.T + (~answers) @ ln.T + np.log(problem.prior)[None, :]
+    post = np.exp(ll - ll.max(axis=1, keepdims=True))
+    _, rows = np.unique(B, axis=0, return_inverse=True)
+    rows = rows.reshape(-1)
+    G = np.zeros((B.shape[0], rows.max() + 1))
+    G[np.arange(B.shape[0]), rows] = 1.0
+    pg = post @ G
+    order = np.argsort(-pg, axis=1)
+    return float(np.mean(order[:, 0] == rows[true])), float(np.mean((order[:, :5] == rows[true][:, None]).any(axis=1)))
+
+
+def case_vignettes(kb):
+    folder = ROOT / "kb" / "cases"
+    if not folder.is_dir():
+        return []
+    cases = []
+    for path in sorted(folder.glob("*.toml")):
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+            signs = {}
+            for sign in data.get("sign", []):
+                signs[kb.resolve_symptom(sign["symptom"])] = bool(sign.get("present", True))
+            agent = str(data.get("agent", ""))
+            try:
+                truth = [kb.chemicals.index(kb.chemical(agent))]
+            except KeyError:
+                truth = [i for i, c in enumerate(kb.chemicals) if c.class_id == data.get("class")]
+            cases.append((path.name, truth, data.get("class"), signs))
+        except Exception as exc:  # noqa: BLE001 - one bad vignette must not stop the benchmark
+            print(f"case {path.name} skipped: {exc}", file=sys.stderr)
+    return cases
+
+
+def run_case(problem, truth, signs, mode):
+    """Follow the suggestions; answer from the vignette, "can't tell" for what it omits."""
+    state = mode()
+    while state.status is Status.ASKING and state.asked_count < problem.n_queries:
+        choice = state.suggestion()
+        if choice is None:
+            break
+        q = int(choice.index)
+        state.answer(q, Answer.UNKNOWN if q not in signs else (Answer.YES if signs[q] else Answer.NO))
+    ranked = [c.objects for c in state.candidates()]
+    if not ranked:
+        ranked = [(i,) for i, _ in state.ranked_by_mismatch(5)]
+    hit = [any(i in truth for i in objs) for objs in ranked]
+    return (bool(hit[0]) if hit else False), any(hit[:5])
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--interviews", type=int, default=1000)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--json", metavar="FILE")
+    args = ap.parse_args(argv)
+    kb = resolve_kb(None)
+    problem = kb.to_problem()
+    print(f"bundled KB: {problem.n_objects} chemicals x {problem.n_queries} symptoms, prior "
+          f"= class (default); {args.interviews} interviews per scenario, seed {args.seed}; "
+          f"load {os.getloadavg()[0]:.1f}", flush=True)
+    ek = evaluate(Model(problem), Policy("gbs"), method="exact").expected_queries
+    print(f"strict GBS exact E[K] = {ek:.3f}; 15% above it = {1.15 * ek:.3f}")
+    out = {"gbs_exact_EK": ek, "interviews": args.interviews, "seed": args.seed, "scenarios": {}}
+    for spec in SCENARIOS:
+        t = time.time()
+        summaries = compare_modes(problem, parse_victims(spec), modes_for(problem),
+                                  args.interviews, seed=args.seed)
+        print(f"\n### {spec}  ({time.time() - t:.0f} s)\n")
+        print("| mode | top-1 | top-5 | silently wrong | mean questions |")
+        print("|---|---:|---:|---:|---:|")
+        for s in summaries:
+            print(f"| {s.name} | {_p(s.top1, s.top1_ci)} | {_p(s.top5, s.top5_ci)} | "
+                  f"{_p(s.silently_wrong, s.silently_wrong_ci)} | {s.mean_questions:.2f} "
+                  f"({s.mean_questions_ci[0]:.2f}-{s.mean_questions_ci[1]:.2f}) |", flush=True)
+        out["scenarios"][spec] = [s.as_dict() for s in summaries]
+    for s, l_ in [(0.7, 0.05), (0.9, 0.1)]:
+        top1, top5 = bayes_ceiling(problem, s, l_, 20000, seed=args.seed)
+        print(f"\nBayes ceiling, victim:{s:g},{l_:g}, all {problem.n_queries} questions answered, "
+              f"matching model: top-1 {top1:.1%}, top-5 {top5:.1%}")
+        out[f"bayes_ceiling_victim:{s:g},{l_:g}"] = {"top1": top1, "top5": top5}
+    cases = case_vignettes(kb)
+    if cases:
+        factories = {
+            "strict gbs": lambda: InterviewState(problem),
+            "noise gbs eps=2": lambda: InterviewState(
+                problem, noise=NoiseModel(2, np.ones(problem.n_queries, dtype=bool))),
+            "evidence (default)": lambda: InterviewState(problem, evidence=EvidenceSettings()),
+        }
+        print(f"\n### {len(cases)} case vignettes (kb/cases/)\n")
+        print("| mode | top-1 | top-5 |")
+        print("|---|---:|---:|")
+        out["cases"] = {}
+        for name, make in factories.items():
+            res = [run_case(problem, truth, signs, make) for _, truth, _, signs in cases]
+            t1 = np.mean([r[0] for r in res])
+            t5 = np.mean([r[1] for r in res])
+            print(f"| {name} | {t1:.1%} | {t5:.1%} |")
+            out["cases"][name] = {"top1": float(t1), "top5": float(t5), "cases": len(cases)}
+    if args.json:
+        Path(args.json).write_text(json.dumps(out, indent=2))
+    return 0
+
+
+def _p(x, ci) -> str:
+    return f"{100 * x:.1f}% ({100 * ci[0]:.0f}-{100 * ci[1]:.0f})"
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,108 @@
+"""``responder simulate --answers ...``: the answer modes side by side on the same victims."""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+from responder.engine.belief import TargetError
+from responder.engine.compare import (
+    EvidenceMode,
+    StrictMode,
+    VictimsError,
+    compare_modes,
+    parse_victims,
+)
+from responder.engine.diagnostics import default_eps, min_hamming_distance
+from responder.engine.noise import NoiseModel, NoiseSettingsError
+from responder.engine.policies import CATEGORY_POLICIES, PolicyError
+from responder.cli.inputs import InputError, evidence_from_args, load_problem, noise_from_args
+
+MODE_NAMES = ("evidence", "strict", "noise")
+COMPARE_POLICIES = ("gbs", "gisa", "gqsa", "gigqsa")
+DEFAULT_COMPARE_EPS = 2
+
+
+def run_compare(args) -> int:
+    modes = [m.strip() for m in args.modes.split(",") if m.strip()]
+    bad = [m for m in modes if m not in MODE_NAMES]
+    if bad or not modes:
+        raise InputError(f"--modes {args.modes!r}: choose from {', '.join(MODE_NAMES)}, comma-separated")
+    if args.policy not in COMPARE_POLICIES:
+        raise InputError(f"--answers compares {', '.join(COMPARE_POLICIES)}; got --policy {args.policy!r}")
+    if args.interviews < 1:
+        raise InputError("--interviews must be at least 1")
+    problem, kb = load_problem(args.kb)
+    if args.noise_eps is None:
+        args.noise_eps = str(DEFAULT_COMPARE_EPS)
+    noise, warnings = noise_from_args(args, problem)
+    try:
+        victims = parse_victims(args.answers, noise)
+    except VictimsError as exc:
+        raise InputError(str(exc)) from None
+    leaks = None
+    if kb is not None:
+        from responder.modes import symptom_leaks  # noqa: PLC0415
+
+        leaks = symptom_leaks(kb)
+    settings = evidence_from_args(args, leaks)
+    suggest = "category" if args.policy in CATEGORY_POLICIES else "symptom"
+    runners = []
+    try:
+        for mode in modes:
+            if mode == "strict":
+                runners.append(StrictMode(problem, args.policy, args.target, name=f"strict {args.policy}"))
+            elif mode == "noise":
+                runners.append(StrictMode(problem, args.policy, args.target, noise=noise,
+                                          name=f"noise {args.policy} eps={noise.eps}"))
+            else:
+                name = f"evidence s={settings.sensitivity:g} l={settings.leak:g}"
+                if suggest == "category":
+                    name += f" pick={settings.pick}"
+                runners.append(EvidenceMode(settings.model(problem, args.target), suggest,
+                                            settings.pick, name=name))
+    except (TargetError, PolicyError, NoiseSettingsError) as exc:
+        raise InputError(str(exc)) from None
+    for w in warnings:
+        print(w, file=sys.stderr)
+    summaries = compare_modes(problem, victims, runners, args.interviews, seed=args.seed)
+    out = {
+        "answers": victims.describe(),
+        "target": args.target,
+        "policy": args.policy,
+        "interviews": args.interviews,
+        "seed": args.seed,
+        "objects": problem.n_objects,
+        "queries": problem.n_queries,
+        "evidence": settings.describe(),
+        "noise_eps": noise.eps,
+        "modes": [s.as_dict() for s in summaries],
+    }
+    if args.json:
+        from responder.cli import print_json  # noqa: PLC0415
+
+        print_json(out)
+        return 0
+    what = "class" if args.target == "group" else "chemical"
+    print(f"answers {out['answers']}, target {what}, {problem.n_objects} x {problem.n_queries}, "
+          f"{args.interviews} interviews (same victims for every mode)"
+          + ("" if args.seed is None else f", seed {args.seed}"))
+    print("95% intervals in brackets; silently wrong = stopped as identified on a wrong answer")
+    header = f"{'mode':<34} {'top-1':>20} {'top-5':>20} {'silently wrong':>20} {'questions':>20}"
+    print(header)
+    for s in summaries:
+        d = s.as_dict()
+        print(f"{s.name:<34} {_pct(d['top1']):>20} {_pct(d['top5']):>20} "
+              f"{_pct(d['silently_wrong']):>20} {_mean(d['mean_questions']):>20}")
+    return 0
+
+
+def _pct(p: dict) -> str:
+    lo, hi = p["ci95"]
+    return f"{100 * p['share']:.1f}% [{100 * lo:.0f}-{100 * hi:.0f}]"
+
+
+def _mean(m: dict) -> str:
+    lo, hi = m["ci95"]
+    return f"{m['mean']:.2f} [{lo:.2f}-{hi:.2f}]"

@@ -1,0 +1,248 @@
+"""``responder interview --jsonl``: the headless interview protocol, for scripts and programs.
+
+One JSON object per line in, one per line out: one at start, then exactly one after each
+input line, flushed. Input: ``{"symptom": "<id, alias, label or synonym>", "answer":
+"yes"|"no"|"unknown"}`` or ``{"undo": true}``. A bad line gets ``{"error": "<one line>"}`` and
+the interview goes on; end of input ends it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from dataclasses import dataclass
+from typing import IO
+
+import numpy as np
+
+from responder.engine.state import MODES, Answer, InterviewState, Status
+from responder.cli.inputs import InputError, add_evidence_arguments, evidence_from_args
+from responder.modes import TARGETS, ModeError, build_state, symptom_leaks
+
+STATUS = {
+    Status.ASKING: "asking",
+    Status.IDENTIFIED: "identified",
+    Status.INDISTINGUISHABLE: "indistinguishable",
+    Status.INCONSISTENT: "no_fit",
+}
+ANSWERS = {"yes": Answer.YES, "no": Answer.NO, "unknown": Answer.UNKNOWN}
+MAX_LINE = 64 * 1024  # characters; a longer line is refused (one symptom answer is ~60)
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser(
+        "interview",
+        help="run an interview headless, one JSON object per line (for scripts)",
+        description=(
+            "Headless interview protocol. Reads one JSON object per line on stdin "
+            '({"symptom": ID, "answer": "yes"|"no"|"unknown"} or {"undo": true}) and writes '
+            "one JSON object per line on stdout: one at start and exactly one after each "
+            'input line. A bad line gets {"error": ...} and the interview goes on.'
+        ),
+    )
+    p.add_argument("--jsonl", action="store_true", required=True,
+                   help="speak the JSON-lines protocol on stdin/stdout (required)")
+    p.add_argument("--kb", metavar="NAME|PATH", default=argparse.SUPPRESS,
+                   help="knowledge base (default: bundled); may also come before 'interview'")
+    p.add_argument("--target", choices=tuple(TARGETS), default="chemical",
+                   help="identify the chemical (default) or only its class")
+    p.add_argument("--suggest", choices=("symptom", "category"), default="symptom",
+                   help="suggest one symptom (default) or a category to pick from")
+    p.add_argument("--mode", choices=MODES, default="evidence",
+                   help="evidence (default: nothing eliminated, ranked by fit), strict (the "
+                        "paper's elimination) or noise (up to --eps wrong answers)")
+    p.add_argument("--eps", type=int, default=None, metavar="N",
+                   help="noise mode: wrong answers tolerated (default: floor((delta-1)/2), at "
+                        "least 1)")
+    add_evidence_arguments(p)
+    p.set_defaults(handler=run)
+
+
+def slug(name: str) -> str:
+    """A chemical's id when the knowledge base gives none: lower-case a-z0-9_."""
+    return re.sub(r"[^a-z0-9]+", "_", name.casefold()).strip("_")
+
+
+@dataclass
+class Protocol:
+    """One headless interview: feed it lines, get JSON objects back."""
+
+    kb: object
+    state: InterviewState
+
+    def __post_init__(self) -> None:
+        self._ids = [s.id for s in self.kb.symptoms]
+
+    # -- input --------------------------------------------------------------------------
+
+    def handle(self, line: str) -> dict:
+        """The reply to one input line (the state after it, or an error)."""
+        try:
+            self._apply(line)
+        except _LineError as exc:
+            return {"error": str(exc)}
+        return self.snapshot()
+
+    def _apply(self, line: str) -> None:
+        if len(line) > MAX_LINE:
+            raise _LineError(f"line too long ({len(line)} characters; at most {MAX_LINE})")
+        text = line.strip()
+        if not text:
+            raise _LineError('empty line; send {"symptom": ID, "answer": "yes"} or {"undo": true}')
+        try:
+            msg = json.loads(text)
+        except (ValueError, RecursionError) as exc:
+            what = exc.msg if isinstance(exc, json.JSONDecodeError) else "nested too deeply"
+            raise _LineError(f"not valid JSON ({what}); send one JSON object per line") from None
+        if not isinstance(msg, dict):
+            raise _LineError('each line must be a JSON object such as {"symptom": "cough", "answer": "yes"}')
+        if "undo" in msg:
+            if msg.get("undo") is not True or len(msg) != 1:
+                raise _LineError('to undo, send exactly {"undo": true}')
+            if self.state.undo() is None:
+                raise _LineError("nothing to undo: no answer has been given")
+            return
+        unknown_keys = set(msg) - {"symptom", "answer"}
+        if unknown_keys or "symptom" not in msg or "answer" not in msg:
+            raise _LineError(
+                'expected {"symptom": ID, "answer": "yes"|"no"|"unknown"} or {"undo": true}'
+                + (f"; unknown key {sorted(unknown_keys)[0]!r}" if unknown_keys else "")
+            )
+        answer = msg["answer"]
+        if not isinstance(answer, str) or answer.casefold() not in ANSWERS:
+            raise _LineError(f'answer must be "yes", "no" or "unknown", got {json.dumps(answer)}')
+        self.state.answer(self.resolve(msg["symptom"]), ANSWERS[answer.casefold()])
+
+    def resolve(self, text) -> int:
+        """The symptom index of an id, alias, label or synonym (case-insensitive); a retired
+        id still works as an alias (symptom ids are a contract)."""
+        if not isinstance(text, str):
+            raise _LineError(f"symptom must be a string (an id or a synonym), got {json.dumps(text)}")
+        try:
+            return int(self.kb.resolve_symptom(text))
+        except KeyError as exc:
+            raise _LineError(_one_line(exc)) from None
+
+    # -- output -------------------------------------------------------------------------
+
+    def snapshot(self) -> dict:
+        """The interview as the protocol reports it."""
+        st = self.state
+        kb = self.kb
+        status = st.status
+        out = {
+            "status": STATUS[status],
+            "asked": st.asked_count,
+            "confidence": _round(st.confidence()),
+            "suggestion": self._suggestion(),
+            "candidates": self._candidates(status),
+            "classes": [
+                {"class": kb.classes[g].id, "probability": _round(p)}
+                for g, p in sorted(enumerate(st.group_probabilities().tolist()),
+                                   key=lambda gp: (-gp[1], gp[0]))
+            ],
+            "mode": st.mode,
+            "stop_reason": st.stop_reason,
+            "notices": [
+                f"{self._last_answer_text()} lowered {kb.classes[g].label} from {b:.0%} to {a:.0%}"
+                for g, b, a in st.group_drops()
+            ],
+        }
+        return out
+
+    def _last_answer_text(self) -> str:
+        r = self.state.answers[-1]
+        return f"\u201c{self.kb.symptoms[r.query].label}: {r.answer.value}\u201d"
+
+    def _suggestion(self) -> dict | None:
+        st = self.state
+        choice = st.suggestion()
+        if choice is None:
+            return None
+        useful = st.useful_queries()
+        score = st.belief.gains() if st.mode == "evidence" else -np.abs(0.5 - st.answer_split())
+        if choice.kind == "category":
+            qs = [int(q) for q in choice.queries]
+            cat = self.kb.categories[choice.index].id
+        else:
+            qs = np.flatnonzero(useful).tolist()
+            cat = None
+        qs.sort(key=lambda q: (not useful[q], -score[q], q))
+        if choice.kind != "category":
+            qs.remove(choice.index)
+            qs.insert(0, int(choice.index))
+        return {"kind": "category" if choice.kind == "category" else "symptom",
+                "category": cat, "symptoms": [self._ids[q] for q in qs]}
+
+    def _candidates(self, status: Status) -> list[dict]:
+        st = self.state
+        if status is Status.INCONSISTENT:
+            # Nothing fits (strict or noise): the closest chemicals, probability 0.
+            seen, rows = set(), []
+            for i, _ in st.ranked_by_mismatch(st.problem.n_objects):
+                if i not in seen:
+                    seen.add(i)
+                    rows.append(((i,), 0.0))
+        else:
+            rows = [(c.objects, c.probability) for c in st.candidates()]
+        return [
+            {
+                "chemicals": [self._chemical(i) for i in objs],
+                "class": self.kb.chemicals[objs[0]].class_id,
+                "probability": _round(p),
+                "answers_against": [self._ids[q] for q in st.answers_against(objs[0])],
+            }
+            for objs, p in rows
+        ]
+
+    def _chemical(self, i: int) -> dict:
+        c = self.kb.chemicals[i]
+        return {"id": getattr(c, "id", None) or slug(c.name), "name": c.name, "cas": c.cas}
+
+
+class _LineError(Exception):
+    """One bad input line; the message is sent back as {"error": ...}."""
+
+
+def _one_line(exc: Exception) -> str:
+    return " ".join(str(exc).split())
+
+
+def _round(x: float) -> float:
+    return round(float(x), 6)
+
+
+def serve(protocol: Protocol, stdin: IO[str], stdout: IO[str]) -> None:
+    """Write the start state, then one reply per input line, flushed, until end of input."""
+    def emit(obj: dict) -> None:
+        stdout.write(json.dumps(obj, ensure_ascii=False, allow_nan=False) + "\n")
+        stdout.flush()
+
+    emit(protocol.snapshot())
+    while True:
+        line = stdin.readline(MAX_LINE + 1)
+        if not line:
+            return
+        if len(line) > MAX_LINE and not line.endswith("\n"):
+            stdin.readline()  # drop the rest of the over-long line
+            emit({"error": f"line too long (more than {MAX_LINE} characters)"})
+            continue
+        emit(protocol.handle(line))
+
+
+def run(args) -> int:
+    from responder.cli.inputs import load_problem  # noqa: PLC0415
+
+    spec = getattr(args, "kb", None)
+    if spec is not None and spec.lower().endswith(".json"):
+        raise InputError("interview needs a knowledge base (name or folder), not an interchange .json")
+    _, kb = load_problem(spec)
+    evidence = evidence_from_args(args, symptom_leaks(kb)) if args.mode == "evidence" else None
+    try:
+        state = build_state(kb, args.mode, args.target, args.suggest, args.eps, evidence)
+    except ModeError as exc:
+        raise InputError(str(exc)) from None
+    serve(Protocol(kb, state), sys.stdin, sys.stdout)
+    return 0

@@ -1,0 +1,337 @@
+"""Compare the answer modes (strict, persistent noise, evidence) on the same simulated victims.
+
+How simulated victims answer (:class:`Victims`):
+
+- ``flip:F``: each answer is the knowledge base's cell, wrong with probability F;
+- ``victim:S,L``: the victim shows each sign its chemical lists with probability S and each
+  sign it does not list with probability L (the evidence mode's own answer model);
+- ``persistent``: the paper's Section 7.3 steps, up to eps wrong answers on error-prone
+  queries (:func:`responder.engine.simulate.draw_answers`).
+
+Answers are persistent: asking again repeats the answer. Everything runs on the one interview
+simulator (:mod:`responder.engine.simulate`): the victims are its answer models, the modes its
+interviewers, and every mode meets the same victims with the same answers (its victim and
+answer streams restart from one seed for each mode).
+
+For each mode :func:`compare_modes` reports, with 95% intervals: top-1 (the truth is the
+first candidate when the interview stops), top-5, silently wrong (the interview stopped as
+"identified" on a wrong candidate) and the mean number of questions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from math import sqrt
+
+import numpy as np
+
+from responder.engine.belief import Model, Node
+from responder.engine.evidence import Belief, EvidenceModel, next_query
+from responder.engine.noise import NoiseModel
+from responder.engine.policies import Policy
+from responder.engine.simulate import (
+    Outcome,
+    PersistentNoiseAnswers,
+    PolicyInterviewer,
+    draw_victims,
+    random_streams,
+    simulate_interviews,
+)
+
+VICTIM_KINDS = ("flip", "victim", "persistent")
+Z95 = 1.959963984540054
+
+
+class VictimsError(ValueError):
+    """A malformed ``--answers`` specification; the message shows the valid forms."""
+
+
+@dataclass(frozen=True)
+class Victims:
+    """How simulated victims answer.
+
+    Parameters
+    ----------
+    kind : {"flip", "victim", "persistent"}
+    flip : float
+        ``flip``: chance each answer is wrong, in [0, 0.5].
+    sensitivity, leak : float
+        ``victim``: chance of showing a listed sign, and an unlisted one, each in [0, 1].
+    noise : NoiseModel or None
+        ``persistent``: the error-prone queries, eps and the probability model.
+    """
+
+    kind: str
+    flip: float = 0.0
+    sensitivity: float = 1.0
+    leak: float = 0.0
+    noise: NoiseModel | None = None
+
+    def answers_for(self, problem) -> "FlipAnswers | VictimAnswers | PersistentNoiseAnswers":
+        """The simulator's answer model for ``problem``."""
+        if self.kind == "flip":
+            return FlipAnswers(problem.matrix, self.flip)
+        if self.kind == "victim":
+            return VictimAnswers(problem.matrix, self.sensitivity, self.leak)
+        return PersistentNoiseAnswers(Model(problem, "object", self.noise))
+
+    def describe(self) -> str:
+        if self.kind == "flip":
+            return f"flip:{self.flip:g}"
+        if self.kind == "victim":
+            return f"victim:{self.sensitivity:g},{self.leak:g}"
+        return "persistent"
+
+
+@dataclass(frozen=True)
+class FlipAnswers:
+    """Each answer is the knowledge base's cell, wrong with probability ``flip``."""
+
+    matrix: np.ndarray
+    flip: float
+
+    def draw(self, true: int, rng: np.random.Generator, n_errors: int | None = None) -> np.ndarray:
+        row = self.matrix[true]
+        return row ^ (rng.random(row.size) < self.flip)
+
+
+@dataclass(frozen=True)
+class VictimAnswers:
+    """The victim shows each listed sign with probability ``sensitivity`` and each unlisted
+    one with probability ``leak``."""
+
+    matrix: np.ndarray
+    sensitivity: float
+    leak: float
+
+    def draw(self, true: int, rng: np.random.Generator, n_errors: int | None = None) -> np.ndarray:
+        row = self.matrix[true]
+        return rng.random(row.size) < np.where(row, self.sensitivity, self.leak)
+
+
+def parse_victims(spec: str, noise: NoiseModel | None = None) -> Victims:
+    """Parse ``flip:F``, ``victim:S,L`` or ``persistent`` (which needs ``noise``)."""
+    forms = "flip:F (0 <= F <= 0.5), victim:S,L (0 <= L < S <= 1) or persistent"
+    text = str(spec).strip().lower()
+    kind, _, rest = text.partition(":")
+    try:
+        if kind == "flip" and rest:
+            f = float(rest)
+            if not 0.0 <= f <= 0.5:
+                raise VictimsError(f"--answers {spec}: F must lie in [0, 0.5]; use {forms}")
+            return Victims("flip", flip=f)
+        if kind == "victim" and rest.count(",") == 1:
+            s, l_ = (float(x) for x in rest.split(","))
+            if not (0.0 <= l_ < s <= 1.0):
+                raise VictimsError(f"--answers {spec}: need 0 <= L < S <= 1; use {forms}")
+            return Victims("victim", sensitivity=s, leak=l_)
+        if kind == "persistent" and not rest:
+            if noise is None:
+                raise VictimsError("--answers persistent needs noise settings (eps, prone queries)")
+            return Victims("persistent", noise=noise)
+    except ValueError as exc:
+        if isinstance(exc, VictimsError):
+            raise
+    raise VictimsError(f"--answers {spec!r} is not understood; use {forms}")
+
+
+@dataclass(frozen=True)
+class Result:
+    """How one simulated interview ended, as the comparison counts it.
+
+    Attributes
+    ----------
+    questions : int
+    rank : int
+        0-based rank of the truth's candidate when the interview stopped (a large number when
+        it is not listed).
+    identified : bool
+        The interview stopped as "identified" (strict: one candidate left; evidence: the top
+        candidate reached the confidence threshold).
+    confidence : float
+    """
+
+    questions: int
+    rank: int
+    identified: bool
+    confidence: float
+
+
+_NOT_LISTED = 1 << 30
+
+
+class StrictMode(PolicyInterviewer):
+    """The paper's policies with elimination (``noise=None``) or persistent noise (eps): the
+    simulator's policy interviewer, with how its end is ranked."""
+
+    def __init__(self, problem, policy: str = "gbs", target: str = "object",
+                 noise: NoiseModel | None = None, name: str | None = None):
+        pol = Policy(policy)
+        pol.check(problem)
+        super().__init__(Model(problem, target, noise), pol)
+        self.target = target
+        self.name = name or (policy if noise is None else f"noise eps={noise.eps}")
+        self._labels = _labels(problem, target)
+
+    def result(self, outcome: Outcome) -> Result:
+        node = outcome.end
+        identified = node.idx.size > 0 and node.n_target_groups() == 1
+        order = _strict_order(self.model, node, outcome.answers, self._labels)
+        rank = _rank_of(order, self._labels[outcome.true])
+        return Result(outcome.questions, rank, identified, 1.0 if identified else 0.0)
+
+
+class EvidenceMode:
+    """Evidence-weighted suggestions (symptom, or category under a pick model): an
+    interviewer for the simulator."""
+
+    def __init__(self, model: EvidenceModel, suggest: str = "symptom", pick: str = "informed",
+                 name: str | None = None):
+        self.model = model
+        self.suggest = suggest
+        self.pick = pick
+        self.name = name or f"evidence s={model.sensitivity:g} l={model.answers.leak:g}"
+
+    def run(self, answers: np.ndarray, rng: np.random.Generator) -> tuple[int, Belief]:
+        known: dict[int, bool] = {}
+        belief = self.model.root()
+        while not belief.stop().stopped:
+            q = next_query(belief, rng, self.suggest, self.pick)
+            known[q] = bool(answers[q])
+            belief = self.model.belief(known)
+        return len(known), belief
+
+    def correct(self, end: Belief, true: int) -> bool:
+        return evidence_rank(end, true) == 0
+
+    def result(self, outcome: Outcome) -> Result:
+        stop = outcome.end.stop()
+        return Result(outcome.questions, evidence_rank(outcome.end, outcome.true),
+                      stop.reason == "confident", stop.confidence)
+
+
+def evidence_rank(belief: Belief, true: int) -> int:
+    """Rank of the truth's candidate (object target) or class (group target), 0 = first."""
+    model = belief.model
+    if model.target == "group":
+        g = belief.group_probabilities()
+        order = np.lexsort((np.arange(g.size), -g))
+        return _rank_of(order, model.problem.object_groups[true])
+    order, _ = belief.candidate_probabilities()
+    return _rank_of(order, model.row_groups[true])
+
+
+def _labels(problem, target: str) -> np.ndarray:
+    """What counts as the same answer: the class, or the row (identical rows are one)."""
+    if target == "group":
+        return problem.object_groups
+    _, inverse = np.unique(problem.matrix, axis=0, return_inverse=True)
+    return inverse.reshape(-1)
+
+
+def _strict_order(model: Model, node: Node, answers: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    """Candidate labels as the strict modes list them: remaining ones by mass; when none is
+    left, every label by fewest contradicted answers (then prior)."""
+    if node.idx.size:
+        mass = np.bincount(labels[node.idx], weights=node.mass, minlength=labels.max() + 1)
+        present = np.flatnonzero(mass > 0)
+        return present[np.lexsort((present, -mass[present]))]
+    asked = np.flatnonzero(node.asked)
+    mism = (model.matrix[:, asked] != answers[asked][None, :]).sum(axis=1)
+    prior = model.problem.prior
+    objs = np.lexsort((-prior, mism))
+    _, first = np.unique(labels[objs], return_index=True)
+    return labels[objs][np.sort(first)]
+
+
+def _rank_of(order: np.ndarray, label: int) -> int:
+    hit = np.flatnonzero(order == label)
+    return int(hit[0]) if hit.size else _NOT_LISTED
+
+
+def wilson(successes: int, n: int, z: float = Z95) -> tuple[float, float]:
+    """Wilson score interval for a proportion successes / n (95% by default)."""
+    if n <= 0:
+        return (0.0, 1.0)
+    phat = successes / n
+    denom = 1.0 + z * z / n
+    centre = (phat + z * z / (2 * n)) / denom
+    half = z * sqrt(phat * (1 - phat) / n + z * z / (4 * n * n)) / denom
+    lo = 0.0 if successes == 0 else max(0.0, centre - half)
+    hi = 1.0 if successes == n else min(1.0, centre + half)
+    return (lo, hi)
+
+
+@dataclass
+class ModeSummary:
+    """One mode's figures over the simulated interviews, each with a 95% interval."""
+
+    name: str
+    interviews: int
+    top1: float
+    top1_ci: tuple[float, float]
+    top5: float
+    top5_ci: tuple[float, float]
+    silently_wrong: float
+    silently_wrong_ci: tuple[float, float]
+    mean_questions: float
+    mean_questions_ci: tuple[float, float]
+    outcomes: list[Result] = field(default_factory=list, repr=False)
+
+    def as_dict(self) -> dict:
+        def prop(x, ci):
+            return {"share": x, "ci95": [ci[0], ci[1]]}
+
+        return {
+            "mode": self.name,
+            "interviews": self.interviews,
+            "top1": prop(self.top1, self.top1_ci),
+            "top5": prop(self.top5, self.top5_ci),
+            "silently_wrong": prop(self.silently_wrong, self.silently_wrong_ci),
+            "mean_questions": {"mean": self.mean_questions, "ci95": list(self.mean_questions_ci)},
+        }
+
+
+def summarise(name: str, outcomes: list[Result]) -> ModeSummary:
+    n = len(outcomes)
+    ranks = np.array([o.rank for o in outcomes])
+    wrong = np.array([o.identified and o.rank != 0 for o in outcomes])
+    q = np.array([o.questions for o in outcomes], dtype=float)
+    half = Z95 * q.std(ddof=1) / sqrt(n) if n > 1 else 0.0
+    top1, top5 = int((ranks == 0).sum()), int((ranks < 5).sum())
+    return ModeSummary(
+        name, n, top1 / n, wilson(top1, n), top5 / n, wilson(top5, n),
+        float(wrong.mean()), wilson(int(wrong.sum()), n),
+        float(q.mean()), (float(q.mean() - half), float(q.mean() + half)), outcomes,
+    )
+
+
+def compare_modes(problem, victims: Victims, modes: list, interviews: int = 1000,
+                  seed: int | None = 0) -> list[ModeSummary]:
+    """Run every mode on the same ``interviews`` simulated victims; truth drawn from the prior.
+
+    Parameters
+    ----------
+    problem : Problem
+    victims : Victims
+    modes : list of StrictMode or EvidenceMode
+    interviews : int
+    seed : int or None
+        Each mode gets the simulator's streams from this seed, so all meet the same victims
+        with the same answers; only the responder's picks (category suggestions) differ.
+
+    Returns
+    -------
+    list of ModeSummary, in the order of ``modes``
+    """
+    if interviews < 1:
+        raise ValueError("interviews must be at least 1")
+    answers = victims.answers_for(problem)
+    root = Model(problem).root()
+    out = []
+    for mode in modes:
+        streams = random_streams(seed)
+        who = draw_victims(root, interviews, streams.victims)
+        outcomes = simulate_interviews(who, answers, mode, streams)
+        out.append(summarise(mode.name, [mode.result(o) for o in outcomes]))
+    return out

@@ -1,0 +1,704 @@
+"""Evidence-weighted identification: rank chemicals by how well they fit, eliminate none.
+
+The paper treats each row of B as an exact fingerprint, so one answer that contradicts a row
+removes that object. Real victims show only some of the signs their chemical can cause, and
+sometimes signs a source does not list. This module replaces elimination by likelihoods
+(the "probabilities of query response" the paper's Section 8 names as future work):
+
+- the *answer model*: P(yes | the chemical lists the sign) = sensitivity s,
+  P(yes | it does not) = leak l (a per-symptom leak may override l); "can't tell" is no
+  evidence;
+- the *posterior* over objects: prior x product of likelihoods, in log space; a group's
+  (class's) probability is the sum over its members;
+- *suggestions* by expected information gain, one for each of the paper's policies:
+  about the object (generalises GBS, Algorithm 1, via Theorem 1, label
+  ``thm:object identification``), about the group (GISA, Algorithm 2, Theorem 2,
+  ``thm:group identification``), and averaged over the responder's pick inside a query
+  category (GQSA, Algorithm 3, Theorem 5, ``thm:group queries``; GIGQSA, Algorithm 4,
+  Theorem 6, ``thm:group identification group queries``);
+- *stopping*: the top candidate (or group) reaches a confidence threshold, or no unasked
+  query has an expected gain above a floor;
+- *explanations*: the answers that count against each candidate, and which groups one answer
+  lowered sharply.
+
+With s = 1 and l = 0 (:meth:`AnswerModel.exact`) the posterior is the strict candidate mass
+pi_i / pi_{Theta_a} and each gain is the strict policy's objective: the gain about the
+object is H(rho_a(q)) (Theorem 1), the gain about the group is
+H(rho_a(q)) - sum_i (pi_a^i / pi_a) H(rho_a^i(q)) = 1 - C_a(q) (Theorem 2), and a
+category's gain is sum_q p_j(q) times these, i.e. 1 - C_a(j) of Theorems 5 and 6. So the
+evidence mode chooses what the paper's policy chooses (ties aside) when answers are exact.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Mapping
+
+import numpy as np
+
+from responder.engine.bounds import binary_entropy, xlog2x
+from responder.engine.problem import Problem
+
+DEFAULT_SENSITIVITY = 0.8
+DEFAULT_LEAK = 0.1
+DEFAULT_THRESHOLD = 0.95
+DEFAULT_GAIN_FLOOR = 0.01
+EVIDENCE_TARGETS = ("object", "group")
+PICK_MODELS = ("any", "informed")
+STOP_REASONS = ("confident", "no_gain", "no_fit")
+
+# Gains within this many bits of the best count as tied (lowest index wins), as in
+# responder.engine.policies.Policy.
+_TIE_TOL = 1e-9
+_ROUND_OFF = 1e-13
+
+
+class EvidenceError(ValueError):
+    """Impossible evidence-mode settings; the message names the valid range."""
+
+
+def check_probability(name: str, value) -> float:
+    """``value`` as a float strictly inside (0, 1); EvidenceError otherwise."""
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise EvidenceError(f"{name} must be a number between 0 and 1 (exclusive), got {value!r}") from None
+    if not 0.0 < x < 1.0:
+        raise EvidenceError(f"{name} is {value}; it must lie strictly between 0 and 1")
+    return x
+
+
+def check_threshold(threshold) -> float:
+    """The confidence threshold as a float strictly inside (0.5, 1); EvidenceError otherwise."""
+    try:
+        t = float(threshold)
+    except (TypeError, ValueError):
+        raise EvidenceError(
+            f"threshold must be a number between 0.5 and 1 (exclusive), got {threshold!r}"
+        ) from None
+    if not 0.5 < t < 1.0:
+        raise EvidenceError(
+            f"threshold is {threshold}; the confidence to stop at must lie strictly between "
+            "0.5 and 1"
+        )
+    return t
+
+
+def check_gain_floor(gain_floor) -> float:
+    """The gain floor as a float in [0, 1) bits; EvidenceError otherwise."""
+    try:
+        f = float(gain_floor)
+    except (TypeError, ValueError):
+        raise EvidenceError(
+            f"gain floor must be a number of bits in [0, 1), got {gain_floor!r}"
+        ) from None
+    if not 0.0 <= f < 1.0:
+        raise EvidenceError(f"gain floor is {gain_floor}; it must lie in [0, 1) bits")
+    return f
+
+
+def check_evidence_settings(
+    sensitivity=DEFAULT_SENSITIVITY,
+    leak=DEFAULT_LEAK,
+    threshold=DEFAULT_THRESHOLD,
+    gain_floor=DEFAULT_GAIN_FLOOR,
+) -> tuple[float, float, float, float]:
+    """Validate every evidence-mode setting in one place; returns them as floats.
+
+    Raises
+    ------
+    EvidenceError
+        Sensitivity or leak outside (0, 1), leak not below sensitivity (then a "yes" would
+        count against the chemicals that list the sign), threshold outside (0.5, 1), or a
+        gain floor outside [0, 1) bits.
+    """
+    s, l_ = check_answer_model(sensitivity, leak)
+    return s, l_, check_threshold(threshold), check_gain_floor(gain_floor)
+
+
+def check_answer_model(sensitivity, leak) -> tuple[float, float]:
+    """Sensitivity and leak as floats, each in (0, 1) with leak < sensitivity."""
+    s = check_probability("sensitivity", sensitivity)
+    l_ = check_probability("leak", leak)
+    if not l_ < s:
+        raise EvidenceError(
+            f"leak ({l_}) must be below sensitivity ({s}): a sign a chemical lists must be "
+            "likelier than one it does not"
+        )
+    return s, l_
+
+
+@dataclass(frozen=True, eq=False)
+class AnswerModel:
+    """How a victim's answers relate to the knowledge base.
+
+    Parameters
+    ----------
+    sensitivity : float
+        s = P(yes | the chemical lists the sign), in (0, 1).
+    leak : float
+        l = P(yes | the chemical does not list the sign), in (0, s).
+    symptom_leaks : array-like of shape (N,), optional
+        A per-symptom leak overriding ``leak``; NaN where none is given. A sign easy to
+        mistake (or common for any cause) may carry a higher leak.
+
+    Use :meth:`exact` for the paper's error-free answers (s = 1, l = 0).
+    """
+
+    sensitivity: float = DEFAULT_SENSITIVITY
+    leak: float = DEFAULT_LEAK
+    symptom_leaks: np.ndarray | None = None
+    _exact: bool = False
+
+    def __post_init__(self) -> None:
+        if self._exact:
+            return
+        s, l_ = check_answer_model(self.sensitivity, self.leak)
+        object.__setattr__(self, "sensitivity", s)
+        object.__setattr__(self, "leak", l_)
+        if self.symptom_leaks is not None:
+            arr = np.asarray(self.symptom_leaks, dtype=float)
+            if arr.ndim != 1:
+                raise EvidenceError("per-symptom leaks must be a flat list, one per symptom")
+            given = arr[~np.isnan(arr)]
+            bad = (given <= 0) | (given >= s)
+            if bad.any():
+                raise EvidenceError(
+                    f"a per-symptom leak is {given[bad][0]}; each must lie strictly between 0 "
+                    f"and the sensitivity ({s})"
+                )
+            arr.setflags(write=False)
+            object.__setattr__(self, "symptom_leaks", arr)
+
+    @classmethod
+    def exact(cls) -> "AnswerModel":
+        """Error-free answers (s = 1, l = 0): the paper's strict model, for checking."""
+        return cls(1.0, 0.0, None, _exact=True)
+
+    @property
+    def is_exact(self) -> bool:
+        return self._exact
+
+    def leaks(self, n_queries: int) -> np.ndarray:
+        """The leak of every symptom, shape (N,): the override where given, else l."""
+        if self.symptom_leaks is None:
+            return np.full(n_queries, self.leak)
+        if self.symptom_leaks.shape != (n_queries,):
+            raise EvidenceError(
+                f"there are {self.symptom_leaks.size} per-symptom leaks but {n_queries} "
+                "symptoms; give one per symptom (NaN for none)"
+            )
+        return np.where(np.isnan(self.symptom_leaks), self.leak, self.symptom_leaks)
+
+
+@dataclass(frozen=True)
+class EvidenceSettings:
+    """Everything the evidence mode needs besides the problem, validated on construction.
+
+    Parameters
+    ----------
+    sensitivity, leak : float
+        The answer model (:class:`AnswerModel`).
+    threshold : float
+        Confidence at which to stop, in (0.5, 1).
+    gain_floor : float
+        Stop when no question gains more than this many bits.
+    pick : {"any", "informed"}
+        How a responder picks inside a suggested category.
+    symptom_leaks : tuple of float or None
+        Per-symptom leaks (NaN for none), e.g. from the knowledge base.
+    """
+
+    sensitivity: float = DEFAULT_SENSITIVITY
+    leak: float = DEFAULT_LEAK
+    threshold: float = DEFAULT_THRESHOLD
+    gain_floor: float = DEFAULT_GAIN_FLOOR
+    pick: str = "informed"
+    symptom_leaks: tuple[float, ...] | None = None
+
+    def __post_init__(self) -> None:
+        s, l_, t, f = check_evidence_settings(
+            self.sensitivity, self.leak, self.threshold, self.gain_floor
+        )
+        _check_pick(self.pick)
+        for name, value in (("sensitivity", s), ("leak", l_), ("threshold", t), ("gain_floor", f)):
+            object.__setattr__(self, name, value)
+
+    def answer_model(self) -> AnswerModel:
+        leaks = None if self.symptom_leaks is None else np.asarray(self.symptom_leaks, float)
+        return AnswerModel(self.sensitivity, self.leak, leaks)
+
+    def model(self, problem: Problem, target: str = "object") -> "EvidenceModel":
+        return EvidenceModel(problem, self.answer_model(), target, self.threshold, self.gain_floor)
+
+    def describe(self) -> dict:
+        return {"sensitivity": self.sensitivity, "leak": self.leak, "threshold": self.threshold,
+                "gain_floor": self.gain_floor, "pick": self.pick}
+
+
+@dataclass(frozen=True)
+class Stop:
+    """Whether to stop asking, and why.
+
+    Attributes
+    ----------
+    reason : {"confident", "no_gain", "no_fit"} or None
+        ``confident``: the top candidate (or group) reached the threshold; ``no_gain``: no
+        unasked question has an expected gain above the floor; ``no_fit``: no candidate is
+        possible (only with exact answers); None: keep asking.
+    confidence : float
+        Probability of the top candidate (object target) or top group (group target).
+    """
+
+    reason: str | None
+    confidence: float
+
+    @property
+    def stopped(self) -> bool:
+        return self.reason is not None
+
+
+@dataclass(frozen=True)
+class Suggestion:
+    """What to ask next.
+
+    Attributes
+    ----------
+    kind : {"symptom", "category"}
+    category : int
+        The suggested category; -1 for a symptom suggestion.
+    queries : ndarray of shape (k,), int
+        Useful queries (gain above the floor), best first; for a category, those inside it.
+    gains : ndarray of shape (k,)
+        Their expected gains in bits.
+    picks : ndarray of shape (k,)
+        For a category, the chance the responder picks each (the pick model); a symptom
+        suggestion has one pick of probability 1 on ``queries[0]``.
+    """
+
+    kind: str
+    category: int
+    queries: np.ndarray
+    gains: np.ndarray
+    picks: np.ndarray
+
+
+class EvidenceModel:
+    """A problem under an answer model, with its stopping settings.
+
+    Parameters
+    ----------
+    problem : Problem
+    answers : AnswerModel, optional
+    target : {"object", "group"}
+        Identify the chemical (object) or only its class (group).
+    threshold : float
+        Stop when the top candidate (or group) reaches this probability, in (0.5, 1).
+    gain_floor : float
+        Stop when no unasked query has an expected gain above this many bits.
+    """
+
+    def __init__(
+        self,
+        problem: Problem,
+        answers: AnswerModel | None = None,
+        target: str = "object",
+        threshold: float = DEFAULT_THRESHOLD,
+        gain_floor: float = DEFAULT_GAIN_FLOOR,
+    ):
+        answers = answers or AnswerModel()
+        if target not in EVIDENCE_TARGETS:
+            raise EvidenceError(f"unknown target {target!r}; choose one of {', '.join(EVIDENCE_TARGETS)}")
+        if target == "group" and problem.object_groups is None:
+            raise EvidenceError("the group target needs object group labels")
+        threshold, gain_floor = check_threshold(threshold), check_gain_floor(gain_floor)
+        self.problem = problem
+        self.answers = answers
+        self.target = target
+        self.threshold = threshold
+        self.gain_floor = gain_floor
+        N = problem.n_queries
+        s = float(answers.sensitivity)
+        self.sensitivity = s
+        self.leak_vector = answers.leaks(N)
+        with np.errstate(divide="ignore"):
+            self._log_s, self._log_1s = np.log(s), np.log1p(-s)
+            self._log_l = np.log(self.leak_vector)
+            self._log_1l = np.log1p(-self.leak_vector)
+        self._h_listed = float(binary_entropy(np.array(s)))
+        self._h_unlisted = binary_entropy(self.leak_vector)
+        self._log_prior = np.log(problem.prior)
+        # Chemicals with identical rows get identical likelihoods under any answers: they
+        # are reported together as one candidate, never one picked.
+        _, inverse = np.unique(problem.matrix, axis=0, return_inverse=True)
+        self.row_groups = inverse.reshape(-1)
+        if problem.object_groups is not None:
+            # Rows sorted by class, one contiguous block each: the per-class sums of the gain
+            # are one pass over the matrix (a loop over classes, not symptoms).
+            self._class_order = np.argsort(problem.object_groups, kind="stable")
+            self._class_rows = problem.matrix[self._class_order]
+            self._class_ends = np.cumsum(np.bincount(problem.object_groups, minlength=problem.n_groups))
+        if problem.query_groups is not None:
+            self._category_onehot = np.zeros((problem.n_query_groups, N), dtype=bool)
+            self._category_onehot[problem.query_groups, np.arange(N)] = True
+        else:
+            self._category_onehot = None
+
+    def belief(self, known: Mapping[int, bool], skipped: Iterable[int] = ()) -> "Belief":
+        """The posterior after ``known`` answers (query -> yes) and ``skipped`` queries.
+
+        Order does not matter; a skipped ("can't tell") query is asked but carries no
+        evidence.
+        """
+        N = self.problem.n_queries
+        qs = np.fromiter(known.keys(), dtype=np.int64, count=len(known))
+        vals = np.fromiter(known.values(), dtype=bool, count=len(known))
+        skipped = np.fromiter(skipped, dtype=np.int64)
+        for q in np.concatenate([qs, skipped]).tolist():
+            if not 0 <= q < N:
+                raise IndexError(f"query {q} is out of range (0..{N - 1})")
+        asked = np.zeros(N, dtype=bool)
+        asked[qs] = True
+        asked[skipped] = True
+        return Belief(self, qs, vals, asked)
+
+    def root(self) -> "Belief":
+        """The belief before any answer (the prior)."""
+        return self.belief({})
+
+
+class Belief:
+    """The posterior after some answers, and everything derived from it.
+
+    Attributes
+    ----------
+    model : EvidenceModel
+    queries : ndarray of shape (k,), int
+        Answered (yes/no) queries.
+    values : ndarray of shape (k,), bool
+        Their answers (True = yes).
+    asked : ndarray of shape (N,), bool
+        Queries answered or skipped.
+    log_weights : ndarray of shape (M,)
+        log prior + log likelihood (unnormalised; -inf only with exact answers).
+    posterior : ndarray of shape (M,)
+        Normalised; all zeros when no object is possible (exact answers only).
+    """
+
+    def __init__(self, model: EvidenceModel, queries, values, asked):
+        self.model = model
+        self.queries = queries
+        self.values = values
+        self.asked = asked
+        B = model.problem.matrix[:, queries]  # (M, k)
+        log_yes = np.where(B, model._log_s, model._log_l[queries])
+        log_no = np.where(B, model._log_1s, model._log_1l[queries])
+        loglik = np.where(values[None, :], log_yes, log_no).sum(axis=1)
+        self.log_weights = model._log_prior + loglik
+        top = self.log_weights.max()
+        if np.isfinite(top):
+            w = np.exp(self.log_weights - top)
+            self.posterior = w / w.sum()
+        else:
+            self.posterior = np.zeros_like(self.log_weights)
+        self._gains: np.ndarray | None = None
+
+    # -- probabilities -------------------------------------------------------------------
+
+    @property
+    def fits(self) -> bool:
+        """Whether any object is possible (always, unless answers are exact)."""
+        return bool(self.posterior.sum() > 0)
+
+    def group_probabilities(self) -> np.ndarray:
+        """Probability of each object group (class), shape (m,): sums of the posterior."""
+        p = self.model.problem
+        if p.object_groups is None:
+            return np.zeros(0)
+        return np.bincount(p.object_groups, weights=self.posterior, minlength=p.n_groups)
+
+    def candidate_probabilities(self) -> tuple[np.ndarray, np.ndarray]:
+        """Objects merged by identical rows.
+
+        Returns
+        -------
+        groups : ndarray of shape (R,), int
+            Row-group code of each candidate, most probable first (ties: lowest object).
+        probs : ndarray of shape (R,)
+        """
+        codes = self.model.row_groups
+        probs = np.bincount(codes, weights=self.posterior)
+        first = np.full(probs.size, codes.size)
+        np.minimum.at(first, codes, np.arange(codes.size))
+        order = np.lexsort((first, -probs))
+        return order, probs[order]
+
+    def members(self, row_group: int) -> np.ndarray:
+        """Objects of one row group (identical rows), ascending."""
+        return np.flatnonzero(self.model.row_groups == row_group)
+
+    def confidence(self) -> float:
+        """Probability of the top candidate (object target) or top group (group target)."""
+        if self.model.target == "group":
+            g = self.group_probabilities()
+            return float(g.max()) if g.size else 0.0
+        _, probs = self.candidate_probabilities()
+        return float(probs[0]) if probs.size else 0.0
+
+    # -- expected information gain -------------------------------------------------------
+
+    def gains(self) -> np.ndarray:
+        """Expected information gain of each query about the target, in bits, shape (N,).
+
+        Object target: I(theta; Y_q) = H(P(yes)) - sum_i w_i H(P(yes | theta_i)); with exact
+        answers H(rho_a(q)) (Theorem 1, ``thm:object identification``), so the best query is
+        GBS's (Algorithm 1).
+
+        Group target: I(y; Y_q) = H(P(yes)) - sum_c w_c H(P(yes | class c)); with exact answers
+        H(rho_a(q)) - sum_i (pi_a^i / pi_a) H(rho_a^i(q)) = 1 - C_a(q) of GISA (Algorithm 2,
+        Theorem 2, ``thm:group identification``).
+
+        Asked queries and queries of zero mass gain 0. Cached.
+        """
+        if self._gains is not None:
+            return self._gains
+        m = self.model
+        w = self.posterior
+        leak = m.leak_vector
+        s = m.sensitivity
+        listed = np.einsum("k,kn->n", w, m.problem.matrix)  # P(the chemical lists q)
+        total = float(w.sum())
+        p_yes = leak * total + (s - leak) * listed
+        h_answer = _entropy_of_split(p_yes, total)
+        if m.target == "group":
+            # Per class: mass W_c and its yes-mass W_c l + (s - l) sum_{i in c} w_i B_iq.
+            W = np.bincount(m.problem.object_groups, weights=w, minlength=m.problem.n_groups)
+            G = _class_sums(w[m._class_order], m._class_rows, m._class_ends)
+            yes_c = leak[None, :] * W[:, None] + (s - leak)[None, :] * G
+            h_given = _entropy_of_split(yes_c, W[:, None]).sum(axis=0)
+        else:
+            h_given = listed * m._h_listed + (total - listed) * m._h_unlisted
+        gain = np.maximum(h_answer - h_given, 0.0) / total if total > 0 else np.zeros_like(p_yes)
+        # Round-off (about 1e-16) on queries that split nothing is no gain; a real split of
+        # even 1e-12 of the mass gains about 4e-11 bits.
+        gain[self.asked | (gain < _ROUND_OFF)] = 0.0
+        gain.setflags(write=False)
+        self._gains = gain
+        return gain
+
+    def useful(self, available: np.ndarray | None = None) -> np.ndarray:
+        """Queries worth asking: unasked, available, gain above the floor; shape (N,) bool."""
+        ok = self.gains() > self.model.gain_floor
+        return ok if available is None else ok & available
+
+    def pick_matrix(self, pick: str = "any", available: np.ndarray | None = None) -> np.ndarray:
+        """P[j, q]: the chance the responder picks q when offered category j, shape (n, N).
+
+        ``pick="any"``: any unasked (available) query of the category, weighted by the
+        problem's pick weights (the paper's p_j(q), Section 4). ``pick="informed"``: only
+        the useful ones (gain above the floor), as the app greys out the rest.
+        """
+        _check_pick(pick)
+        m = self.model
+        if m._category_onehot is None:
+            raise EvidenceError("category suggestions need query categories")
+        allowed = ~self.asked if available is None else ~self.asked & available
+        if pick == "informed":
+            allowed = allowed & self.useful()
+        P = m._category_onehot * (m.problem.pick_weights * allowed)[None, :]
+        sums = P.sum(axis=1, keepdims=True)
+        return np.divide(P, sums, out=np.zeros_like(P), where=sums > 0)
+
+    def category_gains(self, pick: str = "any", available: np.ndarray | None = None) -> np.ndarray:
+        """Expected gain of offering each category, sum_q p_j(q) I(q), shape (n,).
+
+        With exact answers this is 1 - C_a(j) of GQSA (Algorithm 3, Theorem 5,
+        ``thm:group queries``) for the object target and of GIGQSA (Algorithm 4, Theorem 6,
+        ``thm:group identification group queries``) for the group target.
+        """
+        return self.pick_matrix(pick, available) @ self.gains()
+
+    # -- suggestion and stopping ---------------------------------------------------------
+
+    def stop(self, available: np.ndarray | None = None) -> Stop:
+        """Whether to stop: confident, no question gains enough, or nothing fits."""
+        if not self.fits:
+            return Stop("no_fit", 0.0)
+        conf = self.confidence()
+        if conf >= self.model.threshold:
+            return Stop("confident", conf)
+        if not self.useful(available).any():
+            return Stop("no_gain", conf)
+        return Stop(None, conf)
+
+    def suggest_symptom(self, available: np.ndarray | None = None) -> Suggestion | None:
+        """The useful queries, best first (ties: lowest index); None if none is useful."""
+        useful = np.flatnonzero(self.useful(available))
+        if useful.size == 0:
+            return None
+        g = self.gains()[useful]
+        order = _best_first(g)
+        qs = useful[order]
+        picks = np.zeros(qs.size)
+        picks[0] = 1.0
+        return Suggestion("symptom", -1, qs, g[order], picks)
+
+    def suggest_category(
+        self, pick: str = "any", available: np.ndarray | None = None
+    ) -> Suggestion | None:
+        """The category with the largest expected gain under the pick model.
+
+        Only categories holding a useful query are eligible (as the strict policies offer
+        only categories with a query that splits). Ties go to the lowest index.
+        """
+        m = self.model
+        if m._category_onehot is None:
+            raise EvidenceError("category suggestions need query categories")
+        useful = self.useful(available)
+        eligible = (m._category_onehot & useful[None, :]).any(axis=1)
+        if not eligible.any():
+            return None
+        P = self.pick_matrix(pick, available)
+        scores = np.where(eligible, P @ self.gains(), -np.inf)
+        j = int(_best_first(scores)[0])
+        inside = np.flatnonzero(m._category_onehot[j] & useful)
+        g = self.gains()[inside]
+        order = _best_first(g)
+        return Suggestion("category", j, inside[order], g[order], P[j, inside[order]])
+
+    # -- explanations --------------------------------------------------------------------
+
+    def against(self) -> np.ndarray:
+        """A[i, t]: answer t counts against object i, shape (M, k).
+
+        A "yes" to a sign the chemical does not list, or a "no" to one it lists: under the
+        answer model each multiplies its weight by l/s or (1-s)/(1-l), both below 1.
+        """
+        B = self.model.problem.matrix[:, self.queries]
+        return B != self.values[None, :]
+
+    def answers_against(self, obj: int) -> np.ndarray:
+        """The answered queries counting against object ``obj``, in answer order."""
+        return self.queries[self.against()[obj]]
+
+
+def sharp_group_drops(
+    before: np.ndarray, after: np.ndarray, relevant: float = 0.1, factor: float = 5.0
+) -> np.ndarray:
+    """Groups that one answer lowered sharply, largest prior share first.
+
+    A group counts when it held at least ``relevant`` of the probability before and at most
+    1/``factor`` of that after.
+
+    Parameters
+    ----------
+    before, after : ndarray of shape (m,)
+        Group probabilities before and after the answer.
+
+    Returns
+    -------
+    ndarray of shape (r,), int
+    """
+    before = np.asarray(before, dtype=float)
+    after = np.asarray(after, dtype=float)
+    hit = (before >= relevant) & (after * factor <= before)
+    idx = np.flatnonzero(hit)
+    return idx[np.argsort(-before[idx], kind="stable")]
+
+
+def _class_sums(w_sorted: np.ndarray, rows: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """G[c, q] = sum of w_i B_iq over the members i of class c, shape (m, N).
+
+    ``rows`` is B with its rows sorted by class and ``ends`` the cumulative class sizes.
+    einsum on the boolean rows: a 1-byte gather and exact float64 sums, no BLAS call.
+    """
+    G = np.zeros((ends.size, rows.shape[1]))
+    start = 0
+    for c, end in enumerate(ends.tolist()):
+        if end > start:
+            np.einsum("k,kn->n", w_sorted[start:end], rows[start:end], out=G[c])
+        start = end
+    return G
+
+
+def _check_pick(pick: str) -> None:
+    if pick not in PICK_MODELS:
+        raise EvidenceError(f"unknown pick model {pick!r}; choose one of {', '.join(PICK_MODELS)}")
+
+
+def _entropy_of_split(yes, total) -> np.ndarray:
+    """total * H(yes / total) without dividing: T log T - y log y - (T-y) log (T-y), bits."""
+    yes = np.asarray(yes, dtype=float)
+    total = np.broadcast_to(np.asarray(total, dtype=float), yes.shape)
+    yes = np.clip(yes, 0.0, total)
+    return xlog2x(total) - xlog2x(yes) - xlog2x(total - yes)
+
+
+def _best_first(scores: np.ndarray) -> np.ndarray:
+    """Indices by score, best first.
+
+    The first is the lowest index within the tie tolerance of the best, as the strict
+    policies choose (:class:`responder.engine.policies.Policy`); the rest follow by score.
+    """
+    if scores.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    order = np.lexsort((np.arange(scores.size), -scores))
+    first = int(np.flatnonzero(scores >= scores[order[0]] - _TIE_TOL)[0])
+    return np.concatenate(([first], order[order != first]))
+
+
+def next_query(
+    belief: "Belief",
+    rng: np.random.Generator,
+    suggest: str = "symptom",
+    pick: str = "informed",
+    available: np.ndarray | None = None,
+) -> int:
+    """The query a simulated responder asks next: the best symptom, or a pick inside the
+    best category drawn from the pick model (a single offered query needs no draw)."""
+    if suggest == "symptom":
+        return int(belief.suggest_symptom(available).queries[0])
+    sug = belief.suggest_category(pick, available)
+    P = belief.pick_matrix(pick, available)[sug.category]
+    qs = np.flatnonzero(P > 0)
+    return int(qs[rng.choice(qs.size, p=P[qs])]) if qs.size > 1 else int(qs[0])
+
+
+def expected_questions(
+    belief: "Belief",
+    suggest: str = "symptom",
+    pick: str = "informed",
+    available: np.ndarray | None = None,
+    trials: int = 200,
+    seed: int = 0,
+) -> tuple[float, tuple[float, float]]:
+    """Expected questions still to ask from ``belief``, by Monte Carlo, with a 95% interval.
+
+    Each trial draws a true object from the posterior and its answers to the unasked queries
+    from the answer model, then follows the evidence suggestions until the stopping rule.
+    Answers already given stay as they are.
+    """
+    rng = np.random.default_rng(seed)
+    model = belief.model
+    known0 = dict(zip(belief.queries.tolist(), belief.values.tolist()))
+    skipped = np.flatnonzero(belief.asked).tolist()
+    skipped = [q for q in skipped if q not in known0]
+    if not belief.fits:
+        return 0.0, (0.0, 0.0)
+    B = model.problem.matrix
+    counts = np.empty(trials)
+    for t in range(trials):
+        true = int(rng.choice(belief.posterior.size, p=belief.posterior))
+        answers = rng.random(B.shape[1]) < np.where(B[true], model.sensitivity, model.leak_vector)
+        known = dict(known0)
+        b = belief
+        k = 0
+        while not b.stop(available).stopped:
+            q = next_query(b, rng, suggest, pick, available)
+            known[q] = bool(answers[q])
+            b = model.belief(known, skipped)
+            k += 1
+        counts[t] = k
+    mean = float(counts.mean())
+    half = 1.959963984540054 * float(counts.std(ddof=1)) / np.sqrt(trials) if trials > 1 else 0.0
+    return mean, (mean - half, mean + half)

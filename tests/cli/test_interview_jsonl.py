@@ -1,0 +1,207 @@
+"""The headless JSON-lines interview protocol on the bundled knowledge base."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+
+import pytest
+
+from responder.cli.interview import Protocol, build_state, serve
+from responder.engine.evidence import EvidenceSettings
+from responder.kb.resolve import resolve_kb
+
+KB = resolve_kb(None)
+TOP_KEYS = {"status", "asked", "confidence", "suggestion", "candidates", "classes"}
+
+
+def run_lines(lines, mode="evidence", target="chemical", suggest="symptom", eps=None):
+    state = build_state(KB, mode, target, suggest, eps,
+                        EvidenceSettings() if mode == "evidence" else None)
+    out = io.StringIO()
+    serve(Protocol(KB, state), io.StringIO("".join(l + "\n" for l in lines)), out)
+    return [json.loads(x) for x in out.getvalue().splitlines()]
+
+
+def answer(symptom, value):
+    return json.dumps({"symptom": symptom, "answer": value})
+
+
+def test_one_object_at_start_and_one_per_line():
+    lines = [answer("cough", "yes"), "oops", "", answer("tearing", "no"), '{"undo": true}']
+    replies = run_lines(lines)
+    assert len(replies) == 1 + len(lines)
+    assert [("error" in r) for r in replies] == [False, False, True, True, False, False]
+    assert replies[-1] == replies[1]  # undo restores the state after the first answer
+
+
+def test_snapshot_shape_and_order():
+    first, after = run_lines([answer("cough", "yes")])
+    for r in (first, after):
+        assert TOP_KEYS <= set(r)
+        assert r["status"] == "asking"
+        probs = [c["probability"] for c in r["candidates"]]
+        assert probs == sorted(probs, reverse=True)
+        assert sum(probs) == pytest.approx(1.0, abs=1e-4)
+        # Evidence mode lists every chemical: nothing is eliminated.
+        assert sum(len(c["chemicals"]) for c in r["candidates"]) == len(KB.chemicals)
+        cls = [c["probability"] for c in r["classes"]]
+        assert cls == sorted(cls, reverse=True) and len(cls) == len(KB.classes)
+        assert r["confidence"] == pytest.approx(probs[0], abs=1e-6)
+        chem = r["candidates"][0]["chemicals"][0]
+        assert set(chem) == {"id", "name", "cas"}
+    assert after["asked"] == 1
+    s = after["suggestion"]
+    assert s["kind"] == "symptom" and s["category"] is None and "cough" not in s["symptoms"]
+    against = {c["chemicals"][0]["name"]: c["answers_against"] for c in after["candidates"]}
+    lists_cough = {c.name for c in KB.chemicals if "cough" in c.symptoms}
+    for name, ids in against.items():
+        assert ids == ([] if name in lists_cough else ["cough"])
+
+
+def test_labels_and_case_resolve_and_unknown_symptoms_are_errors():
+    label = KB.symptoms[0].label
+    replies = run_lines([answer(label.upper(), "yes"), answer("glowing_ears", "yes"),
+                         answer(KB.symptoms[0].id, "maybe"), json.dumps({"symptom": 3, "answer": "yes"}),
+                         '{"undo": true, "x": 1}', "[1, 2]", "{" * 100000])
+    assert replies[1]["asked"] == 1
+    assert 'no symptom is called "glowing_ears"' in replies[2]["error"]
+    assert "yes" in replies[3]["error"] and "must be a string" in replies[4]["error"]
+    assert "undo" in replies[5]["error"] and "JSON object" in replies[6]["error"]
+    assert "error" in replies[7]
+    for r in replies[2:]:
+        assert list(r) == ["error"] and "\n" not in r["error"]
+
+
+def test_undo_with_nothing_to_undo():
+    replies = run_lines(['{"undo": true}'])
+    assert replies[1] == {"error": "nothing to undo: no answer has been given"}
+
+
+def chemical_row(name):
+    return KB.chemical(name).symptoms
+
+
+def follow(name, mode, first=None, limit=40, **kw):
+    """Answer the suggestions from the chemical's listed signs; optional wrong first answer."""
+    state = build_state(KB, mode, kw.get("target", "chemical"), kw.get("suggest", "symptom"),
+                        None, EvidenceSettings() if mode == "evidence" else None)
+    proto = Protocol(KB, state)
+    reply = proto.snapshot()
+    if first:
+        reply = proto.handle(answer(*first))
+    listed = chemical_row(name)
+    while reply["status"] == "asking" and reply["asked"] < limit:
+        sym = reply["suggestion"]["symptoms"][0]
+        reply = proto.handle(answer(sym, "yes" if sym in listed else "no"))
+    return reply
+
+
+def test_one_honest_unlisted_sign_does_not_remove_chlorine():
+    """The issue's chlorine release: a victim shows a sign chlorine's sources do not list
+    (here: the commonest such sign among the other irritant gases). Strict mode removes
+    chlorine on that answer; the evidence mode still ends on chlorine."""
+    chlorine = KB.chemical("Chlorine")
+    others = [c for c in KB.chemicals if c.class_id == chlorine.class_id and c is not chlorine]
+    counts = {}
+    for c in others:
+        for sid in c.symptoms - chlorine.symptoms:
+            counts[sid] = counts.get(sid, 0) + 1
+    sign = max(sorted(counts), key=counts.get)
+    strict = follow("Chlorine", "strict", first=(sign, "yes"))
+    assert "Chlorine" not in [ch["name"] for c in strict["candidates"] for ch in c["chemicals"]]
+    ev = follow("Chlorine", "evidence", first=(sign, "yes"))
+    assert ev["status"] == "identified"
+    assert ev["candidates"][0]["chemicals"][0]["name"] == "Chlorine"
+    assert ev["candidates"][0]["answers_against"] == [sign]
+    assert ev["confidence"] >= 0.95
+
+
+def test_strict_and_noise_modes_and_class_target_and_categories():
+    strict = follow("Chlorine", "strict")
+    assert strict["mode"] == "strict" and strict["status"] == "identified"
+    assert strict["candidates"][0]["probability"] == 1.0 and len(strict["candidates"]) == 1
+    noise = follow("Chlorine", "noise")
+    assert noise["mode"] == "noise" and noise["candidates"][0]["chemicals"][0]["name"] == "Chlorine"
+    cls = follow("Sarin (GB)", "evidence", target="class")
+    assert cls["status"] == "identified" and cls["classes"][0]["class"] == "nerve_agents"
+    assert cls["classes"][0]["probability"] >= 0.95
+    cat = follow("Chlorine", "evidence", suggest="category")
+    assert cat["candidates"][0]["chemicals"][0]["name"] == "Chlorine"
+    first = run_lines([], suggest="category")[0]["suggestion"]
+    assert first["kind"] == "category" and first["category"] in {c.id for c in KB.categories}
+    in_cat = {s.id for s in KB.symptoms if s.category == first["category"]}
+    assert set(first["symptoms"]) <= in_cat
+
+
+def test_strict_no_fit_lists_closest():
+    row = chemical_row("Chlorine")
+    lines = [answer(s.id, "no" if s.id in row else "yes") for s in KB.symptoms[:12]]
+    replies = run_lines(lines, mode="strict")
+    last = replies[-1]
+    assert last["status"] == "no_fit" and last["suggestion"] is None
+    assert last["candidates"] and all(c["probability"] == 0 for c in last["candidates"])
+
+
+def test_replies_are_flushed_one_per_line():
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "responder.cli", "interview", "--jsonl"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        start = json.loads(proc.stdout.readline())
+        assert start["asked"] == 0
+        proc.stdin.write(answer("cough", "yes") + "\n")
+        proc.stdin.flush()
+        # The reply arrives while stdin is still open.
+        assert json.loads(proc.stdout.readline())["asked"] == 1
+        proc.stdin.close()
+        assert proc.wait(timeout=60) == 0
+        assert proc.stdout.read() == ""
+    finally:
+        proc.kill()
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (["--sensitivity", "1.5"], "--sensitivity: sensitivity is 1.5"),
+    (["--leak", "0"], "--leak: leak is 0"),
+    (["--threshold", "0.5"], "--threshold: threshold is 0.5"),
+    (["--threshold", "1"], "strictly between 0.5 and 1"),
+    (["--sensitivity", "abc"], "sensitivity must be a number"),
+    (["--mode", "strict", "--eps", "2"], "--eps applies only to --mode noise"),
+    (["--mode", "noise", "--eps", "-1"], "eps is -1"),
+])
+def test_bad_options_exit_2_with_one_message(args, fragment):
+    proc = subprocess.run(
+        [sys.executable, "-m", "responder.cli", "interview", "--jsonl", *args],
+        input="", capture_output=True, text=True, timeout=60,
+    )
+    assert proc.returncode == 2
+    assert fragment in proc.stderr
+    assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+    assert proc.stdout == ""
+
+
+def test_synonyms_and_retired_ids_are_accepted():
+    with_alias = next(s for s in KB.symptoms if s.aliases)
+    with_synonym = next(s for s in KB.symptoms if s.synonyms and s is not with_alias)
+    replies = run_lines([answer(with_alias.aliases[0], "yes"),
+                         answer(with_synonym.synonyms[0].upper(), "no")])
+    assert replies[2]["asked"] == 2 and "error" not in replies[1]
+    against = {c["chemicals"][0]["id"]: c["answers_against"] for c in replies[2]["candidates"]}
+    # Answers are reported under the current ids.
+    assert any(with_alias.id in ids for ids in against.values())
+    assert all(with_alias.aliases[0] not in ids for ids in against.values())
+
+
+def test_no_reported_symptom_is_suggested_once_the_victim_is_unconscious():
+    reported = {s.id for s in KB.symptoms if s.observation == "reported"}
+    assert reported
+    before = run_lines([])[0]["suggestion"]["symptoms"]
+    assert set(before) & reported  # a conscious victim may be asked about them
+    for suggest in ("symptom", "category"):
+        replies = run_lines([answer("unconscious", "yes")], suggest=suggest)
+        after = replies[1]["suggestion"]["symptoms"]
+        assert after and not set(after) & reported

@@ -1,0 +1,65 @@
+"""``responder simulate --answers``: modes side by side on the same simulated victims."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from responder.cli import main
+
+
+def run_json(capsys, *args):
+    code = main(["simulate", *args, "--json"])
+    out = capsys.readouterr()
+    assert code == 0, out.err
+    return json.loads(out.out)
+
+
+def test_modes_side_by_side_with_intervals(capsys):
+    out = run_json(capsys, "--answers", "flip:0.1", "--interviews", "40", "--seed", "3")
+    assert out["answers"] == "flip:0.1" and out["objects"] > 200
+    names = [m["mode"] for m in out["modes"]]
+    assert names[0].startswith("evidence") and names[1] == "strict gbs" and names[2].startswith("noise")
+    for m in out["modes"]:
+        assert m["interviews"] == 40
+        for key in ("top1", "top5", "silently_wrong"):
+            lo, hi = m[key]["ci95"]
+            assert 0 <= lo <= m[key]["share"] <= hi <= 1
+        assert m["top1"]["share"] <= m["top5"]["share"]
+        lo, hi = m["mean_questions"]["ci95"]
+        assert lo <= m["mean_questions"]["mean"] <= hi
+    evidence, strict = out["modes"][0], out["modes"][1]
+    # 10% wrong answers: strict elimination is often silently wrong, the evidence mode rarely.
+    assert strict["silently_wrong"]["share"] > evidence["silently_wrong"]["share"]
+    assert evidence["top5"]["share"] > strict["top5"]["share"]
+
+
+def test_victims_and_categories_and_text_output(capsys):
+    out = run_json(capsys, "--answers", "victim:0.7,0.05", "--interviews", "10", "--seed", "1",
+                   "--policy", "gqsa", "--modes", "evidence,strict", "--pick", "any")
+    assert [m["mode"] for m in out["modes"]] == ["evidence s=0.8 l=0.1 pick=any", "strict gqsa"]
+    assert main(["simulate", "--answers", "flip:0", "--interviews", "5", "--seed", "1"]) == 0
+    text = capsys.readouterr().out
+    assert "top-1" in text and "strict gbs" in text and "100.0%" in text
+
+
+def test_persistent_uses_the_noise_settings(capsys):
+    out = run_json(capsys, "--answers", "persistent", "--noise-eps", "1", "--interviews", "10",
+                   "--seed", "2", "--modes", "noise")
+    assert out["answers"] == "persistent" and out["noise_eps"] == 1
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (["--answers", "flip:0.9"], "F must lie in [0, 0.5]"),
+    (["--answers", "victim:0.1"], "is not understood"),
+    (["--answers", "flip:0.1", "--modes", "fast"], "choose from evidence, strict, noise"),
+    (["--answers", "flip:0.1", "--sensitivity", "0"], "--sensitivity: sensitivity is 0"),
+    (["--answers", "flip:0.1", "--leak", "1.2"], "--leak: leak is 1.2"),
+    (["--answers", "flip:0.1", "--threshold", "0.2"], "--threshold: threshold is 0.2"),
+    (["--answers", "flip:0.1", "--policy", "random"], "--answers compares"),
+])
+def test_bad_input_exit_2(capsys, args, fragment):
+    assert main(["simulate", *args]) == 2
+    err = capsys.readouterr().err
+    assert fragment in err and "Traceback" not in err

@@ -1,0 +1,95 @@
+"""Comparing answer modes on simulated victims."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from responder.engine.compare import (
+    EvidenceMode,
+    FlipAnswers,
+    StrictMode,
+    VictimAnswers,
+    Victims,
+    VictimsError,
+    compare_modes,
+    parse_victims,
+    wilson,
+)
+from responder.engine.evidence import AnswerModel, EvidenceModel
+from responder.engine.noise import NoiseModel
+from responder.engine.problem import Problem
+
+
+def problem(seed=0, M=12, N=10):
+    rng = np.random.default_rng(seed)
+    B = rng.integers(0, 2, size=(M, N))
+    B[:, 0] = np.arange(M) % 2  # at least one informative column
+    return Problem.build(B, object_groups=[str(i % 3) for i in range(M)],
+                         query_groups=[str(j % 2) for j in range(N)])
+
+
+@pytest.mark.parametrize("spec, kind", [("flip:0.1", "flip"), ("victim:0.7,0.05", "victim"),
+                                        ("FLIP:0", "flip")])
+def test_parse_victims(spec, kind):
+    assert parse_victims(spec).kind == kind
+
+
+@pytest.mark.parametrize("spec", ["flip", "flip:0.7", "victim:0.1,0.5", "victim:0.7", "flip:x",
+                                  "coin:0.1"])
+def test_parse_victims_rejects(spec):
+    with pytest.raises(VictimsError, match="flip:F"):
+        parse_victims(spec)
+    with pytest.raises(VictimsError, match="needs noise settings"):
+        parse_victims("persistent")
+
+
+def test_victim_draws_follow_their_rates():
+    rng = np.random.default_rng(0)
+    matrix = np.zeros((1, 20000), dtype=bool)
+    matrix[0, :10000] = True
+    flips = FlipAnswers(matrix, 0.1).draw(0, rng)
+    assert abs(np.mean(~flips[:10000]) - 0.1) < 0.01 and abs(np.mean(flips[10000:]) - 0.1) < 0.01
+    shown = VictimAnswers(matrix, 0.7, 0.05).draw(0, rng)
+    assert abs(shown[:10000].mean() - 0.7) < 0.015 and abs(shown[10000:].mean() - 0.05) < 0.01
+
+
+def test_exact_answers_every_mode_finds_the_truth():
+    p = problem()
+    modes = [StrictMode(p, "gbs"), EvidenceMode(EvidenceModel(p)),
+             EvidenceMode(EvidenceModel(p), suggest="category", pick="any", name="cat-any"),
+             EvidenceMode(EvidenceModel(p), suggest="category", pick="informed", name="cat-inf")]
+    out = compare_modes(p, parse_victims("flip:0"), modes, interviews=60, seed=1)
+    for summary in out:
+        assert summary.top1 == 1.0 and summary.silently_wrong == 0.0
+    strict, evidence = out[0], out[1]
+    # The evidence mode needs more questions to be confident than elimination does.
+    assert evidence.mean_questions >= strict.mean_questions
+    # Offering only useful symptoms in a category never costs wasted questions.
+    assert out[3].mean_questions <= out[2].mean_questions
+
+
+def test_wrong_answers_hurt_strict_more_than_evidence():
+    p = problem(3, M=20, N=16)
+    modes = [StrictMode(p, "gbs"), EvidenceMode(EvidenceModel(p, AnswerModel(0.85, 0.1)))]
+    strict, evidence = compare_modes(p, parse_victims("flip:0.15"), modes, interviews=300, seed=2)
+    assert evidence.top5 > strict.top5
+    assert evidence.silently_wrong < strict.silently_wrong
+
+
+def test_same_seed_same_figures_and_intervals_cover_the_share():
+    p = problem(4)
+    noise = NoiseModel(1, np.ones(p.n_queries, dtype=bool))
+    make = lambda: [StrictMode(p, "gbs"), StrictMode(p, "gbs", noise=noise)]  # noqa: E731
+    a = compare_modes(p, Victims("persistent", noise=noise), make(), interviews=40, seed=5)
+    b = compare_modes(p, Victims("persistent", noise=noise), make(), interviews=40, seed=5)
+    assert [s.as_dict() for s in a] == [s.as_dict() for s in b]
+    for s in a:
+        assert s.top1_ci[0] <= s.top1 <= s.top1_ci[1]
+        assert s.mean_questions_ci[0] <= s.mean_questions <= s.mean_questions_ci[1]
+
+
+def test_wilson_interval():
+    lo, hi = wilson(8, 10)
+    assert lo == pytest.approx(0.4902, abs=1e-4) and hi == pytest.approx(0.9433, abs=1e-4)
+    assert wilson(0, 10)[0] == 0.0 and wilson(10, 10)[1] == 1.0

@@ -1,0 +1,132 @@
+"""The interview state in evidence mode: modes, status, suggestions, candidates, notices."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from responder.engine.evidence import EvidenceError, EvidenceSettings
+from responder.engine.noise import NoiseModel
+from responder.engine.problem import Problem
+from responder.engine.state import InterviewState, Status
+
+
+def problem():
+    B = [
+        [1, 1, 0, 0, 1],
+        [1, 0, 1, 0, 0],
+        [0, 1, 1, 1, 0],
+        [0, 0, 0, 1, 1],
+        [0, 0, 0, 1, 1],  # same row as object 3
+    ]
+    return Problem.build(B, object_groups=["a", "a", "b", "c", "c"],
+                         query_groups=["x", "x", "y", "y", "y"])
+
+
+def test_modes_switch_and_keep_answers():
+    st = InterviewState(problem(), evidence=EvidenceSettings())
+    assert st.mode == "evidence"
+    st.answer(0, "yes")
+    st.configure(noise=NoiseModel(1, np.ones(5, dtype=bool)))
+    assert st.mode == "noise" and st.evidence is None and len(st.answers) == 1
+    st.configure(noise=None)
+    assert st.mode == "strict"
+    st.configure(evidence=EvidenceSettings(0.9, 0.1))
+    assert st.mode == "evidence" and st.noise is None
+    with pytest.raises(ValueError, match="not both"):
+        st.configure(noise=NoiseModel(1, np.ones(5, dtype=bool)), evidence=EvidenceSettings())
+
+
+def test_evidence_keeps_a_contradicted_chemical_and_explains():
+    st = InterviewState(problem(), evidence=EvidenceSettings())
+    strict = InterviewState(problem())
+    for s in (st, strict):
+        s.answer(0, "yes")
+        s.answer(1, "no")  # object 0 lists symptom 1: strict eliminates it
+    assert 0 not in [o for c in strict.candidates() for o in c.objects]
+    cands = st.candidates()
+    assert sum(c.probability for c in cands) == pytest.approx(1.0)
+    zero = next(c for c in cands if 0 in c.objects)
+    assert zero.probability > 0 and zero.mismatches == 1
+    assert st.answers_against(0) == [1]
+    # Identical rows stay one candidate.
+    assert any(c.objects == (3, 4) for c in cands)
+    assert st.group_probabilities().sum() == pytest.approx(1.0)
+
+
+def test_status_and_stop_reason():
+    st = InterviewState(problem(), evidence=EvidenceSettings(0.95, 0.02, threshold=0.9))
+    assert st.status is Status.ASKING and st.stop_reason is None
+    while st.status is Status.ASKING:
+        q = st.suggestion().index
+        st.answer(q, "yes" if problem().matrix[2, q] else "no")
+    assert st.status is Status.IDENTIFIED and st.stop_reason == "confident"
+    assert st.candidates()[0].objects == (2,) and st.confidence() >= 0.9
+
+
+def test_identical_rows_end_indistinguishable():
+    st = InterviewState(problem(), evidence=EvidenceSettings(0.95, 0.02, threshold=0.9))
+    while st.status is Status.ASKING:
+        q = st.suggestion().index
+        st.answer(q, "yes" if problem().matrix[3, q] else "no")
+    assert st.status is Status.INDISTINGUISHABLE
+    assert st.candidates()[0].objects == (3, 4)
+
+
+def test_category_choice_lists_useful_symptoms_first():
+    st = InterviewState(problem(), policy="gqsa", evidence=EvidenceSettings(pick="informed"))
+    choice = st.suggestion()
+    assert choice.kind == "category"
+    useful = st.useful_queries()
+    flags = [bool(useful[q]) for q in choice.queries]
+    assert flags == sorted(flags, reverse=True)
+    assert np.all(choice.probs[~np.array(flags)] == 0)
+    assert choice.probs.sum() == pytest.approx(1.0)
+
+
+def test_reported_symptoms_not_suggested_once_unconscious():
+    reported = np.array([True, False, False, False, False])
+    st = InterviewState(problem(), evidence=EvidenceSettings(), reported=reported, unconscious=2)
+    first = st.suggestion().index
+    st.answer(2, "yes")
+    assert not st.available()[0]
+    assert 0 not in st.suggestion().queries and not st.useful_queries()[0]
+    st.undo()
+    assert st.available()[0] and st.suggestion().index == first
+
+
+def test_class_drop_notice():
+    st = InterviewState(problem(), evidence=EvidenceSettings(0.95, 0.02))
+    st.answer(3, "yes")
+    before = st.group_probabilities()
+    st.answer(1, "no")  # class b's only member lists it: b falls from 33% to 2%
+    drops = st.group_drops()
+    assert [g for g, _, _ in drops] == [1]
+    g, b, after = drops[0]
+    assert b == pytest.approx(before[1]) and after * 5 <= b
+    st.answer(4, "unknown")
+    assert st.group_drops() == []  # "can't tell" moves nothing
+
+
+def test_expected_questions_with_exact_answers_is_gbs_expected_depth():
+    """Monte Carlo E[K] of the evidence mode with s = 1, l = 0 agrees with the exact E[K] of
+    GBS's tree (Theorem 1), an independent computation."""
+    from responder.engine.belief import Model
+    from responder.engine.evaluate import evaluate
+    from responder.engine.evidence import AnswerModel, EvidenceModel, expected_questions
+    from responder.engine.policies import Policy
+
+    rng = np.random.default_rng(3)
+    B = np.unique(rng.integers(0, 2, size=(40, 9)), axis=0)[:14]
+    p = Problem.build(B)
+    exact = evaluate(Model(p), Policy("gbs"), method="exact").expected_queries
+    belief = EvidenceModel(p, AnswerModel.exact(), gain_floor=0.0).root()
+    mean, (lo, hi) = expected_questions(belief, trials=600, seed=1)
+    assert lo - 0.05 <= exact <= hi + 0.05 and abs(mean - exact) < 0.3
+
+
+def test_bad_settings():
+    with pytest.raises(EvidenceError, match="strictly between 0.5 and 1"):
+        EvidenceSettings(threshold=0.4)
+    with pytest.raises(EvidenceError, match="choose one of any, informed"):
+        EvidenceSettings(pick="lazy")
