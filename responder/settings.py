@@ -6,6 +6,12 @@ Example (every key optional)::
     suggest = "symptom"        # or "category": one symptom, or one category of symptoms
     theme = "textual-dark"
     kb = "bundled"             # a name from `responder kb list`, or a folder / .csv path
+    mode = "evidence"          # or "strict": the paper's elimination (noise: [noise] enabled)
+
+    [evidence]                 # the evidence mode's answer model (key v in the app)
+    sensitivity = 0.8          # chance a victim shows a sign the chemical lists, in (0, 1)
+    leak = 0.1                 # chance of a sign it does not list, in (0, sensitivity)
+    threshold = 0.95           # stop when the top candidate reaches this, in (0.5, 1)
 
     [noise]                    # defaults for noise tolerance (key e in the app)
     enabled = false
@@ -35,10 +41,13 @@ import tomlkit
 from responder import paths
 from responder.durable import atomic_write_bytes, atomic_write_text
 from responder.input_limits import InputRejected, loads_toml, read_bytes, read_text
+from responder.engine.evidence import EvidenceError, EvidenceSettings
 
 SETTINGS_FILE = "settings.toml"
 TARGETS = ("chemical", "class")
 SUGGEST = ("symptom", "category")
+ANSWER_MODES = ("evidence", "strict")  # noise tolerance is the [noise] table's switch
+EVIDENCE_SETTING_KEYS = ("sensitivity", "leak", "threshold")
 NOISE_MODELS = (1, 2)
 DEFAULT_THEME = "textual-dark"
 HEADER = "responder settings. Edit here or in the app (Settings: ctrl+s)."
@@ -136,8 +145,10 @@ class Settings:
     kb: str | None = None  # None: bundled
     noise: NoiseSettings = field(default_factory=NoiseSettings)
     keys: dict[str, str] = field(default_factory=dict)
+    mode: str = "evidence"
+    evidence: EvidenceSettings = field(default_factory=EvidenceSettings)
 
-    KEYS = ("target", "suggest", "theme", "kb", "noise", "keys")
+    KEYS = ("target", "suggest", "theme", "kb", "noise", "keys", "mode", "evidence")
 
     def with_changes(self, **changes) -> "Settings":
         return replace(self, **changes)
@@ -162,12 +173,28 @@ class Settings:
         keys = data.get("keys", {})
         if not isinstance(keys, dict) or not all(isinstance(v, str) for v in keys.values()):
             raise _bad(where, "keys", keys, 'a [keys] table of binding id = "key,key"')
-        return cls(target, suggest, theme, None if kb == "bundled" else kb, noise, dict(keys))
+        mode = data.get("mode", "evidence")
+        if mode not in ANSWER_MODES:
+            raise _bad(where, "mode", mode, '"evidence" or "strict" (noise tolerance: [noise] enabled)')
+        ev = data.get("evidence", {})
+        if not isinstance(ev, dict):
+            raise _bad(where, "evidence", ev, "an [evidence] table")
+        _check_keys(where, "[evidence] ", ev, EVIDENCE_SETTING_KEYS)
+        try:
+            evidence = EvidenceSettings(**{k: ev[k] for k in EVIDENCE_SETTING_KEYS if k in ev})
+        except EvidenceError as exc:
+            name = str(exc).split(" ", 1)[0]
+            key = f"evidence.{name}" if name in EVIDENCE_SETTING_KEYS else "evidence"
+            raise SettingsError(f"{where}: {key}: {exc}" if where else f"{key}: {exc}") from None
+        return cls(target, suggest, theme, None if kb == "bundled" else kb, noise, dict(keys),
+                   mode, evidence)
 
     def to_dict(self) -> dict:
         """The settings as TOML values (the [keys] table only when keys are remapped)."""
         out = {"target": self.target, "suggest": self.suggest, "theme": self.theme,
-               "kb": self.kb or "bundled", "noise": self.noise.to_dict()}
+               "kb": self.kb or "bundled", "mode": self.mode,
+               "evidence": {k: getattr(self.evidence, k) for k in EVIDENCE_SETTING_KEYS},
+               "noise": self.noise.to_dict()}
         if self.keys:
             out["keys"] = dict(sorted(self.keys.items()))
         return out

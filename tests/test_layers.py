@@ -20,7 +20,7 @@ FORBIDDEN = ("textual", "rich")
 MAY_IMPORT = {
     "engine": set(),
     "kb": {"engine", "paths", "input_limits"},
-    "settings": {"paths", "input_limits", "durable"},
+    "settings": {"paths", "input_limits", "durable", "engine"},  # evidence settings: the engine validates
     "core": {"engine", "kb", "settings", "paths", "input_limits", "durable", "__version__"},
     "experiments": {"engine", "kb", "paths", "input_limits"},
 }

@@ -141,10 +141,10 @@ class ResponderApp(App):
 
     def start_new(self) -> None:
         s = self.settings
-        interview = Interview.start(self.knowledge, s.target, s.suggest,
-                                    s.noise, journal=self.use_journal) \
-            if self._noise_ok(s) else \
-            Interview.start(self.knowledge, s.target, s.suggest, NoiseSettings(), journal=self.use_journal)
+        noise = s.noise if self._noise_ok(s) else NoiseSettings()
+        interview = Interview.start(self.knowledge, s.target, s.suggest, noise,
+                                    journal=self.use_journal, weighted=s.mode == "evidence",
+                                    evidence=s.evidence)
         self._install(interview)
 
     def _noise_ok(self, s: Settings) -> bool:
@@ -189,7 +189,11 @@ class ResponderApp(App):
             self.notify(f"Answer kept on screen but NOT saved ({it.unsaved} change(s) waiting; "
                         f"retried with the next answer): {it.journal_error}",
                         severity="error", timeout=30)
-        self.interview_screen.note = None
+        notices = it.class_notices()
+        self.interview_screen.note = notices[0] if notices else None
+        for line in notices:
+            self.notify(line + " \u2014 re-check that sign if unsure.", severity="warning",
+                        timeout=8)
         self._redraw()
 
     def undo_last(self) -> None:
@@ -212,10 +216,10 @@ class ResponderApp(App):
         self._redraw(auto_result=False)
 
     def change_modes(self, target: str | None = None, suggest: str | None = None,
-                     noise: NoiseSettings | None = None) -> bool:
+                     noise: NoiseSettings | None = None, weighted: bool | None = None) -> bool:
         it = self.interview
         try:
-            it.set_modes(target=target, suggest=suggest, noise=noise)
+            it.set_modes(target=target, suggest=suggest, noise=noise, weighted=weighted)
         except NoiseSettingsError as exc:
             self.notify(str(exc), severity="error", timeout=10)
             return False
@@ -229,7 +233,15 @@ class ResponderApp(App):
                 eps = it.eps_for(noise)
                 parts.append(f"noise tolerance on: up to {eps} wrong answer(s)")
             else:
-                parts.append("noise tolerance off")
+                parts.append(f"noise tolerance off ({it.mode} mode)")
+        if weighted is not None and noise is None:
+            parts.append({"evidence": "evidence mode: answers weigh for or against; none rules "
+                                      "a chemical out",
+                          "strict": "strict mode: an answer that contradicts a chemical "
+                                    "removes it",
+                          "noise": "noise tolerance is on (press e to turn it off)"}[it.mode])
+        elif weighted is not None:
+            parts.append(f"{it.mode} mode")
         message = "; ".join(parts) + f". All {it.asked} answer(s) kept."
         self.notify(message[0].upper() + message[1:], timeout=4)
         if self.interview_screen is not None:

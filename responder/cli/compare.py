@@ -43,7 +43,7 @@ def run_compare(args) -> int:
         raise InputError(str(exc)) from None
     leaks = None
     if kb is not None:
-        from responder.modes import symptom_leaks  # noqa: PLC0415
+        from responder.core.modes import symptom_leaks  # noqa: PLC0415
 
         leaks = symptom_leaks(kb)
     settings = evidence_from_args(args, leaks)

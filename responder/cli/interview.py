@@ -19,7 +19,7 @@ import numpy as np
 
 from responder.engine.state import MODES, Answer, InterviewState, Status
 from responder.cli.inputs import InputError, add_evidence_arguments, evidence_from_args
-from responder.modes import TARGETS, ModeError, build_state, symptom_leaks
+from responder.core.modes import TARGETS, ModeError, build_state, symptom_leaks
 
 STATUS = {
     Status.ASKING: "asking",

@@ -23,6 +23,7 @@ from multiprocessing.connection import Connection
 
 TRIALS = 1000  # Monte Carlo interviews: a 95% interval of about +-0.5 question
 MAX_STATES = 5_000  # exact evaluation while the tree stays this small
+EVIDENCE_TRIALS = 300  # evidence mode: every simulated step recomputes the posterior
 
 
 @dataclass
@@ -53,6 +54,8 @@ class Spec:
     noise: object  # NoiseModel or None
     known: dict  # query -> bool
     skipped: tuple
+    evidence: object = None  # EvidenceSettings in evidence mode, else None
+    unavailable: tuple = ()  # queries not to suggest (evidence mode)
 
 
 def evaluate_spec(spec: Spec) -> tuple[float, str]:
@@ -61,6 +64,8 @@ def evaluate_spec(spec: Spec) -> tuple[float, str]:
     from responder.engine.evaluate import evaluate  # noqa: PLC0415
     from responder.engine.policies import Policy  # noqa: PLC0415
 
+    if spec.evidence is not None:
+        return _evidence_remaining(spec)
     model = Model(spec.problem, spec.target, spec.noise)
     node = model.node_from_answers(spec.known, list(spec.skipped))
     if node.idx.size == 0:
@@ -68,6 +73,22 @@ def evaluate_spec(spec: Spec) -> tuple[float, str]:
     ev = evaluate(model, Policy(spec.policy), start=node, max_states=MAX_STATES, trials=TRIALS,
                   seed=0)
     return float(ev.expected_queries), ("exact" if ev.method == "exact" else "monte-carlo")
+
+
+def _evidence_remaining(spec: Spec) -> tuple[float, str]:
+    """Evidence mode: Monte Carlo over victims drawn from the current posterior."""
+    import numpy as np  # noqa: PLC0415
+
+    from responder.engine.evidence import expected_questions  # noqa: PLC0415
+    from responder.engine.policies import CATEGORY_POLICIES  # noqa: PLC0415
+
+    belief = spec.evidence.model(spec.problem, spec.target).belief(spec.known, spec.skipped)
+    available = np.ones(spec.problem.n_queries, dtype=bool)
+    available[list(spec.unavailable)] = False
+    suggest = "category" if spec.policy in CATEGORY_POLICIES else "symptom"
+    mean, _ = expected_questions(belief, suggest, spec.evidence.pick, available,
+                                 trials=EVIDENCE_TRIALS, seed=0)
+    return float(mean), "monte-carlo"
 
 
 def _connection(stream, readable: bool) -> Connection:

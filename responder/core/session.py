@@ -15,10 +15,14 @@ from dataclasses import replace
 from responder.core.journal import Journal, JournalData, JournalError, new_interview_id
 from responder.engine.diagnostics import auto_eps, default_eps, min_hamming_distance
 from responder.engine.noise import NoiseModel, NoiseSettingsError, prone_mask
+from responder.engine.evidence import EvidenceError, EvidenceSettings
 from responder.engine.state import Answer, AnswerRecord, InterviewState, Status
+from responder.core.modes import reported_mask
 from responder.kb.model import KnowledgeBase
 from responder.settings import SUGGEST, TARGETS, NoiseSettings, SettingsError
 
+ANSWER_WORDS = {Answer.YES: "yes", Answer.NO: "no", Answer.UNKNOWN: "can't tell"}
+EVIDENCE_KEYS = ("sensitivity", "leak", "threshold", "gain_floor", "pick")
 ENGINE_TARGET = {"chemical": "object", "class": "group"}
 POLICY = {
     ("chemical", "symptom"): "gbs",
@@ -42,10 +46,17 @@ class Interview:
     noise : NoiseSettings
     journal : Journal or None
         Where every change is written; None keeps the interview in memory only (tests).
+    weighted : bool
+        Weigh evidence (the evidence mode) while noise tolerance is off; otherwise strict
+        elimination, the paper's model. The app's default (its ``mode`` setting) is
+        evidence.
+    evidence : EvidenceSettings, optional
+        Sensitivity, leak and confidence threshold of the evidence mode.
     """
 
     def __init__(self, knowledge: KnowledgeBase, target: str = "chemical", suggest: str = "symptom",
-                 noise: NoiseSettings | None = None, journal: Journal | None = None):
+                 noise: NoiseSettings | None = None, journal: Journal | None = None,
+                 weighted: bool = False, evidence: EvidenceSettings | None = None):
         if target not in TARGETS:
             raise ValueError(f"unknown target {target!r}")
         if suggest not in SUGGEST:
@@ -61,19 +72,36 @@ class Interview:
         self.started = time.time()
         self._id = new_interview_id(self.started)
         self._delta: int | None = None
+        self.weighted = weighted
+        self.evidence = evidence or EvidenceSettings()
+        reported, unconscious = reported_mask(knowledge)
+        noise_model = self.build_noise(self.noise)
         self.state = InterviewState(self.problem, target=ENGINE_TARGET[target],
-                                    policy=POLICY[target, suggest],
-                                    noise=self.build_noise(self.noise))
+                                    policy=POLICY[target, suggest], noise=noise_model,
+                                    evidence=self._evidence_for(noise_model),
+                                    reported=reported, unconscious=unconscious)
         self.generation = 0  # bumped on every change, to drop stale background results
 
     # -- construction ---------------------------------------------------------------------
 
+    def _evidence_for(self, noise_model) -> EvidenceSettings | None:
+        """Evidence weighting applies unless noise tolerance is on (the three answer modes)."""
+        return self.evidence if self.weighted and noise_model is None else None
+
+    @property
+    def mode(self) -> str:
+        """The answer mode: ``"evidence"``, ``"strict"`` or ``"noise"``."""
+        return self.state.mode
+
     @classmethod
     def start(cls, knowledge: KnowledgeBase, target: str, suggest: str, noise: NoiseSettings,
-              journal: bool = True) -> "Interview":
+              journal: bool = True, weighted: bool = False,
+              evidence: EvidenceSettings | None = None) -> "Interview":
         """A new interview whose journal is created with its first answer (so starting the
-        app and leaving writes nothing); journal errors are kept in ``journal_error``."""
-        interview = cls(knowledge, target, suggest, noise)
+        app and leaving writes nothing); journal errors are kept in ``journal_error``. It
+        weighs evidence when ``weighted`` (the app passes its ``mode`` setting, evidence by
+        default) and noise tolerance is off."""
+        interview = cls(knowledge, target, suggest, noise, weighted=weighted, evidence=evidence)
         interview.journal_enabled = journal
         return interview
 
@@ -107,11 +135,21 @@ class Interview:
                 f"({data.kb.get('chemicals', '?')} chemicals); it is now resumed on "
                 f"{knowledge.name!r} ({len(knowledge.chemicals)} chemicals), which has changed"
             )
+        # Journals from before the evidence mode were strict (or noise): keep their meaning.
+        weighted = cfg.get("mode") == "evidence"
+        evidence = None
+        if weighted:
+            ev = cfg.get("evidence") if isinstance(cfg.get("evidence"), dict) else {}
+            try:
+                evidence = EvidenceSettings(**{k: ev[k] for k in EVIDENCE_KEYS if k in ev})
+            except (EvidenceError, TypeError) as exc:
+                warnings.append(f"evidence settings not restored ({exc}); defaults used")
         try:
-            interview = cls(knowledge, target, suggest, noise)
+            interview = cls(knowledge, target, suggest, noise, weighted=weighted, evidence=evidence)
         except NoiseSettingsError as exc:
             warnings.append(f"noise settings not restored ({exc}); noise tolerance is off")
-            interview = cls(knowledge, target, suggest, NoiseSettings())
+            interview = cls(knowledge, target, suggest, NoiseSettings(), weighted=weighted,
+                            evidence=evidence)
         made: dict[int, AnswerRecord] = {}  # id(JournalAnswer) -> engine record
         lost: list[str] = []
 
@@ -146,7 +184,8 @@ class Interview:
 
     def config(self) -> dict:
         return {"target": self.target, "suggest": self.suggest, "noise": self.noise.to_dict(),
-                "policy": self.policy_name}
+                "policy": self.policy_name, "mode": self.mode,
+                "evidence": self.evidence.describe()}
 
     def _log(self, fn, config_only: bool = False) -> None:
         """Journal one change. The journal file is created with the first answer, and then
@@ -224,8 +263,10 @@ class Interview:
         return POLICY[self.target, self.suggest]
 
     def set_modes(self, target: str | None = None, suggest: str | None = None,
-                  noise: NoiseSettings | None = None) -> None:
-        """Change target, suggestion mode or noise; the answers are kept.
+                  noise: NoiseSettings | None = None, weighted: bool | None = None) -> None:
+        """Change target, suggestion mode, noise tolerance or evidence weighting; the
+        answers are kept. With noise tolerance on the mode is noise; off, evidence if
+        ``weighted`` else strict.
 
         Raises
         ------
@@ -236,8 +277,15 @@ class Interview:
         suggest = suggest or self.suggest
         noise = noise or self.noise
         model = self.build_noise(noise)
-        self.state.configure(target=ENGINE_TARGET[target], policy=POLICY[target, suggest],
-                             noise=model)
+        previous = self.weighted
+        if weighted is not None:
+            self.weighted = weighted
+        try:
+            self.state.configure(target=ENGINE_TARGET[target], policy=POLICY[target, suggest],
+                                 noise=model, evidence=self._evidence_for(model))
+        except Exception:
+            self.weighted = previous
+            raise
         self.target, self.suggest, self.noise = target, suggest, noise
         self._log(lambda: self.journal.config(self.config()), config_only=True)
         self.generation += 1
@@ -311,8 +359,24 @@ class Interview:
             "target": self.target,
             "suggest": self.suggest,
             "policy": self.policy_name,
+            "mode": self.mode,
+            "evidence": self.evidence.describe() if self.mode == "evidence" else None,
             "noise": self.noise.to_dict() | ({"eps_effective": noise[1]} if noise else {}),
         }
+
+    def confidence(self) -> float:
+        """Probability of the top candidate (chemical target) or class (class target)."""
+        return self.state.confidence()
+
+    def class_notices(self) -> list[str]:
+        """One line per class the last answer lowered sharply (evidence mode)."""
+        drops = self.state.group_drops()
+        if not drops:
+            return []
+        r = self.state.answers[-1]
+        said = f"\u201c{self.knowledge.symptoms[r.query].label}: {ANSWER_WORDS[r.answer]}\u201d"
+        return [f"{said} lowered {self.knowledge.classes[g].label} from {b:.0%} to {a:.0%}"
+                for g, b, a in drops]
 
     # -- expected questions (slow: computed away from the screen) --------------------------
 
@@ -323,13 +387,14 @@ class Interview:
 
         known, skipped = self.state.known_answers()
         spec = Spec(self.problem, ENGINE_TARGET[self.target], self.policy_name, self.state.noise,
-                    known, tuple(skipped))
+                    known, tuple(skipped), self.state.evidence,
+                    tuple(int(q) for q in (~self.state.available()).nonzero()[0]))
         return self.generation, spec
 
     @property
     def remaining_is_cheap(self) -> bool:
         """Exact single-symptom trees without noise take milliseconds."""
-        return self.suggest == "symptom" and self.state.noise is None
+        return self.suggest == "symptom" and self.mode == "strict"
 
 
 

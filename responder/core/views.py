@@ -95,20 +95,16 @@ def question(it: Interview) -> QuestionView | None:
     choice = it.state.suggestion()
     if choice is None:
         return None
-    stats = it.state.node.split()
-    splits = stats.splits
-    total = stats.total
+    splits = it.state.useful_queries()
+    shares = it.state.answer_split()  # chance of the less likely answer
     kn = it.knowledge
     if choice.kind == "query":
         q = int(choice.index)
-        smaller = float(min(stats.no[q], stats.yes[q]) / total) if total else 0.0
-        item = QuestionItem(kn.symptoms[q], True, smaller)
+        item = QuestionItem(kn.symptoms[q], True, float(shares[q]))
         return QuestionView("symptom", None, (item,))
     category = kn.categories[int(choice.index)] if choice.kind == "category" else None
-    items = []
-    for q in (int(x) for x in choice.queries):
-        smaller = float(min(stats.no[q], stats.yes[q]) / total) if total else 0.0
-        items.append(QuestionItem(kn.symptoms[q], bool(splits[q]), smaller))
+    items = [QuestionItem(kn.symptoms[q], bool(splits[q]), float(shares[q]))
+             for q in (int(x) for x in choice.queries)]
     # Symptoms that can change the outcome first, the most even split first; the others
     # (optional, shown greyed) after, in file order.
     items.sort(key=lambda i: (not i.useful, -i.split if i.useful else 0, i.symptom.index))
@@ -152,6 +148,9 @@ def history(it: Interview) -> list[HistoryRow]:
     return [HistoryRow(r, it.knowledge.symptoms[r.query]) for r in it.state.answers]
 
 
+EVIDENCE_SHOWN = 0.01  # evidence mode: a result names candidates at least this probable
+
+
 def result(it: Interview) -> ResultView | None:
     """What was found, once identified or indistinguishable; None before."""
     status = it.status
@@ -159,10 +158,19 @@ def result(it: Interview) -> ResultView | None:
         return None
     cands = candidates(it)
     bars = [(c, p) for c, p in class_bars(it) if p > 0]
+    if it.mode == "evidence":
+        # Nothing is eliminated: the result is what reached the confidence threshold (or,
+        # when no question can help, the candidates still worth naming).
+        if status is Status.IDENTIFIED:
+            cands, bars = (cands, bars[:1]) if it.target == "class" else (cands[:1], bars)
+        else:
+            cands = [c for c in cands if c.probability >= EVIDENCE_SHOWN] or cands[:1]
+            bars = [(c, p) for c, p in bars if p >= EVIDENCE_SHOWN] or bars[:1]
     mism = min((c.mismatches for c in cands), default=0)
     if it.target == "class" and len(bars) == 1:
         cls = bars[0][0]
-        members = [i for c in cands for i in c.objects]
+        members = [i for c in cands for i in c.objects
+                   if it.knowledge.chemicals[i].class_id == cls.id]
         title = cls.label
         headline = f"Class identified: {cls.label}"
         columns = (f"{cls.label} ({len(members)} chemicals left)",)
@@ -189,6 +197,8 @@ def result(it: Interview) -> ResultView | None:
         shown = cands[:5]
         columns = tuple(c.names for c in shown)
         profile = _profile(it, [list(c.objects) for c in shown], share=False)
+    if it.mode == "evidence" and kind != "several":
+        headline += f" ({it.confidence():.0%} probable given the answers)"
     sources: dict[str, None] = {}
     for c in cands:
         for ch in c.chemicals:

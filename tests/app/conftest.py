@@ -24,8 +24,16 @@ def knowledge():
     return load_knowledge(str(FIXTURE_KB))
 
 
-def make_app(kb: str | None = str(FIXTURE_KB)):
-    """The app exactly as ``responder --kb <fixture>`` builds it."""
-    from responder.app.main import prepare
+def make_app(kb: str | None = str(FIXTURE_KB), mode: str | None = "strict"):
+    """The app exactly as ``responder --kb <fixture>`` builds it.
 
+    Most flows here test the paper's strict elimination, so ``mode`` ("strict" by default) is
+    written to a settings file first when none exists; ``mode=None`` leaves the app's own
+    default (the evidence mode).
+    """
+    from responder.app.main import prepare
+    from responder.settings import Settings, save_settings, settings_path
+
+    if mode is not None and not settings_path().exists():
+        save_settings(Settings(mode=mode))
     return prepare(kb)

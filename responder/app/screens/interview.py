@@ -37,6 +37,7 @@ class InterviewScreen(Screen):
         Binding("h", "history", "History", id="history"),
         Binding("t", "toggle_target", "Target", id="mode.target"),
         Binding("m", "toggle_suggest", "Suggest", id="mode.suggest"),
+        Binding("v", "toggle_evidence", "Evidence/strict", id="mode.evidence"),
         Binding("e", "toggle_noise", "Noise", id="mode.noise"),
         Binding("E", "noise_settings", "Noise settings", show=False, id="mode.noise_settings"),
         Binding("r", "result", "Result", id="result"),
@@ -209,6 +210,14 @@ class InterviewScreen(Screen):
     def action_toggle_suggest(self) -> None:
         it = self.interview
         self.app.change_modes(suggest="category" if it.suggest == "symptom" else "symptom")
+
+    def action_toggle_evidence(self) -> None:
+        """Evidence <-> strict; from noise mode, to the evidence mode (noise off)."""
+        it = self.interview
+        if it.mode == "noise":
+            self.app.change_modes(noise=it.noise.with_enabled(False), weighted=True)
+        else:
+            self.app.change_modes(weighted=not it.weighted)
 
     def action_toggle_noise(self) -> None:
         it = self.interview

@@ -358,7 +358,10 @@ class StatusLine(Static):
         target = "chemical" if interview.target == "chemical" else "class"
         suggest = "one symptom" if interview.suggest == "symptom" else "a category"
         budget = interview.noise_budget()
+        mode = interview.mode
         parts = [
+            Text.assemble(("Mode ", "dim"), (mode, "bold yellow" if mode == "noise" else "bold")),
+            Text.assemble(("Confidence ", "dim"), (f"{interview.confidence():.0%}", "bold")),
             Text.assemble(("Target ", "dim"), (target, "bold")),
             Text.assemble(("Suggest ", "dim"), (suggest, "bold"),
                           (f" ({interview.policy_name.upper()})", "dim")),

@@ -1,0 +1,67 @@
+"""The app's default answer mode is the evidence mode; strict and noise stay selectable."""
+
+from __future__ import annotations
+
+from app_helpers import answer_from_row, settle, suggested, until
+from conftest import SIZE, make_app
+from responder.app.screens.interview import InterviewScreen
+from responder.app.widgets.panels import StatusLine
+from responder.core import views
+from responder.engine.state import Answer, Status
+
+
+def status_text(app) -> str:
+    return str(app.interview_screen.query_one(StatusLine).render())
+
+
+async def test_a_fresh_app_weighs_evidence_and_says_so():
+    app = make_app(mode=None)  # no settings file: the app's own default
+    async with app.run_test(size=SIZE) as pilot:
+        assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
+        assert app.interview.mode == "evidence"
+        assert "Mode evidence" in status_text(app) and "Confidence" in status_text(app)
+        await answer_from_row(pilot, app, "VX")
+        assert app.interview.status is Status.IDENTIFIED
+        result = views.result(app.interview)
+        assert result.title == "VX"
+        assert app.interview.confidence() >= 0.95
+        # the journal records the mode with the answers
+        assert app.interview.journal.path.exists()
+        assert '"mode": "evidence"' in app.interview.journal.path.read_text()
+
+
+async def test_v_switches_evidence_and_strict_and_e_noise_keeping_answers():
+    app = make_app(mode=None)
+    async with app.run_test(size=SIZE) as pilot:
+        assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
+        q = suggested(app)
+        await pilot.press("y")
+        await settle(pilot)
+        await pilot.press("v")
+        await settle(pilot)
+        assert app.interview.mode == "strict" and "Mode strict" in status_text(app)
+        assert app.interview.state.answer_of(q) is Answer.YES
+        await pilot.press("e")
+        await settle(pilot)
+        assert app.interview.mode == "noise" and "Mode noise" in status_text(app)
+        await pilot.press("v")  # from noise mode: evidence, noise tolerance off
+        await settle(pilot)
+        assert app.interview.mode == "evidence" and not app.interview.noise.enabled
+        assert app.interview.asked == 1
+
+
+async def test_an_answer_against_the_truth_does_not_remove_it():
+    """Strict mode drops a chemical on one contradicting answer; the evidence mode keeps
+    it and can still end on it."""
+    app = make_app(mode=None)
+    async with app.run_test(size=SIZE) as pilot:
+        assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
+        kn = app.knowledge
+        vx = kn.chemicals[kn.chemical_index("VX")]
+        wrong = next(s.index for s in kn.symptoms if s.id not in vx.symptoms)
+        app.record_answer(wrong, Answer.YES)
+        await settle(pilot)
+        names = [c.chemicals[0].name for c in views.candidates(app.interview)]
+        assert "VX" in names
+        await answer_from_row(pilot, app, "VX")
+        assert views.result(app.interview).title == "VX"

@@ -1,0 +1,68 @@
+"""The headless interview in evidence mode: modes, journal, notices, resume."""
+
+from __future__ import annotations
+
+from core_fixtures import home, knowledge  # noqa: F401 (pytest fixtures)
+from responder.core import views
+from responder.core.session import Interview
+from responder.engine.evidence import EvidenceSettings
+from responder.engine.state import Answer, Status
+from responder.settings import NoiseSettings
+
+
+def answer_as(it, chemical):
+    kn = it.knowledge
+    row = kn.chemicals[kn.chemical_index(chemical)].symptoms
+    while it.status is Status.ASKING:
+        q = views.question(it).items[0].symptom.index
+        it.answer(q, Answer.YES if kn.symptoms[q].id in row else Answer.NO)
+
+
+def test_start_weighs_evidence_and_the_journal_records_it(knowledge, home):
+    it = Interview.start(knowledge, "chemical", "symptom", NoiseSettings(), weighted=True,
+                         evidence=EvidenceSettings(0.85, 0.05, threshold=0.9))
+    assert it.mode == "evidence"
+    answer_as(it, "VX")
+    res = views.result(it)
+    assert res.title == "VX" and "probable" in res.headline
+    assert it.config()["mode"] == "evidence" and it.config()["evidence"]["sensitivity"] == 0.85
+    text = it.journal.path.read_text()
+    assert '"mode": "evidence"' in text and '"threshold": 0.9' in text
+
+
+def test_resume_restores_the_mode_and_old_journals_stay_strict(knowledge, home):
+    from responder.core.journal import list_journals
+
+    it = Interview.start(knowledge, "chemical", "symptom", NoiseSettings(), weighted=True,
+                         evidence=EvidenceSettings(0.85, 0.05))
+    it.answer(knowledge.symptom_index("cough"), Answer.YES)
+    data = next(d for d in list_journals() if d.id == it.id)
+    again, warnings = Interview.resume(knowledge, data)
+    assert again.mode == "evidence" and again.evidence.sensitivity == 0.85 and not warnings
+    data.config.pop("mode")
+    old, _ = Interview.resume(knowledge, data)
+    assert old.mode == "strict"
+
+
+def test_class_notice_when_one_answer_sharply_lowers_a_class(knowledge):
+    it = Interview(knowledge, weighted=True)
+    notices = []
+    for s in knowledge.symptoms:
+        it.answer(s.index, Answer.YES)
+        notices += it.class_notices()
+        if notices:
+            break
+    assert notices and "lowered" in notices[0] and "%" in notices[0]
+    it.answer(knowledge.symptoms[-1].index, Answer.UNKNOWN)
+    assert it.class_notices() == []
+
+
+def test_set_modes_switches_between_the_three(knowledge):
+    it = Interview(knowledge, weighted=True)
+    it.answer(0, Answer.YES)
+    it.set_modes(weighted=False)
+    assert it.mode == "strict"
+    it.set_modes(noise=it.noise.with_enabled(True))
+    assert it.mode == "noise"
+    it.set_modes(noise=it.noise.with_enabled(False), weighted=True)
+    assert it.mode == "evidence" and it.asked == 1
