@@ -1,8 +1,9 @@
-"""Fuzzing every file responder reads (issue 13): knowledge-base TOML, interchange JSON and
-CSV. Every case must end in a correct result or the input's own clear error, never another
+"""Fuzzing every file responder reads (issue 13): knowledge-base TOML, interchange JSON,
+CSV, settings and journals. Every case must end in a correct result or the input's own clear
+error, never another
 exception; where a result comes back, it must say what the input said.
 
-Settings and journals are fuzzed next to their modules (tests/.../test_fuzz_*.py).
+Settings and journals are fuzzed here too (a bad settings file is kept as .bad when saved over).
 The whole file runs in well under a minute (example counts are fixed, no deadline flakes).
 """
 
@@ -205,3 +206,79 @@ def test_fuzzed_csv_text(tmp_path_factory, data):
         return
     assert len(kb.chemicals) >= 1 and kb.to_problem().matrix.any(axis=1).all()
 
+
+
+# -- settings -----------------------------------------------------------------------------------
+
+SETTINGS = """\
+# my settings
+target = "chemical"
+suggest = "symptom"
+theme = "textual-dark"
+kb = "bundled"
+
+[noise]
+enabled = true
+eps = 2
+prone = ["cough", "wheezing"]
+model = 2
+p = 0.25
+
+[keys]
+"answer.unknown" = "u,space"
+"""
+
+
+@FUZZ
+@given(st.data())
+def test_fuzzed_settings(tmp_path_factory, data):
+    from responder.settings import Settings, SettingsError, load_settings, save_settings
+
+    path = tmp_path_factory.mktemp("settings") / "settings.toml"
+    path.write_bytes(data.draw(mutated(SETTINGS)))
+    try:
+        loaded = load_settings(path)
+    except SettingsError as exc:
+        assert str(exc).startswith(str(path)) and "Traceback" not in str(exc)
+        save_settings(Settings(), path)  # the app then saves over it: the hand edit is kept
+        assert path.with_name("settings.toml.bad").exists()
+        assert load_settings(path) == Settings()
+        return
+    assert loaded.target in ("chemical", "class") and loaded.suggest in ("symptom", "category")
+    assert loaded.noise.eps is None or 0 <= loaded.noise.eps
+    assert 0 <= loaded.noise.p <= 0.5
+    save_settings(loaded, path)  # what loads also saves and loads back the same
+    assert load_settings(path) == loaded
+
+
+# -- journals -----------------------------------------------------------------------------------
+
+JOURNAL = "\n".join(json.dumps(e) for e in [
+    {"event": "start", "id": "x", "at": 1000.0, "kb": {"name": "kb"},
+     "config": {"target": "chemical", "noise": {"enabled": True, "eps": 1}}, "version": 1},
+    {"event": "answer", "symptom": "cough", "answer": "yes", "at": 1001.0},
+    {"event": "answer", "symptom": "wheezing", "answer": "no", "at": 1002.0},
+    {"event": "config", "config": {"suggest": "category"}, "at": 1003.0},
+    {"event": "undo", "symptom": "wheezing", "at": 1004.0},
+    {"event": "answer", "symptom": "fever", "answer": "unknown", "at": 1005.0},
+]) + "\n"
+
+
+@FUZZ
+@given(st.data())
+def test_fuzzed_journals(tmp_path_factory, data):
+    from responder.core.journal import scan_journals
+
+    folder = tmp_path_factory.mktemp("journal")
+    path = folder / "20260101-000000-abcdef.jsonl"
+    path.write_bytes(data.draw(mutated(JOURNAL)))
+    scan = scan_journals(folder)  # never raises
+    for found in scan.unfinished:
+        assert found.answers and all(a.answer in ("yes", "no", "unknown") for a in found.answers)
+        assert all(0 <= a.at <= 32503680000 for a in found.answers)
+        assert found.started_text and isinstance(found.config, dict)
+        assert len({a.symptom for a in found.answers}) == len(found.answers)
+    # damaged files are reported or moved aside, never deleted
+    assert path.exists() or (folder / "damaged" / path.name).exists()
+    if (folder / "damaged" / path.name).exists():
+        assert any("moved aside" in n for n in scan.notices)
