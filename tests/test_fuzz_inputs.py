@@ -1,9 +1,7 @@
 """Fuzzing every file responder reads (issue 13): knowledge-base TOML, interchange JSON,
 CSV, settings and journals. Every case must end in a correct result or the input's own clear
-error, never another
-exception; where a result comes back, it must say what the input said.
+error, never another exception; where a result comes back, it must say what the input said.
 
-Settings and journals are fuzzed here too (a bad settings file is kept as .bad when saved over).
 The whole file runs in well under a minute (example counts are fixed, no deadline flakes).
 """
 
