@@ -180,7 +180,7 @@ def info_report(kb: KnowledgeBase) -> dict:
     prior ("uniform" or "weighted": whether any chemical gives a prior weight), prior_mode
     (the default of :meth:`KnowledgeBase.prior_vector`, used for the entropies),
     chemical_list [{id, name, cas, un, class, source_checked, sources, evidence [{title, url,
-    symptoms}], symptoms}], per_category {id: n symptoms}, per_class
+    symptoms}], symptoms}], checked_per_class {id: [checked, all]}, per_category {id: n symptoms}, per_class
     {id: n chemicals}, distinguishable_profiles, identical_sets (lists of names sharing one
     profile), entropy H(P) and group_entropy H(P_y) in bits, min_hamming (delta between
     distinct profiles, 0 if fewer than two), eps, gamma [{id, gamma_w, gamma_b,
@@ -208,6 +208,9 @@ def info_report(kb: KnowledgeBase) -> dict:
         "prior": "uniform" if np.all(weights == weights[0]) else "weighted",
         "prior_mode": DEFAULT_PRIOR_MODE,
         "chemical_list": [chemical_entry(c) for c in kb.chemicals],
+        "checked_per_class": {
+            c.id: [sum(m.source_checked for m in kb.chemicals_in_class(c.id)),
+                   len(kb.chemicals_in_class(c.id))] for c in kb.classes},
         "per_category": {c.id: len(kb.symptoms_in_category(c.id)) for c in kb.categories},
         "per_class": {c.id: len(kb.chemicals_in_class(c.id)) for c in kb.classes},
         "distinguishable_profiles": len(sets),

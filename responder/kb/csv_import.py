@@ -403,7 +403,7 @@ def default_name(csv_path: str | Path) -> str:
 def load_csv(path: str | Path, source: str | None = None, strict: bool = False) -> KnowledgeBase:
     """Read and validate a CSV knowledge base in memory, storing nothing (``--kb FILE.csv``).
 
-    ``strict`` applies the bundled rules (CAS required, sources from the four series).
+    ``strict`` applies the bundled rules (CAS required, sources from the public series).
     """
     path = Path(path)
     return _validate(csv_to_files(path, source), path, default_name(path), strict)

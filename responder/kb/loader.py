@@ -6,7 +6,7 @@ numbers for values, so lines are found by scanning the text: the ``[[table]]`` h
 order, then the ``key =`` line or the quoted value inside that table.
 
 The bundled knowledge base is stricter than user-imported ones: it must give a CAS number for
-every chemical and name one of the four public source series in every source.
+every chemical and name one of the public source series in every source.
 """
 
 from __future__ import annotations
@@ -99,13 +99,13 @@ def un_problem(un: str) -> tuple[str, str] | None:
 
 
 def source_problem(source: str, strict: bool) -> tuple[str, str] | None:
-    """(problem, fix) if a source text is empty, or (strict) names none of the four series."""
+    """(problem, fix) if a source text is empty, or (strict) names none of the public series."""
     if not source.strip():
         return ("a source is empty", "write the document the symptoms come from")
     if strict and not _SERIES_RE.match(source):
         series = ", ".join(f'"{s}: "' for s in SOURCE_SERIES)
         return (
-            f'source "{source}" does not name one of the four public series',
+            f'source "{source}" does not name one of the public source series',
             f"start it with one of {series} followed by the document title",
         )
     return None
@@ -945,7 +945,7 @@ def load_kb(path: str | Path, *, name: str | None = None,
     name : str, optional
         Name to record; defaults to the folder name.
     strict : bool, optional
-        Apply the bundled rules (CAS required, sources from the four series). By default
+        Apply the bundled rules (CAS required, sources from the public series). By default
         only when ``path`` is the bundled knowledge base's own folder.
 
     Raises

@@ -54,7 +54,7 @@ def resolve_kb(spec: str | Path | None, *, strict: bool | None = None) -> Knowle
         folder, or a ``.csv`` file read directly by the CSV importer (nothing is stored).
         Otherwise the NAME of a knowledge base made by ``responder kb import``.
     strict : bool, optional
-        Apply the bundled knowledge base's rules (CAS required, sources from the four public
+        Apply the bundled knowledge base's rules (CAS required, sources from the public
         series). By default only the bundled knowledge base gets them.
 
     Raises

@@ -286,6 +286,7 @@ def test_info_json(kb_dir, capsys):
         "id": "r", "name": "R", "cas": "7647-01-0", "un": None, "class": "g1",
         "source_checked": False, "sources": ["CHEMM: R"], "evidence": [],
         "symptoms": ["a", "c"]}
+    assert r["checked_per_class"] == {"g1": [0, 3], "g2": [0, 2]}
     assert r["min_hamming"] == 1  # S 0011 vs T 0001
     assert r["eps"] == 0
     gamma = {g["id"]: (g["gamma_w"], g["gamma_b"]) for g in r["gamma"]}

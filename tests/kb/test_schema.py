@@ -299,7 +299,7 @@ def test_evidence_unknown_symptom_suggests(tmp_path):
     (('"https://chemm.hhs.gov/nerveagents.htm"', '"chemm nerve agents page"'), "nerve agents p",
      "is not a web address"),
     (('title = "CHEMM: Nerve Agents"', 'title = "Wikipedia: Sarin"'), 'title = "Wiki',
-     "does not name one of the four public series"),
+     "does not name one of the public source series"),
     (('title = "CHEMM: Nerve Agents"', "title = 3"), "title = 3", "`title` must be a quoted"),
     (('url = "https://chemm', 'page = "x"\nurl = "https://chemm'), 'page = "x"',
      "unknown key `page` in this [[chemical.evidence]] table"),
