@@ -9,7 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from responder.kb import KBError, KBIssue, load_bundled, load_kb, resolve_kb
+from kb_helpers import errors_of, line_of, only_error, write_files
+from responder.kb import KBError, load_bundled, load_kb, resolve_kb
 from responder.kb.loader import SOURCE_SERIES, bundled_root, cas_check_digit
 
 SYMPTOMS = """\
@@ -108,40 +109,12 @@ def write_kb(root: Path, **edits: str) -> Path:
 
     Keys: symptoms, classes, irritants, corrosives (None removes a file).
     """
-    files = {
+    return write_files(root, {
         "symptoms.toml": edits.get("symptoms", SYMPTOMS),
         "classes.toml": edits.get("classes", CLASSES),
         "chemicals/irritant_gases.toml": edits.get("irritants", IRRITANTS),
         "chemicals/corrosives.toml": edits.get("corrosives", CORROSIVES),
-    }
-    for rel, text in files.items():
-        if text is not None:
-            (root / rel).parent.mkdir(parents=True, exist_ok=True)
-            (root / rel).write_text(text, encoding="utf-8")
-    return root
-
-
-def line_of(text: str, snippet: str, occurrence: int = 1) -> int:
-    """1-based line of the n-th occurrence of ``snippet`` in ``text``."""
-    pos = -1
-    for _ in range(occurrence):
-        pos = text.index(snippet, pos + 1)
-    return text.count("\n", 0, pos) + 1
-
-
-def errors_of(root: Path, strict: bool = True) -> list[KBIssue]:
-    with pytest.raises(KBError) as info:
-        load_kb(root, strict=strict)
-    err = info.value
-    # str() is one block, one "file:line: problem — fix" line per issue
-    assert str(err).splitlines() == [str(i) for i in err.issues]
-    return list(err.issues)
-
-
-def only_error(root: Path, strict: bool = True) -> KBIssue:
-    issues = errors_of(root, strict)
-    assert len(issues) == 1, "\n".join(map(str, issues))
-    return issues[0]
+    })
 
 
 # --- the valid case and the engine problem ----------------------------------------------

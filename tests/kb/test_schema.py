@@ -12,7 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from responder.kb import KBError, KBIssue, load_bundled, load_kb
+from kb_helpers import line_of, only_error, write_files
+from responder.kb import KBError, load_bundled, load_kb
 from responder.kb.loader import chemical_slug
 from responder.kb.model import PRIOR_MODES, UnknownSymptomError
 
@@ -113,31 +114,12 @@ sources = ["NIOSH NPG: Chlorine"]
 
 
 def write_kb(root: Path, **edits: str) -> Path:
-    files = {
+    return write_files(root, {
         "symptoms.toml": edits.get("symptoms", SYMPTOMS),
         "classes.toml": edits.get("classes", CLASSES),
         "chemicals/nerve_agents.toml": edits.get("nerve", NERVE),
         "chemicals/irritant_gases.toml": edits.get("irritants", IRRITANTS),
-    }
-    for rel, text in files.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text, encoding="utf-8")
-    return root
-
-
-def line_of(text: str, snippet: str, occurrence: int = 1) -> int:
-    pos = -1
-    for _ in range(occurrence):
-        pos = text.index(snippet, pos + 1)
-    return text.count("\n", 0, pos) + 1
-
-
-def only_error(root: Path, strict: bool = True) -> KBIssue:
-    with pytest.raises(KBError) as info:
-        load_kb(root, strict=strict)
-    issues = info.value.issues
-    assert len(issues) == 1, "\n".join(map(str, issues))
-    return issues[0]
+    })
 
 
 # --- the valid knowledge base --------------------------------------------------------------
