@@ -515,6 +515,8 @@ def _check_chemical_file(ck: _Checker, doc: _Doc, symptom_ids: set[str] | None,
     for k, t in enumerate(tables):
         t = dict(t)
         raw_evidence = t.pop("evidence", None)
+        if raw_evidence == []:  # `evidence = []` records nothing: sources are still needed
+            raw_evidence = None
         # `sources` may be left out when the evidence documents name them
         need = {key: kind for key, kind in required.items()
                 if not (key == "sources" and raw_evidence is not None)}

@@ -462,3 +462,9 @@ def test_bundled_checked_chemicals_have_full_evidence():
     for chem in load_bundled().chemicals:
         if chem.source_checked:
             assert chem.evidence and not chem.unsupported, chem.name
+
+
+def test_an_empty_evidence_list_still_needs_sources(tmp_path):
+    text = IRRITANTS.replace('sources = ["NIOSH NPG: Chlorine"]\n', "evidence = []\n")
+    issue = only_error(write_kb(tmp_path, irritants=text))
+    assert "has no `sources`" in issue.problem
