@@ -17,19 +17,14 @@ from responder.engine.diagnostics import auto_eps, default_eps, min_hamming_dist
 from responder.engine.noise import NoiseModel, NoiseSettingsError, prone_mask
 from responder.engine.evidence import EvidenceError, EvidenceSettings
 from responder.engine.state import Answer, AnswerRecord, InterviewState, Status
-from responder.core.modes import reported_mask
+from responder.core.modes import POLICY, reported_mask
+from responder.core.modes import TARGETS as TARGETS_TO_ENGINE
 from responder.kb.model import KnowledgeBase
 from responder.settings import SUGGEST, TARGETS, NoiseSettings, SettingsError
 
 ANSWER_WORDS = {Answer.YES: "yes", Answer.NO: "no", Answer.UNKNOWN: "can't tell"}
 EVIDENCE_KEYS = ("sensitivity", "leak", "threshold", "gain_floor", "pick")
-ENGINE_TARGET = {"chemical": "object", "class": "group"}
-POLICY = {
-    ("chemical", "symptom"): "gbs",
-    ("class", "symptom"): "gisa",
-    ("chemical", "category"): "gqsa",
-    ("class", "category"): "gigqsa",
-}
+ENGINE_TARGET = TARGETS_TO_ENGINE  # "chemical"/"class" -> the engine's "object"/"group"
 
 
 # -- the interview ---------------------------------------------------------------------------
