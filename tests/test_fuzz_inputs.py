@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from responder.cli.inputs import InputError, load_interchange
 from responder.kb import KBError, load_kb
 from responder.kb.csv_import import load_csv
+from test_input_limits import CLASSES, SYMPTOMS
 
 FUZZ = settings(max_examples=120, deadline=None, derandomize=True,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
@@ -56,22 +57,6 @@ def mutated(draw, base: str) -> bytes:
 
 # -- knowledge base ---------------------------------------------------------------------------
 
-SYMPTOMS = """\
-[[category]]
-id = "breathing"
-label = "Breathing"
-
-[[symptom]]
-id = "cough"
-label = "Cough"
-category = "breathing"
-
-[[symptom]]
-id = "wheezing"
-label = "Wheezing"
-category = "breathing"
-"""
-CLASSES = '[[class]]\nid = "irritants"\nlabel = "Irritants"\n'
 CHEMICALS = """\
 class = "irritants"
 

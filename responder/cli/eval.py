@@ -75,7 +75,9 @@ def run(args) -> int:
         return repeats * per_tree
 
     model, work, time_notes = fit_time_limit(args, model, Policy(args.policy), cost,
-                                             f"{repeats} tree(s)", "--trials")
+                                             f"{repeats} tree(s)",
+                                             "--method monte-carlo" if method == "exact"
+                                             else "a smaller --trials")
     noise = model.noise
     if work is not None and method == "auto" and \
             repeats * work.exact_seconds() > args.time_limit:

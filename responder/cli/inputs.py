@@ -171,12 +171,12 @@ def add_time_limit_argument(parser: argparse.ArgumentParser) -> None:
 
 
 def fit_time_limit(args, model, policy, cost: Callable[[Workload], float], what: str,
-                   fewer: str):
+                   shorter: str):
     """Keep a noisy run within ``args.time_limit`` seconds.
 
     A few interviews are measured (about half a second) and ``cost`` turns the figures into
-    the run's estimated seconds; ``fewer`` names the option that shortens the run
-    (``"--trials"``). Within the limit nothing changes. Past it, ``--noise-eps
+    the run's estimated seconds; ``shorter`` says what else shortens the run
+    (``"a smaller --trials"``). Within the limit nothing changes. Past it, ``--noise-eps
     auto`` is lowered (halving) to the largest measured eps that fits, with a note; an eps
     the user typed is refused with the estimate and what to change.
 
@@ -206,8 +206,8 @@ def fit_time_limit(args, model, policy, cost: Callable[[Workload], float], what:
     insist = f"--time-limit {math.ceil(seconds)}"
     if str(args.noise_eps).strip().lower() != "auto":
         raise InputError(
-            f"{estimate}, more than the {limit:g} s limit; use a smaller --noise-eps or a "
-            f"smaller {fewer}, or pass {insist} (0 = no limit) to run it anyway")
+            f"{estimate}, more than the {limit:g} s limit; use a smaller --noise-eps or "
+            f"{shorter}, or pass {insist} (0 = no limit) to run it anyway")
     eps = noise.eps
     while eps > 1:
         eps //= 2
@@ -220,8 +220,9 @@ def fit_time_limit(args, model, policy, cost: Callable[[Workload], float], what:
                     "the full budget")
             return smaller, trial, [note]
     raise InputError(
-        f"{estimate}; even eps 1 does not fit the {limit:g} s limit: use a smaller {fewer} "
+        f"{estimate}; even eps 1 does not fit the {limit:g} s limit: use {shorter} "
         f"or pass {insist} (0 = no limit)")
+
 
 def add_evidence_arguments(parser) -> None:
     """``--sensitivity``, ``--leak``, ``--threshold`` and ``--pick`` (evidence mode)."""

@@ -104,7 +104,7 @@ def run(args) -> int:
     runs = args.interviews * (2 if args.extra_errors > 0 else 1)
     model, _, time_notes = fit_time_limit(
         args, model, policy, lambda work: work.interviews_seconds(runs), f"{runs} interviews",
-        "--interviews")
+        "a smaller --interviews")
     noise = model.noise
     delta = min_hamming_distance(problem.matrix)
     result = run_simulation(model, policy, interviews=args.interviews,

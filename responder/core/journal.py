@@ -45,6 +45,7 @@ from datetime import datetime
 from pathlib import Path
 
 from responder import paths
+from responder.durable import fsync_dir
 from responder.engine.history import AnswerHistory
 from responder.input_limits import InputRejected, decode_text, loads_json, read_bytes
 
@@ -144,14 +145,14 @@ class Journal:
         try:
             if not directory.is_dir():
                 directory.mkdir(parents=True, exist_ok=True)
-                _fsync_dir(directory.parent)
+                fsync_dir(directory.parent)
         except OSError as exc:
             raise JournalError(f"cannot create the journal folder {directory}: "
                                f"{exc.strerror or exc}") from None
         journal = cls(directory / f"{interview_id}{SUFFIX}", interview_id)
         journal.append({"event": "start", "id": interview_id, "at": now, "kb": kb,
                         "config": config, "version": FORMAT_VERSION})
-        _fsync_dir(directory)
+        fsync_dir(directory)
         journal.lock()
         return journal
 
@@ -280,19 +281,6 @@ def _ends_with_newline(path: Path) -> bool:
     with open(path, "rb") as fh:
         fh.seek(-1, os.SEEK_END)
         return fh.read(1) == b"\n"
-
-
-def _fsync_dir(directory: Path) -> None:
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 #: Journals locked by this process (flock locks conflict between open files of one process
@@ -468,8 +456,8 @@ def move_aside(path: Path) -> Path:
         target = folder / f"{path.stem}.{k}{path.suffix}"
         k += 1
     os.replace(path, target)
-    _fsync_dir(path.parent)
-    _fsync_dir(folder)
+    fsync_dir(path.parent)
+    fsync_dir(folder)
     return target
 
 

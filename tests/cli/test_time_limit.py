@@ -110,6 +110,7 @@ def test_real_measurement_refuses_an_astronomical_exact_tree(tmp_path, capsys):
                                   "--method", "exact", "--time-limit", "3600"])
     assert code == 2 and "more than the 3600 s limit" in err
     assert "years" in err or " days" in err
+    assert "--method monte-carlo" in err  # what shortens an exact evaluation
 
 
 def test_measurement_and_estimates():
