@@ -6,6 +6,8 @@ from functools import partial
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
+from responder.app.search import rank_symptoms
+
 # (title, help, method name on the app or the interview screen, argument)
 ACTIONS = (
     ("Answer: yes", "The victim has the suggested symptom", "screen:answer", "yes"),
@@ -64,10 +66,17 @@ class InterviewCommands(Provider):
             if score > 0:
                 yield Hit(score, matcher.highlight(title), partial(self._run, target, arg),
                           help=help_text)
-        for s in self.app.knowledge.symptoms:
+        # the same ranking as `/` (label, synonyms and old ids), on the words after an
+        # optional "answer symptom" typed to narrow the list to symptoms
+        words = query.strip()
+        for prefix in ("answer symptom:", "answer symptom", "answer:", "answer"):
+            if words.casefold().startswith(prefix) and len(words) > len(prefix):
+                words = words[len(prefix):].strip()
+                matcher = self.matcher(words)
+                break
+        for m in rank_symptoms(self.app.knowledge.symptoms, words, matcher=matcher):
+            s = m.symptom
             title = f"Answer symptom: {s.label}"
-            score = matcher.match(title)
-            if score > 0:
-                yield Hit(score * 0.9, matcher.highlight(title),
-                          partial(self.app.action_volunteer, s.index),
-                          help=f"{s.category_label}. {s.check}")
+            via = f" (matched “{m.via}”)" if m.via else ""
+            yield Hit(m.score * 0.9, title, partial(self.app.action_volunteer, s.index),
+                      help=f"{s.category_label}{via}. {s.check}")

@@ -351,10 +351,13 @@ async def test_volunteer_search_is_forgiving_and_escape_cancels():
         await pilot.press("down", "enter")
         await settle(pilot)
         assert app.screen.chosen == app.screen.matches[1] if len(app.screen.matches) > 1 else True
-        await pilot.press("escape")  # back to the list
+        await pilot.press("backspace")  # back to the list
         await settle(pilot)
         assert app.screen.chosen is None
-        await pilot.press("escape")  # close
+        await pilot.press("down", "enter")
+        await settle(pilot)
+        assert app.screen.chosen is not None
+        await pilot.press("escape")  # one press closes, even from the answer step
         assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
         assert app.interview.asked == 0
 

@@ -10,6 +10,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
+from responder.app.search import rank_symptoms
 from responder.core.session import Interview
 from responder.core.views import ANSWER_TEXT
 from responder.app.widgets.panels import ANSWER_MARK, key_hint
@@ -23,7 +24,8 @@ class SymptomSearchScreen(ModalScreen[tuple[int, Answer] | None]):
     """
 
     BINDINGS = [
-        Binding("escape", "back", "Back", id="search.back"),
+        Binding("escape", "close", "Close", id="search.back"),
+        Binding("backspace", "back", "Back to list", show=False, id="search.list"),
         Binding("up", "cursor(-1)", "Up", show=False, id="search.up"),
         Binding("down", "cursor(1)", "Down", show=False, id="search.down"),
         Binding("y", "answer('yes')", "Yes", id="search.yes"),
@@ -56,12 +58,15 @@ class SymptomSearchScreen(ModalScreen[tuple[int, Answer] | None]):
 
     def _fill(self, text: str) -> None:
         kn = self.interview.knowledge
-        found = kn.search_symptoms(text)
-        self.matches = [s.index for s in found]
+        found = rank_symptoms(kn.symptoms, text)
+        self.matches = [m.symptom.index for m in found]
         options = self.query_one(OptionList)
         options.clear_options()
-        for s in found:
+        for m in found:
+            s = m.symptom
             label = Text.assemble((s.label, "bold"), ("  ", ""), (s.category_label, "dim"))
+            if m.via:
+                label.append(f"  “{m.via}”", style="italic")
             ans = self.interview.answer_of(s.index)
             if ans is not None:
                 mark, style = ANSWER_MARK[ans]
@@ -109,7 +114,8 @@ class SymptomSearchScreen(ModalScreen[tuple[int, Answer] | None]):
         if ans is not None:
             parts.append(Text(f"Already answered: {ANSWER_TEXT[ans]}. A new answer replaces it.",
                               style="yellow"))
-        hint = key_hint(("y", "yes"), ("n", "no"), ("u", "can't tell"), ("esc", "back"))
+        hint = key_hint(("y", "yes"), ("n", "no"), ("u", "can't tell"), ("⌫", "other symptom"),
+                        ("esc", "close"))
         text = Text("\n").join([*parts, hint])
         self.query_one("#search-prompt", Static).update(text)
         self.query_one(Input).disabled = True
@@ -122,15 +128,20 @@ class SymptomSearchScreen(ModalScreen[tuple[int, Answer] | None]):
             return self.chosen is not None
         if action == "cursor":
             return self.chosen is None
+        if action == "back":
+            # in the list, backspace edits the text; once chosen it returns to the list
+            return self.chosen is not None
         return True
 
     def action_answer(self, value: str) -> None:
         if self.chosen is not None:
             self.dismiss((self.chosen, Answer(value)))
 
+    def action_close(self) -> None:
+        self.dismiss(None)
+
     def action_back(self) -> None:
         if self.chosen is None:
-            self.dismiss(None)
             return
         self.chosen = None
         inp = self.query_one(Input)

@@ -1,0 +1,74 @@
+"""One fuzzy ranking (Textual's matcher) for `/` and the command palette, with synonyms."""
+
+from __future__ import annotations
+
+import pytest
+
+from app_helpers import settle, until
+from conftest import SIZE, make_app
+from responder.app.search import rank_symptoms
+from responder.app.screens.interview import InterviewScreen
+from responder.app.screens.symptom_search import SymptomSearchScreen
+
+
+@pytest.fixture(scope="module")
+def bundled():
+    from responder.app.knowledge import load_knowledge
+
+    return load_knowledge(None)
+
+
+@pytest.mark.parametrize("query, expected, via", [
+    ("miosis", "pinpoint_pupils", "miosis"),       # clinical synonym
+    ("fits", "seizures", None),                     # lay word (also in the label)
+    ("shrt brth", "shortness_of_breath", None),     # letters in order
+    ("cough", "cough", None),
+])
+def test_synonyms_and_abbreviations_find_the_symptom(bundled, query, expected, via):
+    found = rank_symptoms(bundled.symptoms, query)
+    assert found[0].symptom.id == expected
+    if via is not None:
+        assert found[0].via == via
+
+
+def test_label_match_beats_the_same_text_as_a_synonym(bundled):
+    found = rank_symptoms(bundled.symptoms, "pupil")
+    assert {m.symptom.id for m in found[:2]} == {"pinpoint_pupils", "dilated_pupils"}
+    assert found[0].via is None
+
+
+def test_empty_query_lists_every_symptom_in_order_and_nonsense_none(bundled):
+    assert [m.symptom.id for m in rank_symptoms(bundled.symptoms, "  ")] == \
+        [s.id for s in bundled.symptoms]
+    assert rank_symptoms(bundled.symptoms, "xyzq") == []
+
+
+async def test_palette_and_slash_rank_symptoms_the_same_way():
+    from responder.app.commands import InterviewCommands
+
+    app = make_app(None)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        provider = InterviewCommands(app.screen)
+        hits = [h async for h in provider.search("miosis")]
+        palette = [h.text.removeprefix("Answer symptom: ") for h in hits
+                   if str(h.text).startswith("Answer symptom")]
+        slash = [m.symptom.label for m in rank_symptoms(app.knowledge.symptoms, "miosis")]
+        assert palette == slash
+        assert palette[0] == "Pinpoint pupils"
+        assert "miosis" in hits[0].help
+
+
+async def test_slash_search_shows_the_matching_synonym():
+    app = make_app(None)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("slash")
+        assert await until(pilot, lambda: isinstance(app.screen, SymptomSearchScreen))
+        await pilot.press(*"miosis")
+        await settle(pilot)
+        assert app.knowledge.symptoms[app.screen.matches[0]].id == "pinpoint_pupils"
+        await pilot.press("enter")
+        await settle(pilot)
+        await pilot.press("escape")
+        assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
