@@ -106,6 +106,11 @@ class ResponderApp(App):
             except Exception as exc:  # noqa: BLE001 (a bad keymap must not stop the app)
                 self.notices.append((f"the [keys] settings were not applied: {exc}", "error"))
         self.theme_changed_signal.subscribe(self, self._on_theme_changed)
+        from responder.kb.next_steps import steps_for  # noqa: PLC0415
+
+        problem = steps_for(self.knowledge).problem
+        if problem:
+            self.notices.append((problem, "warning"))
         if self.unfinished:
             from responder.app.screens.resume import ResumeScreen  # noqa: PLC0415
 

@@ -17,6 +17,7 @@ from responder.core import views
 from responder.core.session import Interview
 from responder.core.views import DISCLAIMER
 from responder.durable import atomic_write_text
+from responder.kb.next_steps import KIND_LABELS, result_steps
 from responder.engine.state import Status
 
 
@@ -107,6 +108,9 @@ def report(interview: Interview, remaining=None) -> dict:
             "title": result.title,
             "headline": result.headline,
             "sources": list(result.sources),
+            "chemicals": [{"name": c.name, "cas": c.cas, "class": c.class_label}
+                          for row in result.candidates for c in row.chemicals],
+            "next_steps": result_steps(interview.knowledge, result).to_dict(),
             "profile": [
                 {"symptom": r.symptom.label, "answer": r.answer.value if r.answer else None,
                  "expected": list(r.expected), "marks": list(r.marks)}
@@ -146,6 +150,11 @@ def to_markdown(data: dict) -> str:
     result = data.get("result")
     if result:
         out += ["", "## Result", "", f"**{result['headline']}**", ""]
+        if len(result["chemicals"]) > 1:
+            out += ["Chemicals in this result:", ""]
+            out += [f"- {c['name']} (CAS {c['cas'] or '—'}; {c['class']})" for c in result["chemicals"]]
+            out.append("")
+        out += _next_steps_markdown(result["next_steps"], result["title"])
         out += ["| Symptom | Answer | Profile |", "| --- | --- | --- |"]
         for r in result["profile"]:
             exp = ", ".join("yes" if e == 1 else "no" if e == 0 else f"{e:.0%}" for e in r["expected"])
@@ -178,6 +187,26 @@ def to_markdown(data: dict) -> str:
         out += ["", "## Classes", "", "| Class | Probability |", "| --- | --- |"]
         out += [f"| {c['class']} | {c['probability']:.1%} |" for c in data["classes"] if c["probability"] > 0]
     return "\n".join(out) + "\n"
+
+
+def _next_steps_markdown(ns: dict, what: str) -> list[str]:
+    out = ["### What to do now", ""]
+    pc = ns["poison_centre"]
+    if pc:
+        out.append(f"- **Poison centre: {pc['line']}** {pc['label']}".rstrip())
+        if pc["note"]:
+            out.append(f"- {pc['note']}")
+    if not ns["specific"]:
+        out.append(f"- No steps specific to {what} are recorded in this knowledge base; "
+                   "general first aid only.")
+    numbers = {s["id"]: k for k, s in enumerate(ns["sources"], start=1)}
+    for kind, steps in ns["steps"].items():
+        out += ["", f"**{KIND_LABELS[kind]}**", ""]
+        out += [f"- {s['text']} [{numbers[s['source']]}]" for s in steps]
+    if ns["sources"]:
+        out += ["", "Sources of these steps:", ""]
+        out += [f"{numbers[s['id']]}. {s['title']} <{s['url']}>" for s in ns["sources"]]
+    return out + [""]
 
 
 def export_interview(interview: Interview, directory: Path | str | None = None,

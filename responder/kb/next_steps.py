@@ -13,11 +13,19 @@ A knowledge base without the file has no steps (``NextSteps.empty()``); a bad fi
 from __future__ import annotations
 
 import importlib.resources
+import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from responder.input_limits import InputRejected, decode_text, loads_toml, read_bytes
 from responder.kb.model import KBError, KBIssue, KnowledgeBase
+
+
+def chemical_key(chemical) -> str:
+    """A chemical's id (its slug when the knowledge base gives none)."""
+    from responder.kb.loader import chemical_slug  # noqa: PLC0415 (loader imports model)
+
+    return getattr(chemical, "id", "") or chemical_slug(chemical.name)
 
 NEXT_STEPS_FILE = "next_steps.toml"
 
@@ -85,12 +93,27 @@ class ResultSteps:
     def __bool__(self) -> bool:
         return bool(self.by_kind) or self.poison_centre is not None
 
+    def to_dict(self) -> dict:
+        """JSON-ready: the poison-centre line, steps by kind with their source, the sources."""
+        pc = self.poison_centre
+        return {
+            "poison_centre": None if pc is None else
+            {"line": pc.line, "label": pc.label, "note": pc.note},
+            "specific": self.specific,
+            "steps": {kind: [{"text": s.text, "for": list(s.targets), "source": s.source.id}
+                             for s in steps] for kind, steps in self.by_kind.items()},
+            "sources": [{"id": s.id, "title": s.title, "url": s.url} for s in self.sources],
+        }
+
 
 @dataclass(frozen=True)
 class NextSteps:
+    """Every step of a knowledge base; ``problem`` says why a user's file was not used."""
+
     steps: tuple[Step, ...] = ()
     poison_centre: PoisonCentre | None = None
     sources: dict[str, Source] = field(default_factory=dict)
+    problem: str = ""
 
     @classmethod
     def empty(cls) -> "NextSteps":
@@ -116,9 +139,14 @@ class NextSteps:
                 continue
             specific |= any(t != ANY for t in step.targets if t in rank)
             chosen.setdefault(step.kind, []).append((min(hits), order, step))
-        by_kind = {kind: tuple(s for _, _, s in sorted(chosen[kind]))
+        by_kind = {kind: tuple(s for _, _, s in sorted(chosen[kind], key=lambda t: t[:2]))
                    for kind in STEP_KINDS if kind in chosen}
         return ResultSteps(by_kind, self.poison_centre, specific)
+
+    def for_chemicals(self, chemicals, class_ids=()) -> ResultSteps:
+        """Steps for a result naming ``chemicals`` (with their classes) and ``class_ids``."""
+        classes = list(dict.fromkeys([c.class_id for c in chemicals] + list(class_ids)))
+        return self.for_result(classes, [chemical_key(c) for c in chemicals])
 
 
 def _issue(where: str, line: int | None, problem: str, fix: str) -> KBIssue:
@@ -138,6 +166,7 @@ def _text(value) -> str | None:
 
 
 def parse_next_steps(text: str, kb: KnowledgeBase, where: str) -> NextSteps:
+    # ``kb`` needs only ``classes`` (with ``id``) and ``chemicals`` (``id`` or ``name``)
     """Parse and check ``next_steps.toml`` text against ``kb``; KBError lists every problem."""
     try:
         data = loads_toml(text, where)
@@ -145,7 +174,7 @@ def parse_next_steps(text: str, kb: KnowledgeBase, where: str) -> NextSteps:
         raise KBError([_issue(where, exc.line, exc.problem, exc.fix)]) from None
     lines = text.splitlines()
     issues: list[KBIssue] = []
-    known = {ANY} | {c.id for c in kb.classes} | {c.id for c in kb.chemicals if c.id}
+    known = {ANY} | {c.id for c in kb.classes} | {chemical_key(c) for c in kb.chemicals}
     extra = set(data) - {"poison_centre", "source", "step"}
     for key in sorted(extra):
         issues.append(_issue(where, _line_of(lines, 0, key), f'unknown key "{key}"',
@@ -269,3 +298,59 @@ def load_next_steps(kb: KnowledgeBase, folder: str | Path | None = None) -> Next
     except InputRejected as exc:
         raise KBError([_issue(where, None, exc.problem, exc.fix)]) from None
     return parse_next_steps(text, kb, where)
+
+
+_CACHE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def steps_for(knowledge) -> NextSteps:
+    """The next steps of a loaded knowledge base, read once and kept with it.
+
+    The bundled knowledge base uses the bundled file; a folder uses its own
+    ``next_steps.toml``. A file that fails its checks gives no steps and says why in
+    ``problem`` (shown once by the app), never an exception.
+    """
+    try:
+        return _CACHE[knowledge]
+    except (KeyError, TypeError):
+        pass
+    origin = Path(str(getattr(knowledge, "origin", "")))
+    try:
+        if getattr(knowledge, "name", "") == "bundled":
+            found = load_next_steps(knowledge)
+        elif origin.is_dir():
+            found = load_next_steps(knowledge, origin)
+        else:
+            found = NextSteps.empty()
+    except KBError as exc:
+        found = NextSteps(problem=f"next steps not shown: {exc.issues[0]}")
+    try:
+        _CACHE[knowledge] = found
+    except TypeError:
+        pass
+    return found
+
+
+def result_steps(knowledge, result) -> ResultSteps:
+    """The steps for an interview result (a result view with ``kind``, ``candidates`` and
+    ``classes``): its chemicals and their classes, or the class it names."""
+    ns = steps_for(knowledge)
+    if result.kind == "class":
+        return ns.for_result([result.classes[0][0].id])
+    return ns.for_chemicals([c for row in result.candidates for c in row.chemicals])
+
+
+def act_now_message(urgent_labels, poison_centre: PoisonCentre | None) -> str | None:
+    """The act-now line for life-threatening "yes" answers (None when there are none).
+
+    It never waits for an identification: life support comes first whatever the agent.
+    """
+    labels = list(dict.fromkeys(urgent_labels))
+    if not labels:
+        return None
+    what = ", ".join(labels)
+    line = f"ACT NOW: {what}. Start life support and call emergency services (911) now; " \
+           "keep answering when you can."
+    if poison_centre is not None:
+        line += f" Poison centre {poison_centre.line}."
+    return line

@@ -12,6 +12,7 @@ from textual.worker import get_current_worker
 
 from responder.core.remaining import Remaining
 from responder.core.session import Interview
+from responder.kb.next_steps import act_now_message, steps_for
 from responder.engine.state import Answer, Status
 from responder.core import views
 from responder.app.widgets.panels import (
@@ -63,6 +64,7 @@ class InterviewScreen(Screen):
 
     def compose(self) -> ComposeResult:
         yield Static(id="titlebar")
+        yield Static(id="act-now")
         with Horizontal(id="body"):
             with Vertical(id="left"):
                 yield QuestionPanel(id="question")
@@ -88,6 +90,7 @@ class InterviewScreen(Screen):
             f" responder  ·  {kn.name} knowledge base: {len(kn.chemicals)} chemicals, "
             f"{len(kn.symptoms)} symptoms  ·  decision support, not a diagnosis"
         )
+        self._show_act_now()
         view = views.question(it)
         self.query_one(QuestionPanel).show(it, view, keep_selection)
         self.query_one(CandidatesTable).show(it)
@@ -108,6 +111,17 @@ class InterviewScreen(Screen):
                 and self._result_seen != it.generation and it.asked > 0:
             self._result_seen = it.generation
             self.call_after_refresh(self.app.show_result)
+
+    def _show_act_now(self) -> None:
+        """A banner over the screen while a life-threatening finding is answered "yes";
+        it takes no focus and no key, so the interview goes on underneath."""
+        it = self.interview
+        labels = [it.knowledge.symptoms[r.query].label for r in it.state.answers
+                  if r.answer is Answer.YES and getattr(it.knowledge.symptoms[r.query], "urgent", False)]
+        message = act_now_message(labels, steps_for(it.knowledge).poison_centre)
+        banner = self.query_one("#act-now", Static)
+        banner.display = message is not None
+        banner.update(message or "")
 
     def _update_status(self) -> None:
         rem = self.remaining
@@ -166,8 +180,6 @@ class InterviewScreen(Screen):
             return True
         if action in ("answer", "move"):
             return self.query_one(QuestionPanel).selected_query is not None
-        if action == "result":
-            return views.result(it) is not None
         if action == "undo":
             return it.asked > 0
         return True
@@ -201,6 +213,12 @@ class InterviewScreen(Screen):
         self.app.action_history()
 
     def action_result(self) -> None:
+        it = self.interview
+        if views.result(it) is None:
+            left = sum(len(r.objects) for r in views.candidates(it))
+            self.app.notify(f"No result yet: {left} chemical(s) still possible. Keep answering; "
+                            "the result opens by itself.", timeout=4)
+            return
         self.app.show_result()
 
     def action_toggle_target(self) -> None:

@@ -13,6 +13,7 @@ from textual.widgets import Footer, Static
 
 from responder.core.views import ANSWER_TEXT, ResultView
 from responder.core import views
+from responder.kb.next_steps import KIND_LABELS, ResultSteps, result_steps
 
 MARKS = {
     "match": ("✓ match", "bold green"),
@@ -22,6 +23,33 @@ MARKS = {
     "expected": ("expected, not checked", "cyan"),
     "": ("", ""),
 }
+
+
+def next_steps_text(steps: ResultSteps, what: str) -> Text:
+    """What to do now, kind by kind, each step tagged with its source number."""
+    text = Text()
+    text.append("What to do now\n", style="bold underline")
+    pc = steps.poison_centre
+    if pc is not None:
+        text.append("  ☎ Poison centre: ", style="bold")
+        text.append(pc.line, style="bold reverse")
+        text.append(f"  {pc.label}\n" if pc.label else "\n", style="dim")
+        if pc.note:
+            text.append(f"    {pc.note}\n", style="bold yellow")
+    if not steps.specific:
+        text.append(f"  No steps specific to {what} are recorded in this knowledge base; "
+                    "general first aid only.\n", style="yellow")
+    numbers = {s.id: k for k, s in enumerate(steps.sources, start=1)}
+    for kind, items in steps.by_kind.items():
+        text.append(f"  {KIND_LABELS[kind]}\n", style="bold")
+        for step in items:
+            text.append(f"    • {step.text} ")
+            text.append(f"[{numbers[step.source.id]}]\n", style="dim")
+    if steps.sources:
+        text.append("  Sources: ", style="dim")
+        text.append("; ".join(f"[{numbers[s.id]}] {s.title}" for s in steps.sources) + "\n",
+                    style="dim")
+    return text
 
 
 def _expected(value: float, share: bool) -> Text:
@@ -45,6 +73,7 @@ class ResultScreen(Screen):
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="result-body"):
             yield Static(id="result-headline")
+            yield Static(id="result-next")
             yield Static(id="result-disclaimer", classes="disclaimer")
             yield Static(id="result-summary")
             yield Static(id="result-profile")
@@ -68,6 +97,10 @@ class ResultScreen(Screen):
             self.app.pop_screen()
             return
         self.query_one("#result-headline", Static).update(self._headline(result))
+        steps = result_steps(it.knowledge, result)
+        nxt = self.query_one("#result-next", Static)
+        nxt.display = bool(steps)
+        nxt.update(next_steps_text(steps, result.title))
         self.query_one("#result-disclaimer", Static).update(
             Text(result.disclaimer, style="bold"))
         self.query_one("#result-summary", Static).update(self._summary(result))

@@ -1,0 +1,147 @@
+"""Issue 12: next steps on the result and in the export, the act-now banner, `r` without a
+result, and where notifications sit."""
+
+from __future__ import annotations
+
+import json
+
+from app_helpers import answer_from_row, settle, until
+from conftest import SIZE, make_app
+from responder.app.export import export_interview, report, to_markdown
+from responder.app.screens.interview import InterviewScreen
+from responder.app.screens.result import ResultScreen
+from responder.engine.state import Answer
+from responder.kb.next_steps import act_now_message, steps_for
+
+
+def _index(app, symptom_id: str) -> int:
+    return next(s.index for s in app.knowledge.symptoms if s.id == symptom_id)
+
+
+async def test_result_screen_shows_next_steps_with_sources():
+    app = make_app(None)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await answer_from_row(pilot, app, "Sarin (GB)")
+        assert isinstance(app.screen, ResultScreen)
+        text = str(app.screen.query_one("#result-next").render())
+        assert "1-800-222-1222" in text
+        assert "atropine" in text and "pralidoxime" in text
+        assert "ATSDR Medical Management Guidelines for Nerve Agents" in text
+        assert "No steps specific" not in text
+
+
+async def test_a_class_without_steps_says_so_and_keeps_first_aid():
+    app = make_app(None)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await answer_from_row(pilot, app, "Arsenic (inorganic compounds)")
+        assert isinstance(app.screen, ResultScreen)
+        text = str(app.screen.query_one("#result-next").render())
+        assert "No steps specific to" in text
+        assert "fresh air" in text and "1-800-222-1222" in text
+
+
+async def test_export_carries_next_steps_and_names_every_chemical(home):
+    app = make_app(None)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await answer_from_row(pilot, app, "Hydrogen cyanide")
+        it = app.interview
+        result = it.result()
+        data = report(it)
+        names = [c["name"] for c in data["result"]["chemicals"]]
+        assert names == [c.name for row in result.candidates for c in row.chemicals]
+        ns = data["result"]["next_steps"]
+        assert ns["poison_centre"]["line"] == "1-800-222-1222"
+        assert any("antidote" in s["text"] for s in ns["steps"]["treatment"])
+        assert {s["id"] for s in ns["sources"]} >= {"cdc_cyanide", "hrsa_poison_help"}
+        md, js = export_interview(it, home / "out")
+        markdown = md.read_text(encoding="utf-8")
+        assert "### What to do now" in markdown and "Poison centre: 1-800-222-1222" in markdown
+        assert "<https://www.cdc.gov/chemicalemergencies/factsheets/cyanide.html>" in markdown
+        if len(names) > 1:
+            assert all(n in markdown for n in names)
+        assert json.loads(js.read_text(encoding="utf-8"))["result"]["next_steps"] == ns
+
+
+def test_markdown_lists_the_chemicals_of_a_several_chemical_result():
+    data = {"knowledge_base": {"name": "k", "chemicals": 2, "symptoms": 1, "digest": ""},
+            "modes": {"target": "chemical", "suggest": "symptom", "policy": "gbs",
+                      "noise": {"enabled": False, "eps": 0, "model": 1}},
+            "disclaimer": "d", "interview_id": "i", "started_at": "s", "exported_at": "e",
+            "app_version": "v", "status": "indistinguishable", "questions_asked": 3,
+            "answers": [], "candidates": [], "classes": [],
+            "result": {"kind": "set", "title": "A, B", "headline": "A or B", "sources": [],
+                       "chemicals": [{"name": "Alpha", "cas": "1-1-1", "class": "X"},
+                                     {"name": "Beta", "cas": "", "class": "X"}],
+                       "next_steps": {"poison_centre": None, "specific": False, "steps": {},
+                                      "sources": []},
+                       "profile": []}}
+    md = to_markdown(data)
+    assert "- Alpha (CAS 1-1-1; X)" in md and "- Beta (CAS —; X)" in md
+    assert "No steps specific to A, B" in md
+
+
+def test_act_now_message():
+    assert act_now_message([], None) is None
+    msg = act_now_message(["Stopped breathing", "Stopped breathing", "Seizures (fits)"], None)
+    assert msg.count("Stopped breathing") == 1 and "Seizures" in msg and "911" in msg
+
+
+async def test_urgent_yes_raises_a_banner_that_never_blocks():
+    app = make_app(None)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = app.interview_screen
+        banner = screen.query_one("#act-now")
+        assert not banner.display
+        app.record_answer(_index(app, "respiratory_arrest"), Answer.YES, volunteered=True)
+        await settle(pilot)
+        assert banner.display
+        assert "Stopped breathing" in str(banner.render())
+        assert "1-800-222-1222" in str(banner.render())
+        assert isinstance(app.screen, InterviewScreen)  # no dialog to dismiss
+        before = app.interview.asked
+        await pilot.press("n")  # the next question is answered as usual
+        await settle(pilot)
+        assert app.interview.asked == before + 1
+        assert banner.display
+        # an urgent "no" raises nothing; undoing the "yes" clears it
+        app.change_answer(_index(app, "respiratory_arrest"), Answer.NO)
+        await settle(pilot)
+        assert not banner.display
+
+
+async def test_r_without_a_result_says_why():
+    app = make_app(None)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("r")
+        await settle(pilot)
+        assert isinstance(app.screen, InterviewScreen)
+        messages = [n.message for n in app._notifications]
+        assert any(m.startswith("No result yet") for m in messages)
+
+
+def test_bundled_next_steps_load_without_problem():
+    from responder.app.knowledge import load_knowledge
+
+    ns = steps_for(load_knowledge(None))
+    assert ns.problem == "" and ns.steps
+
+
+async def test_a_bad_next_steps_file_is_one_notice_not_a_crash(tmp_path):
+    import shutil
+
+    from conftest import FIXTURE_KB
+
+    kb = tmp_path / "kb"
+    shutil.copytree(FIXTURE_KB, kb)
+    (kb / "next_steps.toml").write_text('[[step]]\nfor = "nowhere"\n', encoding="utf-8")
+    app = make_app(str(kb))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        messages = [n.message for n in app._notifications]
+        assert any("next steps not shown" in m for m in messages)
+        assert isinstance(app.screen, InterviewScreen)
