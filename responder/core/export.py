@@ -79,6 +79,13 @@ def report(interview: Interview, remaining=None) -> dict:
             }
             for row in views.history(interview)
         ],
+        # an answer changed later keeps a trace: what it was and when
+        "changed_answers": [
+            {"symptom_id": kn.symptoms[new.query].id, "symptom": kn.symptoms[new.query].label,
+             "was": old.answer.value, "was_at": _iso(old.at),
+             "now": new.answer.value, "changed_at": _iso(new.at)}
+            for new, old in interview.state.changed
+        ],
     }
     if remaining is not None and remaining.method in ("exact", "monte-carlo"):
         data["expected_questions_remaining"] = {"value": remaining.value, "method": remaining.method}
@@ -176,6 +183,11 @@ def to_markdown(data: dict) -> str:
                    f"{'yes' if a['volunteered'] else ''} |")
     if not data["answers"]:
         out.append("| — | no answers yet | | | |")
+    if data.get("changed_answers"):
+        words = {"yes": "yes", "no": "no", "unknown": "can't tell"}
+        out += ["", "Changed answers:", ""]
+        out += [f"- {c['symptom']}: {words[c['was']]} (given {c['was_at']}) changed to "
+                f"{words[c['now']]} at {c['changed_at']}" for c in data["changed_answers"]]
     if data["candidates"]:
         out += ["", "## Candidates", "", "| Chemical(s) | Class | Probability | Contradicted |",
                 "| --- | --- | --- | --- |"]

@@ -158,6 +158,11 @@ class InterviewState:
         """The answers in the order given (a changed answer moves to the end)."""
         return self._history.records
 
+    @property
+    def changed(self) -> list[tuple[AnswerRecord, AnswerRecord]]:
+        """(current answer, the earlier answer it replaced), for answers that were changed."""
+        return [(new, old) for new, _, old in self._history.replaced]
+
     def answer(self, query: int, answer: Answer | str, volunteered: bool = False) -> None:
         """Record ``answer`` to ``query``; an earlier answer to the same query is replaced."""
         answer = Answer(answer)

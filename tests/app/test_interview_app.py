@@ -234,7 +234,7 @@ async def test_expected_questions_left_appears():
             if app.interview_screen.remaining is not None:
                 break
         assert app.interview_screen.remaining is not None
-        assert "exact" in status_text(app)
+        assert "if y/n" in status_text(app)  # exact for yes/no answers, not "(exact)"
 
 
 async def test_expected_questions_left_from_the_helper_process(monkeypatch):

@@ -46,7 +46,8 @@ class HistoryScreen(Screen):
         rows = views.history(it)
         table = self.query_one(DataTable)
         table.clear(columns=True)
-        table.add_columns("#", "Time", "Symptom", "Category", "Answer", "")
+        # the answer comes right after the number so a narrow terminal never hides it
+        table.add_columns("#", "Answer", "Symptom", "Time", "Category", "")
         cands = views.candidates(it)
         doubted = set(it.contradicted(cands[0].objects)) if cands else set()
         for k, row in enumerate(rows, start=1):
@@ -58,10 +59,10 @@ class HistoryScreen(Screen):
                 note.append("contradicts the top candidate")
             table.add_row(
                 str(k),
-                datetime.fromtimestamp(row.record.at).strftime("%H:%M:%S"),
-                row.symptom.label,
-                row.symptom.category_label,
                 Text(f"{mark} {ANSWER_TEXT[row.record.answer]}", style=style),
+                row.symptom.label,
+                datetime.fromtimestamp(row.record.at).strftime("%H:%M:%S"),
+                row.symptom.category_label,
                 Text(", ".join(note), style="dim italic"),
                 key=str(row.symptom.index),
             )

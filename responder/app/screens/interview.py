@@ -133,7 +133,9 @@ class InterviewScreen(Screen):
         elif rem.method == "error":
             text = "?"
         else:
-            text = f"{rem.text} questions" + (" (exact)" if rem.method == "exact" else " (estimate)")
+            # exact for yes/no answers: each "can't tell" adds a question, so the figure can rise
+            text = f"{rem.text} if y/n" if rem.method == "exact" else f"≈{rem.text}"
+
         self.query_one(StatusLine).show(it, text, self.note)
 
     def _schedule_remaining(self) -> None:
@@ -168,6 +170,8 @@ class InterviewScreen(Screen):
         self.app.call_from_thread(self._set_remaining, generation, Remaining(value, method))
 
     def _set_remaining(self, generation: int, remaining: Remaining | None) -> None:
+        if not self.is_mounted or not self.query(StatusLine):
+            return  # the figure arrived after the screen (or the app) closed
         if generation == self.interview.generation:
             self.remaining = remaining if remaining is not None else Remaining(float("nan"), "error")
             self._update_status()

@@ -6,10 +6,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Label, RadioButton, RadioSet, SelectionList, Static, Switch
+from textual.widgets import Button, Input, Label, RadioSet, SelectionList, Static, Switch
 
 from responder.core.session import Interview, NoiseSettingsError
 from responder.settings import NoiseSettings
+from responder.app.widgets.toggles import MarkedCheckbox, MarkedRadioButton
 
 
 class NoiseScreen(ModalScreen[NoiseSettings | None]):
@@ -27,15 +28,15 @@ class NoiseScreen(ModalScreen[NoiseSettings | None]):
     def compose(self) -> ComposeResult:
         it = self.interview
         n = it.noise
-        with Vertical(id="dialog", classes="wide"):
+        with Vertical(id="dialog", classes="wide form"):
             yield Static("Noise tolerance", classes="dialog-title")
-            yield Static(
-                "When on, a chemical stays possible while it contradicts at most eps answers "
-                "(an answer may be wrong: a symptom missed, or reported by mistake). "
-                f"The knowledge base's closest two profiles differ in {it.delta} symptom(s), so "
-                f"up to {it.safe_eps} wrong answer(s) can be tolerated with a unique answer; "
-                "more keeps several chemicals possible.", classes="hint")
             with VerticalScroll(id="noise-form"):
+                yield Static(
+                    "When on, a chemical stays possible while it contradicts at most eps answers "
+                    "(an answer may be wrong: a symptom missed, or reported by mistake). "
+                    f"The knowledge base's closest two profiles differ in {it.delta} symptom(s), so "
+                    f"up to {it.safe_eps} wrong answer(s) can be tolerated with a unique answer; "
+                    "more keeps several chemicals possible.", classes="hint")
                 with Horizontal(classes="field"):
                     yield Label("Tolerate wrong answers", classes="field-label")
                     yield Switch(value=n.enabled, id="noise-enabled")
@@ -47,8 +48,8 @@ class NoiseScreen(ModalScreen[NoiseSettings | None]):
                 with Horizontal(classes="field"):
                     yield Label("Model", classes="field-label")
                     with RadioSet(id="noise-model"):
-                        yield RadioButton("1: every error pattern equally likely", value=n.model == 1)
-                        yield RadioButton("2: each answer wrong with chance p", value=n.model == 2)
+                        yield MarkedRadioButton("1: every error pattern equally likely", value=n.model == 1)
+                        yield MarkedRadioButton("2: each answer wrong with chance p", value=n.model == 2)
                 with Horizontal(classes="field"):
                     yield Label("p (model 2)", classes="field-label")
                     yield Input(value=f"{n.p:g}", id="noise-p", restrict=r"[0-9.]*")

@@ -13,6 +13,11 @@ from responder.core.journal import JournalData, time_text
 from responder.core.session import Interview
 
 
+def last_answer_at(data: JournalData) -> float | None:
+    """When the last kept answer was given (a later mode change or undo is not an answer)."""
+    return max((a.at for a in data.answers), default=None)
+
+
 class ResumeScreen(Screen[JournalData | None]):
     """Enter resumes the highlighted interview; n starts a new one."""
 
@@ -49,9 +54,10 @@ class ResumeScreen(Screen[JournalData | None]):
             except Exception:  # noqa: BLE001 (a damaged journal must not stop start-up)
                 top = "?"
             cfg = data.config
+            last_answer = last_answer_at(data)
             table.add_row(
                 data.started_text,
-                time_text(data.last_at, "%H:%M:%S"),
+                time_text(last_answer, "%H:%M:%S") if last_answer else "—",
                 str(len(data.answers)),
                 f"{cfg.get('target', '?')} / {cfg.get('suggest', '?')}",
                 str(data.kb.get("name", "?")),

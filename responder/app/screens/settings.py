@@ -6,9 +6,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, Checkbox, Label, RadioButton, RadioSet, Select, Static
+from textual.widgets import Button, Checkbox, Label, RadioSet, Select, Static
 
 from responder.settings import Settings, settings_path
+from responder.app.widgets.toggles import MarkedCheckbox, MarkedRadioButton
 
 
 class SettingsScreen(ModalScreen[None]):
@@ -34,29 +35,29 @@ class SettingsScreen(ModalScreen[None]):
         if current_kb not in kbs:
             kbs.append(current_kb)
         themes = sorted(self.app.available_themes)
-        with Vertical(id="dialog", classes="wide"):
+        with Vertical(id="dialog", classes="wide form"):
             yield Static("Settings", classes="dialog-title")
-            yield Static(f"Saved in {settings_path()}. Defaults apply to new interviews; a "
-                         "knowledge base change applies when responder next starts.",
-                         classes="hint")
             with VerticalScroll(id="settings-form"):
+                yield Static(f"Saved in {settings_path()}. Defaults apply to new interviews; a "
+                             "knowledge base change applies when responder next starts.",
+                             classes="hint")
                 with Horizontal(classes="field"):
                     yield Label("Identify", classes="field-label")
                     with RadioSet(id="set-target"):
-                        yield RadioButton("the chemical", value=s.target == "chemical")
-                        yield RadioButton("its class only", value=s.target == "class")
+                        yield MarkedRadioButton("the chemical", value=s.target == "chemical")
+                        yield MarkedRadioButton("its class only", value=s.target == "class")
                 with Horizontal(classes="field"):
                     yield Label("Suggest", classes="field-label")
                     with RadioSet(id="set-suggest"):
-                        yield RadioButton("one symptom", value=s.suggest == "symptom")
-                        yield RadioButton("a category of symptoms", value=s.suggest == "category")
+                        yield MarkedRadioButton("one symptom", value=s.suggest == "symptom")
+                        yield MarkedRadioButton("a category of symptoms", value=s.suggest == "category")
                 with Horizontal(classes="field"):
                     yield Label("Noise tolerance", classes="field-label")
-                    yield Checkbox("on by default", value=s.noise.enabled, id="set-noise")
+                    yield MarkedCheckbox("on by default", value=s.noise.enabled, id="set-noise")
                 if self.interview is not None:
                     with Horizontal(classes="field"):
                         yield Label("", classes="field-label")
-                        yield Checkbox("use this interview's noise settings as defaults",
+                        yield MarkedCheckbox("use this interview's noise settings as defaults",
                                        value=False, id="set-noise-current")
                 with Horizontal(classes="field"):
                     yield Label("Knowledge base", classes="field-label")

@@ -350,34 +350,51 @@ class AnswersPanel(Static):
 
 
 class StatusLine(Static):
-    """Mode, questions asked, expected questions left and the noise budget."""
+    """Questions asked, expected questions left, mode and the noise budget.
+
+    The figures come first so a narrow terminal never loses them; labels shorten below 110
+    columns, and a note that does not fit goes on a second line instead of being cut.
+    """
 
     can_focus = False
 
     def show(self, interview: Interview, remaining_text: str, note: str | None = None) -> None:
+        width = self.size.width or (self.app.size.width if self.is_attached else 120)
+        short = width < 110
         target = "chemical" if interview.target == "chemical" else "class"
         suggest = "one symptom" if interview.suggest == "symptom" else "a category"
         budget = interview.noise_budget()
         mode = interview.mode
         parts = [
-            Text.assemble(("Mode ", "dim"), (mode, "bold yellow" if mode == "noise" else "bold")),
-            Text.assemble(("Confidence ", "dim"), (f"{interview.confidence():.0%}", "bold")),
-            Text.assemble(("Target ", "dim"), (target, "bold")),
-            Text.assemble(("Suggest ", "dim"), (suggest, "bold"),
-                          (f" ({interview.policy_name.upper()})", "dim")),
+            Text.assemble(("Asked ", "dim"), (str(interview.asked), "bold")),
+            Text.assemble(("Left " if short else "Expected left ", "dim"), (remaining_text, "bold")),
+            Text.assemble(("" if short else "Mode ", "dim"),
+                          (mode, "bold yellow" if mode == "noise" else "bold"),
+                          (" " if short else "  confidence ", "dim"),
+                          (f"{interview.confidence():.0%}", "bold")),
+            Text.assemble(("" if short else "Target ", "dim"), (target, "bold")),
+            Text.assemble(("" if short else "Suggest ", "dim"),
+                          ("" if short else suggest, "bold"),
+                          (f"{' ' if not short else ''}{interview.policy_name.upper()}",
+                           "bold" if short else "dim")),
         ]
         if budget is None:
             parts.append(Text.assemble(("Noise ", "dim"), ("off", "bold")))
         else:
             used, eps = budget
             parts.append(Text.assemble(("Noise ", "dim"), ("on", "bold yellow"),
-                                       ("  errors ", "dim"),
+                                       (" errors " if not short else " ", "dim"),
                                        (f"{used}/{eps}", "bold red" if used >= eps and eps else "bold")))
-        parts.append(Text.assemble(("Asked ", "dim"), (str(interview.asked), "bold")))
-        parts.append(Text.assemble(("Expected left ", "dim"), (remaining_text, "bold")))
+        line = Text(" │ ").join(parts)
+        extra = None
         if interview.unsaved:
-            parts.append(Text(f"NOT SAVED ({interview.unsaved} change(s) waiting, retried on "
-                              f"the next answer): {interview.journal_error}", style="bold red"))
+            extra = Text(f"NOT SAVED ({interview.unsaved} change(s) waiting, retried on "
+                         f"the next answer): {interview.journal_error}", style="bold red")
         elif note:
-            parts.append(Text(note, style="yellow"))
-        self.update(Text(" │ ").join(parts))
+            extra = Text(note, style="yellow")
+        if extra is not None:
+            if line.cell_len + 3 + extra.cell_len <= width - 2:
+                line = Text(" │ ").join([line, extra])
+            else:
+                line = Text("\n").join([line, extra])
+        self.update(line)
