@@ -36,28 +36,46 @@ KEY_HELP = (
     ("help", "This help"),
 )
 
-ABOUT = """\
-What the screen shows
-  Ask next     the symptom (or category of symptoms) that narrows the list fastest.
-               You never have to follow it: press / to enter any symptom a victim shows.
-  Candidates   chemicals still possible, most likely first. Chemicals with exactly the same
-               symptom profile share a row: no question can tell them apart.
-  Classes      how likely each class of chemical is.
-  Status line  target, suggestion mode, noise tolerance and wrong answers assumed so far
-               ("errors 1/2"), questions asked and expected questions left
-               ("≈" marks an estimate).
+# (heading, [(term, explanation)]): a grid wraps each explanation in its own column, so
+# nothing is hard-wrapped for one width and no word is left alone on a line.
+ABOUT = (
+    ("What the screen shows", (
+        ("Ask next", "The symptom (or category of symptoms) that narrows the list fastest. "
+                     "You never have to follow it: press / to enter any symptom a victim shows."),
+        ("Candidates", "Chemicals still possible, most likely first. Chemicals with exactly "
+                       "the same symptom profile share a row: no question can tell them apart."),
+        ("Classes", "How likely each class of chemical is."),
+        ("Status line", "Questions asked, expected questions left ('if y/n': exact when every "
+                        "answer is yes or no, so each can't-tell adds to it; '≈' an estimate), "
+                        "target, suggestion mode, and noise tolerance with the wrong answers "
+                        "assumed so far ('1/2')."),
+        ("ACT NOW", "A red line when a life-threatening sign is answered yes: start life "
+                    "support at once. It never stops the interview."),
+    )),
+    ("Modes (all keep your answers)", (
+        ("Target", "The chemical, or its class only."),
+        ("Suggest", "One symptom at a time, or a category (e.g. Eyes) with the symptoms in it "
+                    "that can still change the outcome; optional ones are greyed."),
+        ("Noise", "Off: every answer is trusted. On: a chemical stays possible while it "
+                  "contradicts at most eps answers; each candidate shows how many it does."),
+    )),
+    ("Safety", (
+        ("Journal", "Every answer is saved at once. If the app or the laptop dies, start "
+                    "responder again: it offers to resume with every answer kept."),
+    )),
+)
 
-Modes (all keep your answers)
-  Target       chemical, or class only (fewer questions when the class is enough).
-  Suggest      one symptom at a time, or a category (e.g. Eyes) with the symptoms in it that
-               can still change the outcome; optional ones are greyed.
-  Noise        off: every answer is trusted. On: a chemical stays possible while it
-               contradicts at most eps answers; each candidate shows how many it contradicts.
 
-Safety
-  Every answer is saved to the journal at once. If the app or the laptop dies, start
-  responder again and it offers to resume the interview with every answer kept.
-"""
+def about_table() -> Table:
+    table = Table.grid(padding=(0, 2))
+    table.add_column(style="bold", no_wrap=True)
+    table.add_column(ratio=1)
+    for heading, rows in ABOUT:
+        table.add_row(Text(heading, style="bold underline"), "")
+        for term, text in rows:
+            table.add_row(term, text)
+        table.add_row("", "")
+    return table
 
 
 def keys_for(screen, binding_id: str) -> str:
@@ -88,7 +106,7 @@ class HelpScreen(ModalScreen[None]):
                 yield Static(Text(DISCLAIMER, style="bold yellow"), classes="disclaimer")
                 yield Static(Text("Keys", style="bold underline"))
                 yield Static(table)
-                yield Static(Text(ABOUT))
+                yield Static(about_table())
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -72,7 +72,7 @@ class HistoryScreen(Screen):
         self.query_one("#history-title", Static).update(
             f" Answer history: {len(rows)} answer(s), oldest first")
         self.query_one("#history-help", Static).update(
-            "↑↓ pick an answer · y / n / u change it · d remove it · Esc back to the interview"
+            "↑↓ pick · y / n / u change · d remove · Esc back"
             if rows else "No answers yet. Esc goes back to the interview.")
 
     def _selected(self) -> int | None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -75,10 +77,31 @@ class InterviewScreen(Screen):
                 with VerticalScroll(id="answers-box", can_focus=False):
                     yield AnswersPanel(id="answers")
         yield StatusLine(id="status")
-        yield Footer()
+        yield Footer(compact=True)
+
+    #: Mode keys left out of the footer below this width (still in help and ctrl+p), so the
+    #: answer keys, undo, /, history, result and help always fit.
+    NARROW = 110
+    NARROW_HIDDEN = frozenset({"mode.target", "mode.suggest", "mode.noise"})
 
     def on_mount(self) -> None:
+        self._fit_footer(self.app.size.width)
         self.refresh_view()
+
+    def on_resize(self, event) -> None:
+        self._fit_footer(event.size.width)
+
+    def _fit_footer(self, width: int) -> None:
+        narrow = width < self.NARROW
+        changed = False
+        for key, bindings in self._bindings.key_to_bindings.items():
+            fitted = [replace(b, show=not narrow) if b.id in self.NARROW_HIDDEN else b
+                      for b in bindings]
+            if fitted != bindings:
+                self._bindings.key_to_bindings[key] = fitted
+                changed = True
+        if changed:
+            self.refresh_bindings()
 
     # -- refresh --------------------------------------------------------------------------
 
@@ -87,8 +110,8 @@ class InterviewScreen(Screen):
         it = self.interview
         kn = it.knowledge
         self.query_one("#titlebar", Static).update(
-            f" responder  ·  {kn.name} knowledge base: {len(kn.chemicals)} chemicals, "
-            f"{len(kn.symptoms)} symptoms  ·  decision support, not a diagnosis"
+            f" responder · {kn.name}: {len(kn.chemicals)} chemicals, {len(kn.symptoms)} symptoms"
+            " · decision support, not a diagnosis"
         )
         self._show_act_now()
         view = views.question(it)

@@ -62,11 +62,11 @@ class ResultScreen(Screen):
     """Shown when the target is identified, or when nothing can narrow the list further."""
 
     BINDINGS = [
-        Binding("escape,enter", "back", "Back to interview", id="result.back"),
-        Binding("z,backspace", "undo", "Undo last answer", id="result.undo", key_display="z"),
-        Binding("t", "chemical", "Go on to the chemical", id="result.chemical"),
+        Binding("escape,enter", "back", "Back", id="result.back"),
+        Binding("z,backspace", "undo", "Undo", id="result.undo", key_display="z"),
+        Binding("t", "chemical", "To the chemical", id="result.chemical"),
         Binding("x", "export", "Export", id="result.export"),
-        Binding("ctrl+n", "new", "New interview", id="result.new"),
+        Binding("ctrl+n", "new", "New", id="result.new"),
         Binding("question_mark,f1", "help", "Help", id="result.help", key_display="?"),
     ]
 
@@ -78,7 +78,7 @@ class ResultScreen(Screen):
             yield Static(id="result-summary")
             yield Static(id="result-profile")
             yield Static(id="result-sources")
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self.refresh_view()
