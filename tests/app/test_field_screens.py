@@ -7,7 +7,8 @@ import json
 
 from app_helpers import answer_from_row, settle, until
 from conftest import SIZE, make_app
-from responder.app.export import export_interview, report, to_markdown
+from responder.core import views
+from responder.core.export import export_interview, report, to_markdown
 from responder.app.screens.interview import InterviewScreen
 from responder.app.screens.result import ResultScreen
 from responder.engine.state import Answer
@@ -48,7 +49,7 @@ async def test_export_carries_next_steps_and_names_every_chemical(home):
         await settle(pilot)
         await answer_from_row(pilot, app, "Hydrogen cyanide")
         it = app.interview
-        result = it.result()
+        result = views.result(it)
         data = report(it)
         names = [c["name"] for c in data["result"]["chemicals"]]
         assert names == [c.name for row in result.candidates for c in row.chemicals]
@@ -125,7 +126,7 @@ async def test_r_without_a_result_says_why():
 
 
 def test_bundled_next_steps_load_without_problem():
-    from responder.app.knowledge import load_knowledge
+    from responder.kb.resolve import load_knowledge
 
     ns = steps_for(load_knowledge(None))
     assert ns.problem == "" and ns.steps

@@ -13,7 +13,7 @@ from responder.app.screens.symptom_search import SymptomSearchScreen
 
 @pytest.fixture(scope="module")
 def bundled():
-    from responder.app.knowledge import load_knowledge
+    from responder.kb.resolve import load_knowledge
 
     return load_knowledge(None)
 
