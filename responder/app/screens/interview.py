@@ -82,7 +82,7 @@ class InterviewScreen(Screen):
     #: Mode keys left out of the footer below this width (still in help and ctrl+p), so the
     #: answer keys, undo, /, history, result and help always fit.
     NARROW = 110
-    NARROW_HIDDEN = frozenset({"mode.target", "mode.suggest", "mode.noise"})
+    NARROW_HIDDEN = frozenset({"mode.target", "mode.suggest", "mode.noise", "mode.evidence"})
 
     def on_mount(self) -> None:
         self._fit_footer(self.app.size.width)

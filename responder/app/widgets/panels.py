@@ -370,7 +370,7 @@ class StatusLine(Static):
             Text.assemble(("Left " if short else "Expected left ", "dim"), (remaining_text, "bold")),
             Text.assemble(("" if short else "Mode ", "dim"),
                           (mode, "bold yellow" if mode == "noise" else "bold"),
-                          (" " if short else "  confidence ", "dim"),
+                          (" " if short else " │ Confidence ", "dim"),
                           (f"{interview.confidence():.0%}", "bold")),
             Text.assemble(("" if short else "Target ", "dim"), (target, "bold")),
             Text.assemble(("" if short else "Suggest ", "dim"),
