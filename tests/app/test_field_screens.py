@@ -146,3 +146,16 @@ async def test_a_bad_next_steps_file_is_one_notice_not_a_crash(tmp_path):
         messages = [n.message for n in app._notifications]
         assert any("next steps not shown" in m for m in messages)
         assert isinstance(app.screen, InterviewScreen)
+
+
+async def test_notifications_sit_at_the_top_off_the_status_line():
+    from textual.widgets._toast import Toast
+
+    app = make_app()
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await settle(pilot)
+        app.notify("hello there", timeout=10)
+        await settle(pilot, 4)
+        toasts = list(app.screen.query(Toast))
+        assert toasts
+        assert all(t.region.bottom <= 12 for t in toasts), [t.region for t in toasts]

@@ -157,7 +157,7 @@ class InterviewScreen(Screen):
             text = "?"
         else:
             # exact for yes/no answers: each "can't tell" adds a question, so the figure can rise
-            text = f"{rem.text} if y/n" if rem.method == "exact" else f"≈{rem.text}"
+            text = f"{rem.text} if y/n" if rem.method == "exact" else "≈" + rem.text.lstrip("≈")
 
         self.query_one(StatusLine).show(it, text, self.note)
 
