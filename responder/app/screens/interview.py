@@ -7,6 +7,7 @@ from dataclasses import replace
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.css.query import NoMatches
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
@@ -197,7 +198,10 @@ class InterviewScreen(Screen):
             return  # the figure arrived after the screen (or the app) closed
         if generation == self.interview.generation:
             self.remaining = remaining if remaining is not None else Remaining(float("nan"), "error")
-            self._update_status()
+            try:
+                self._update_status()
+            except NoMatches:  # the helper answered while the screen was being torn down
+                pass
 
     # -- answers --------------------------------------------------------------------------
 
