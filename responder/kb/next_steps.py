@@ -180,16 +180,20 @@ def parse_next_steps(text: str, kb: KnowledgeBase, where: str) -> NextSteps:
         issues.append(_issue(where, _line_of(lines, 0, key), f'unknown key "{key}"',
                              'use only [poison_centre], [[source]] and [[step]]'))
 
+    def tables(key: str, fix: str):
+        """Yield each [[key]] table with its line; a non-list value is one issue."""
+        raw_list = data.get(key, [])
+        if not isinstance(raw_list, list):
+            issues.append(_issue(where, _line_of(lines, 0, key), f'"{key}" must be [[{key}]] tables', fix))
+            return
+        cursor = 0
+        for raw in raw_list:
+            line = _line_of(lines, cursor, f"[[{key}]]")
+            cursor = line or cursor
+            yield raw, line
+
     sources: dict[str, Source] = {}
-    cursor = 0
-    raw_sources = data.get("source", [])
-    if not isinstance(raw_sources, list):
-        raw_sources = []
-        issues.append(_issue(where, _line_of(lines, 0, "source"), '"source" must be [[source]] tables',
-                             "write each document as a [[source]] table with id, title and url"))
-    for raw in raw_sources:
-        line = _line_of(lines, cursor, "[[source]]")
-        cursor = line or cursor
+    for raw, line in tables("source", "write each document as a [[source]] table with id, title and url"):
         sid, title, url = (_text(raw.get(k)) if isinstance(raw, dict) else None
                            for k in ("id", "title", "url"))
         if not (sid and title and url):
@@ -227,15 +231,7 @@ def parse_next_steps(text: str, kb: KnowledgeBase, where: str) -> NextSteps:
 
     steps: list[Step] = []
     seen: set[tuple] = set()
-    cursor = 0
-    raw_steps = data.get("step", [])
-    if not isinstance(raw_steps, list):
-        raw_steps = []
-        issues.append(_issue(where, _line_of(lines, 0, "step"), '"step" must be [[step]] tables',
-                             "write each step as a [[step]] table"))
-    for raw in raw_steps:
-        line = _line_of(lines, cursor, "[[step]]")
-        cursor = line or cursor
+    for raw, line in tables("step", "write each step as a [[step]] table"):
         if not isinstance(raw, dict):
             continue
         targets = raw.get("for")
