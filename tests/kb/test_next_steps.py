@@ -175,3 +175,16 @@ def test_folder_file_is_read(kb, tmp_path):
         encoding="utf-8")
     ns = load_next_steps(kb, tmp_path)
     assert ns.for_result(["opioids"]).by_kind["treatment"][0].text == "Naloxone."
+
+
+@pytest.mark.parametrize("key, fix", [
+    ("source", "[[source]] table with id, title and url"),
+    ("step", "[[step]] table"),
+])
+def test_a_table_array_written_as_a_plain_value_is_named(kb, key, fix):
+    with pytest.raises(KBError) as err:
+        parse_next_steps(f'{key} = "oops"\n', kb, "next_steps.toml")
+    issues = [i for i in err.value.issues if f'"{key}" must be [[{key}]] tables' in i.problem]
+    assert len(issues) == 1, str(err.value)
+    assert issues[0].line == 1
+    assert fix in issues[0].fix
