@@ -51,6 +51,8 @@ STOP_REASONS = ("confident", "no_gain", "no_fit")
 # responder.engine.policies.Policy.
 _TIE_TOL = 1e-9
 _ROUND_OFF = 1e-13
+# Above this many matrix cells the selection pass runs in float32 (see EvidenceModel).
+FLOAT32_ABOVE_CELLS = 1 << 20
 
 
 class EvidenceError(ValueError):
@@ -332,12 +334,23 @@ class EvidenceModel:
         # are reported together as one candidate, never one picked.
         _, inverse = np.unique(problem.matrix, axis=0, return_inverse=True)
         self.row_groups = inverse.reshape(-1)
+        # The 0/1 matrix once as floats, rows in class order (one contiguous block per
+        # class), so every selection is matrix-vector products over it: the yes-mass of all
+        # symptoms in one product, per class one product per class block. Small problems
+        # use float64 (exact to round-off, so ties match the strict policies within 1e-9
+        # bits); large ones float32, half the memory traffic of this pass, which dominates a
+        # selection (docs/performance.md; relative error about 1e-6, far below the gain floor).
         if problem.object_groups is not None:
-            # Rows sorted by class, one contiguous block each: the per-class sums of the gain
-            # are one pass over the matrix (a loop over classes, not symptoms).
-            self._class_order = np.argsort(problem.object_groups, kind="stable")
-            self._class_rows = problem.matrix[self._class_order]
-            self._class_ends = np.cumsum(np.bincount(problem.object_groups, minlength=problem.n_groups))
+            self._row_order = np.argsort(problem.object_groups, kind="stable")
+            self._class_ends = np.cumsum(
+                np.bincount(problem.object_groups, minlength=problem.n_groups)
+            )
+        else:
+            self._row_order = np.arange(problem.n_objects)
+            self._class_ends = None
+        dtype = np.float32 if problem.matrix.size > FLOAT32_ABOVE_CELLS else np.float64
+        self._rows = np.ascontiguousarray(problem.matrix[self._row_order], dtype=dtype)
+        self._rows.setflags(write=False)
         if problem.query_groups is not None:
             self._category_onehot = np.zeros((problem.n_query_groups, N), dtype=bool)
             self._category_onehot[problem.query_groups, np.arange(N)] = True
@@ -354,9 +367,10 @@ class EvidenceModel:
         qs = np.fromiter(known.keys(), dtype=np.int64, count=len(known))
         vals = np.fromiter(known.values(), dtype=bool, count=len(known))
         skipped = np.fromiter(skipped, dtype=np.int64)
-        for q in np.concatenate([qs, skipped]).tolist():
-            if not 0 <= q < N:
-                raise IndexError(f"query {q} is out of range (0..{N - 1})")
+        every = np.concatenate([qs, skipped])
+        bad = every[(every < 0) | (every >= N)]
+        if bad.size:
+            raise IndexError(f"query {int(bad[0])} is out of range (0..{N - 1})")
         asked = np.zeros(N, dtype=bool)
         asked[qs] = True
         asked[skipped] = True
@@ -390,10 +404,12 @@ class Belief:
         self.queries = queries
         self.values = values
         self.asked = asked
+        # Per answered query, the log-likelihood of its answer if the chemical lists the
+        # sign and if it does not; then one pass over the answered columns.
+        if_listed = np.where(values, model._log_s, model._log_1s)
+        if_unlisted = np.where(values, model._log_l[queries], model._log_1l[queries])
         B = model.problem.matrix[:, queries]  # (M, k)
-        log_yes = np.where(B, model._log_s, model._log_l[queries])
-        log_no = np.where(B, model._log_1s, model._log_1l[queries])
-        loglik = np.where(values[None, :], log_yes, log_no).sum(axis=1)
+        loglik = np.where(B, if_listed, if_unlisted).sum(axis=1)
         self.log_weights = model._log_prior + loglik
         top = self.log_weights.max()
         if np.isfinite(top):
@@ -442,8 +458,8 @@ class Belief:
         if self.model.target == "group":
             g = self.group_probabilities()
             return float(g.max()) if g.size else 0.0
-        _, probs = self.candidate_probabilities()
-        return float(probs[0]) if probs.size else 0.0
+        probs = np.bincount(self.model.row_groups, weights=self.posterior)
+        return float(probs.max()) if probs.size else 0.0
 
     # -- expected information gain -------------------------------------------------------
 
@@ -463,21 +479,22 @@ class Belief:
         if self._gains is not None:
             return self._gains
         m = self.model
-        w = self.posterior
+        w = self.posterior[m._row_order].astype(m._rows.dtype, copy=False)
         leak = m.leak_vector
         s = m.sensitivity
-        listed = np.einsum("k,kn->n", w, m.problem.matrix)  # P(the chemical lists q)
-        total = float(w.sum())
-        p_yes = leak * total + (s - leak) * listed
-        h_answer = _entropy_of_split(p_yes, total)
+        total = float(self.posterior.sum())
         if m.target == "group":
-            # Per class: mass W_c and its yes-mass W_c l + (s - l) sum_{i in c} w_i B_iq.
-            W = np.bincount(m.problem.object_groups, weights=w, minlength=m.problem.n_groups)
-            G = _class_sums(w[m._class_order], m._class_rows, m._class_ends)
+            # Per class c: mass W_c and its yes-mass W_c l + (s - l) G_c, G = sum_{i in c} w_i B_i.
+            G = _class_sums(w, m._rows, m._class_ends)
+            W = self.group_probabilities()
+            listed = G.sum(axis=0)  # P(the chemical lists q), unnormalised
             yes_c = leak[None, :] * W[:, None] + (s - leak)[None, :] * G
             h_given = _entropy_of_split(yes_c, W[:, None]).sum(axis=0)
         else:
+            listed = np.einsum("k,kn->n", w, m._rows).astype(np.float64)  # P(lists q), unnormalised
             h_given = listed * m._h_listed + (total - listed) * m._h_unlisted
+        p_yes = leak * total + (s - leak) * listed
+        h_answer = _entropy_of_split(p_yes, total)
         gain = np.maximum(h_answer - h_given, 0.0) / total if total > 0 else np.zeros_like(p_yes)
         # Round-off (about 1e-16) on queries that split nothing is no gain; a real split of
         # even 1e-12 of the mass gains about 4e-11 bits.
@@ -609,16 +626,18 @@ def sharp_group_drops(
 def _class_sums(w_sorted: np.ndarray, rows: np.ndarray, ends: np.ndarray) -> np.ndarray:
     """G[c, q] = sum of w_i B_iq over the members i of class c, shape (m, N).
 
-    ``rows`` is B with its rows sorted by class and ``ends`` the cumulative class sizes.
-    einsum on the boolean rows: a 1-byte gather and exact float64 sums, no BLAS call.
+    ``rows`` is B as floats with its rows sorted by class and ``ends`` the cumulative class
+    sizes: one matrix-vector product per class block, one pass over the matrix in all (a
+    loop over classes, never over symptoms). einsum, not BLAS: as fast on one core here and
+    steady on a shared machine, where threaded BLAS waits for a busy core.
     """
-    G = np.zeros((ends.size, rows.shape[1]))
+    G = np.zeros((ends.size, rows.shape[1]), dtype=rows.dtype)
     start = 0
     for c, end in enumerate(ends.tolist()):
         if end > start:
             np.einsum("k,kn->n", w_sorted[start:end], rows[start:end], out=G[c])
         start = end
-    return G
+    return G.astype(np.float64, copy=False)
 
 
 def _check_pick(pick: str) -> None:
