@@ -145,6 +145,7 @@ class Protocol:
             ],
             "mode": st.mode,
             "stop_reason": st.stop_reason,
+            "unlisted": None if (fit := st.fit()) is None else _round(fit.unlisted),
             "notices": [
                 f"{self._last_answer_text()} lowered {kb.classes[g].label} from {b:.0%} to {a:.0%}"
                 for g, b, a in st.group_drops()
@@ -178,8 +179,9 @@ class Protocol:
 
     def _candidates(self, status: Status) -> list[dict]:
         st = self.state
-        if status is Status.INCONSISTENT:
-            # Nothing fits (strict or noise): the closest chemicals, probability 0.
+        if status is Status.INCONSISTENT and st.mode != "evidence":
+            # Nothing fits (strict or noise): the closest chemicals, probability 0. (Evidence
+            # mode eliminates nothing: its candidates keep their probabilities.)
             seen, rows = set(), []
             for i, _ in st.ranked_by_mismatch(st.problem.n_objects):
                 if i not in seen:

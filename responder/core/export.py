@@ -93,6 +93,8 @@ def report(interview: Interview, remaining=None) -> dict:
     if budget is not None:
         data["noise_budget"] = {"used": budget[0], "tolerated": budget[1]}
     if status is Status.INCONSISTENT:
+        why = views.no_fit(interview)
+        data["no_fit"] = {"headline": why.headline, "detail": why.detail}
         data["candidates"] = []
         data["closest"] = [
             {"chemicals": [c.name for c in row.chemicals], "class": row.class_labels,
@@ -170,8 +172,9 @@ def to_markdown(data: dict) -> str:
         if result["sources"]:
             out += ["", "Sources:", ""] + [f"- {s}" for s in result["sources"]]
     if data["status"] == Status.INCONSISTENT.value:
-        out += ["", "## No chemical fits every answer", "",
-                "Closest chemicals by number of contradicted answers:", "",
+        why = data.get("no_fit") or {"headline": "No chemical fits every answer", "detail": ""}
+        out += ["", f"## {why['headline']}", ""] + ([why["detail"], ""] if why["detail"] else [])
+        out += ["Closest chemicals by number of contradicted answers:", "",
                 "| Chemical | Class | Contradicted answers |", "| --- | --- | --- |"]
         out += [f"| {' = '.join(c['chemicals'])} | {c['class']} | {c['contradicted_answers']} |"
                 for c in data["closest"]]

@@ -82,6 +82,16 @@ class ResultView:
 
 
 @dataclass(frozen=True)
+class NoFitView:
+    """Why no chemical fits the answers, in a responder's words."""
+
+    headline: str
+    detail: str
+    closest: CandidateRow | None  # the chemical contradicting fewest answers (strict) or the
+    # most probable one (evidence mode)
+
+
+@dataclass(frozen=True)
 class HistoryRow:
     record: AnswerRecord
     symptom: Symptom
@@ -142,6 +152,34 @@ def class_bars(it: Interview) -> list[tuple[ChemicalClass, float]]:
         return []
     order = sorted(range(len(it.knowledge.classes)), key=lambda g: (-probs[g], g))
     return [(it.knowledge.classes[g], float(probs[g])) for g in order]
+
+
+def no_fit(it: Interview) -> NoFitView | None:
+    """What to say when no chemical fits the answers; None while one does.
+
+    Strict and noise modes: no candidate is left. Evidence mode (nothing is eliminated): an
+    agent not in the knowledge base explains the answers better than every listed one
+    (:meth:`responder.engine.evidence.Belief.fit`).
+    """
+    if it.status is not Status.INCONSISTENT:
+        return None
+    fit = it.state.fit()
+    if fit is None or fit.candidate < 0:
+        rows = closest(it, 1)
+        return NoFitView(
+            f"No chemical in the knowledge base matches all {it.asked} answers",
+            "Perhaps an answer was wrong, or the agent is not in the knowledge base. The "
+            "closest chemicals are listed with how many answers each contradicts.",
+            rows[0] if rows else None)
+    cands = candidates(it)
+    row = next((c for c in cands if fit.candidate in c.objects), cands[0] if cands else None)
+    name = row.chemicals[0].name if row else "the most probable chemical"
+    return NoFitView(
+        "No chemical in the knowledge base fits these answers well",
+        f"The closest, {name}, has {fit.against} of {fit.answered} answers against it; an "
+        f"agent not in the knowledge base explains them better ({fit.unlisted:.0%}). Check "
+        "those answers, and consider an unlisted agent or a mixture.",
+        row)
 
 
 def history(it: Interview) -> list[HistoryRow]:

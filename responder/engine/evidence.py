@@ -43,6 +43,7 @@ DEFAULT_SENSITIVITY = 0.8
 DEFAULT_LEAK = 0.1
 DEFAULT_THRESHOLD = 0.95
 DEFAULT_GAIN_FLOOR = 0.01
+DEFAULT_UNLISTED_PRIOR = 0.1
 EVIDENCE_TARGETS = ("object", "group")
 PICK_MODELS = ("any", "informed")
 STOP_REASONS = ("confident", "no_gain", "no_fit")
@@ -51,6 +52,8 @@ STOP_REASONS = ("confident", "no_gain", "no_fit")
 # responder.engine.policies.Policy.
 _TIE_TOL = 1e-9
 _ROUND_OFF = 1e-13
+# Midpoints of 64 equal steps over (0, 1): the quadrature for Belief.fit's unknown profile.
+_RHO = (np.arange(64) + 0.5) / 64
 # Above this many matrix cells the selection pass runs in float32 (see EvidenceModel).
 FLOAT32_ABOVE_CELLS = 1 << 20
 
@@ -246,8 +249,9 @@ class Stop:
     ----------
     reason : {"confident", "no_gain", "no_fit"} or None
         ``confident``: the top candidate (or group) reached the threshold; ``no_gain``: no
-        unasked question has an expected gain above the floor; ``no_fit``: no candidate is
-        possible (only with exact answers); None: keep asking.
+        unasked question has an expected gain above the floor; ``no_fit``: the interview
+        would stop, but the answers fit no listed chemical (:meth:`Belief.fit`), or with
+        exact answers none is possible; None: keep asking.
     confidence : float
         Probability of the top candidate (object target) or top group (group target).
     """
@@ -258,6 +262,33 @@ class Stop:
     @property
     def stopped(self) -> bool:
         return self.reason is not None
+
+
+@dataclass(frozen=True)
+class Fit:
+    """Whether the answers fit a listed chemical at all (:meth:`Belief.fit`).
+
+    Attributes
+    ----------
+    unlisted : float
+        P(the agent is not in the knowledge base | answers): the posterior of an unlisted
+        chemical whose signs follow the knowledge base's overall frequencies.
+    fits : bool
+        ``unlisted`` is below one half: the listed chemicals together explain the answers
+        better than an unlisted one.
+    candidate : int
+        Object index of the most probable listed candidate (-1 if none).
+    against : int
+        Yes/no answers that count against it.
+    answered : int
+        Yes/no answers so far ("can't tell" is no evidence).
+    """
+
+    unlisted: float
+    fits: bool
+    candidate: int
+    against: int
+    answered: int
 
 
 @dataclass(frozen=True)
@@ -298,6 +329,9 @@ class EvidenceModel:
         Stop when the top candidate (or group) reaches this probability, in (0.5, 1).
     gain_floor : float
         Stop when no unasked query has an expected gain above this many bits.
+    unlisted_prior : float
+        Prior probability that the agent is not in the knowledge base, in (0, 1): when the
+        interview stops, "no fit" if that is then likelier than not (:meth:`Belief.fit`).
     """
 
     def __init__(
@@ -307,6 +341,7 @@ class EvidenceModel:
         target: str = "object",
         threshold: float = DEFAULT_THRESHOLD,
         gain_floor: float = DEFAULT_GAIN_FLOOR,
+        unlisted_prior: float = DEFAULT_UNLISTED_PRIOR,
     ):
         answers = answers or AnswerModel()
         if target not in EVIDENCE_TARGETS:
@@ -319,6 +354,7 @@ class EvidenceModel:
         self.target = target
         self.threshold = threshold
         self.gain_floor = gain_floor
+        self.unlisted_prior = check_probability("unlisted prior", unlisted_prior)
         N = problem.n_queries
         s = float(answers.sensitivity)
         self.sensitivity = s
@@ -330,6 +366,9 @@ class EvidenceModel:
         self._h_listed = float(binary_entropy(np.array(s)))
         self._h_unlisted = binary_entropy(self.leak_vector)
         self._log_prior = np.log(problem.prior)
+        # An unlisted chemical: each sign independently, with the chance a victim of a
+        # chemical drawn from the prior shows it (Belief.fit).
+        self.unlisted_yes = self.leak_vector + (s - self.leak_vector) * (problem.prior @ problem.matrix)
         # Chemicals with identical rows get identical likelihoods under any answers: they
         # are reported together as one candidate, never one picked.
         _, inverse = np.unique(problem.matrix, axis=0, return_inverse=True)
@@ -418,6 +457,7 @@ class Belief:
         else:
             self.posterior = np.zeros_like(self.log_weights)
         self._gains: np.ndarray | None = None
+        self._fit: Fit | None = None
 
     # -- probabilities -------------------------------------------------------------------
 
@@ -538,15 +578,69 @@ class Belief:
     # -- suggestion and stopping ---------------------------------------------------------
 
     def stop(self, available: np.ndarray | None = None) -> Stop:
-        """Whether to stop: confident, no question gains enough, or nothing fits."""
+        """Whether to stop: confident, no question gains enough, or nothing fits.
+
+        The fit (:meth:`fit`) is judged when the interview would stop: a result that fits
+        no listed chemical is reported as ``no_fit``, never as identified.
+        """
         if not self.fits:
             return Stop("no_fit", 0.0)
         conf = self.confidence()
         if conf >= self.model.threshold:
-            return Stop("confident", conf)
-        if not self.useful(available).any():
-            return Stop("no_gain", conf)
-        return Stop(None, conf)
+            reason = "confident"
+        elif not self.useful(available).any():
+            reason = "no_gain"
+        else:
+            return Stop(None, conf)
+        return Stop(reason if self.fit().fits else "no_fit", conf)
+
+    def fit(self) -> Fit:
+        """Whether the answers fit any listed chemical: a test against "none of them".
+
+        Bayesian model comparison with one more hypothesis, theta_0 = "a chemical not in
+        the knowledge base", prior pi_0 (``unlisted_prior``):
+
+            P(theta_0 | answers) = pi_0 L_0 / (pi_0 L_0 + (1 - pi_0) sum_i pi_i L_i),
+
+        with L_i the likelihood of the answers under chemical i (the posterior's own) and
+        L_0 the likelihood under theta_0. An unlisted agent's profile is unknown; L_0 is the
+        mean of two models of it: each sign listed with its frequency in the knowledge base,
+        f_q = sum_i pi_i B_iq (answers yes with r_q = l_q + (s - l_q) f_q), and each sign
+        listed with one unknown chance rho ~ U(0, 1), which also covers a profile of unusual
+        size (a victim with almost every sign). "No fit" when P(theta_0 | answers) >= 1/2.
+        This is the evidence mode's counterpart of the persistent-noise model's error
+        budget (Section 6, ``sec:QL with persistent noise``): rather than tolerating up to
+        eps contradictions, weigh the contradictions against the chance that the agent is
+        missing. With exact answers (s = 1, l = 0) there is no such hypothesis: nothing
+        fits only when no candidate is possible, as in the paper.
+        """
+        if self._fit is not None:
+            return self._fit
+        m = self.model
+        k = int(self.queries.size)
+        if not self.fits:
+            self._fit = Fit(1.0, False, -1, 0, k)
+            return self._fit
+        top = int(np.argmax(self.posterior))
+        against = int(self.against()[top].sum())
+        if m.answers.is_exact:
+            self._fit = Fit(0.0, True, top, against, k)
+            return self._fit
+        # L_0: half "signs as common as in the knowledge base", half "each sign listed
+        # with one unknown chance rho ~ U(0, 1)" (a profile of any size; midpoint rule).
+        r = m.unlisted_yes[self.queries]
+        log_freq = float(np.where(self.values, np.log(r), np.log1p(-r)).sum())
+        leak = m.leak_vector[self.queries][None, :]
+        r_rho = leak + (m.sensitivity - leak) * _RHO[:, None]  # (64, k)
+        log_rho = np.where(self.values[None, :], np.log(r_rho), np.log1p(-r_rho)).sum(axis=1)
+        log_exch = float(np.logaddexp.reduce(log_rho)) - np.log(_RHO.size)
+        log_l0 = float(np.logaddexp(log_freq, log_exch)) - np.log(2.0)
+        log_listed = float(np.logaddexp.reduce(self.log_weights))  # log sum_i pi_i L_i
+        log_odds = (np.log(m.unlisted_prior) + log_l0
+                    - np.log1p(-m.unlisted_prior) - log_listed)
+        unlisted = float(1.0 / (1.0 + np.exp(-log_odds)))
+        self._fit = Fit(unlisted, unlisted < 0.5, top, against, k)
+        return self._fit
 
     def suggest_symptom(self, available: np.ndarray | None = None) -> Suggestion | None:
         """The useful queries, best first (ties: lowest index); None if none is useful."""

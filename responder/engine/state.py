@@ -14,7 +14,7 @@ from enum import Enum
 import numpy as np
 
 from responder.engine.belief import Model, Node
-from responder.engine.evidence import Belief, EvidenceSettings, sharp_group_drops
+from responder.engine.evidence import Belief, EvidenceSettings, Fit, sharp_group_drops
 from responder.engine.history import AnswerHistory
 from responder.engine.noise import NoiseModel
 from responder.engine.policies import Choice, Policy
@@ -36,7 +36,8 @@ class Status(str, Enum):
     ASKING = "asking"  # more than one target group possible and some query splits them
     IDENTIFIED = "identified"  # one object (or one group) left
     INDISTINGUISHABLE = "indistinguishable"  # several left that no query can separate
-    INCONSISTENT = "inconsistent"  # no candidate fits the answers (within eps under noise)
+    INCONSISTENT = "inconsistent"  # no candidate fits the answers (within eps under noise;
+    # in evidence mode, an unlisted agent explains them better: evidence.Belief.fit)
 
 
 @dataclass(frozen=True)
@@ -264,6 +265,12 @@ class InterviewState:
             Status.ASKING: None, Status.IDENTIFIED: "identified",
             Status.INDISTINGUISHABLE: "no_split", Status.INCONSISTENT: "no_fit",
         }[self.status]
+
+    def fit(self) -> Fit | None:
+        """Evidence mode: whether the answers fit a listed chemical (the probability that
+        the agent is not in the knowledge base); None in strict and noise modes, where
+        "no fit" means no candidate is left (:attr:`status`)."""
+        return self.belief.fit() if self.mode == "evidence" else None
 
     def confidence(self) -> float:
         """Probability of the top candidate (chemical target) or top class (class target)."""

@@ -205,3 +205,19 @@ def test_no_reported_symptom_is_suggested_once_the_victim_is_unconscious():
         replies = run_lines([answer("unconscious", "yes")], suggest=suggest)
         after = replies[1]["suggestion"]["symptoms"]
         assert after and not set(after) & reported
+
+
+def test_answers_no_listed_chemical_explains_end_as_no_fit():
+    """Yes to every symptom: no chemical lists them all, an unlisted agent explains them
+    better, so the interview ends "no_fit" (never "identified") and still ranks everything."""
+    replies = run_lines([answer(s.id, "yes") for s in KB.symptoms])
+    assert all(r["status"] != "identified" for r in replies)
+    last = replies[-1]
+    assert last["status"] == "no_fit" and last["stop_reason"] == "no_fit"
+    assert last["suggestion"] is None and last["unlisted"] > 0.5
+    probs = [c["probability"] for c in last["candidates"]]
+    assert sum(probs) == pytest.approx(1.0, abs=1e-4) and probs == sorted(probs, reverse=True)
+    assert len(last["candidates"][0]["answers_against"]) > 0
+    assert replies[0]["unlisted"] == pytest.approx(0.1)  # the prior, before any answer
+    strict = run_lines([answer(s.id, "yes") for s in KB.symptoms[:3]], mode="strict")
+    assert strict[-1]["unlisted"] is None

@@ -37,5 +37,7 @@ def test_export_to_a_chosen_folder_and_of_an_inconsistent_interview(knowledge, t
     it.answer(knowledge.symptom_index("skin_burns"), Answer.YES)
     md, _ = export_interview(it, tmp_path / "out")
     assert md.parent == tmp_path / "out"
-    assert "No chemical fits every answer" in md.read_text()
+    text = md.read_text()
+    assert "## No chemical in the knowledge base matches all 2 answers" in text
+    assert "Closest chemicals by number of contradicted answers" in text
     assert to_markdown(report(Interview(knowledge))).count("no answers yet") == 1

@@ -89,6 +89,27 @@ def test_inconsistent_interview_ranks_the_closest(knowledge):
     closest = views.closest(it)
     assert closest[0].mismatches == 1
     assert views.top_candidate(it) == "no chemical fits"
+    why = views.no_fit(it)
+    assert why.headline == "No chemical in the knowledge base matches all 2 answers"
+    assert why.closest.mismatches == 1
+
+
+def test_evidence_no_fit_says_why_in_a_responders_words(knowledge):
+    it = Interview(knowledge, "chemical", "symptom", weighted=True)
+    assert views.no_fit(it) is None
+    for s in knowledge.symptoms:  # every sign at once: no listed chemical has them all
+        it.answer(s.index, Answer.YES)
+    assert it.mode == "evidence" and it.status is Status.INCONSISTENT
+    assert views.question(it) is None and views.result(it) is None
+    why = views.no_fit(it)
+    fit = it.state.fit()
+    assert why.headline == "No chemical in the knowledge base fits these answers well"
+    top = views.candidates(it)[0]
+    assert why.closest == top and fit.candidate in top.objects
+    assert (f"The closest, {top.chemicals[0].name}, has {fit.against} of "
+            f"{len(knowledge.symptoms)} answers against it") in why.detail
+    assert f"({fit.unlisted:.0%})" in why.detail and fit.unlisted >= 0.5
+    assert views.top_candidate(it) == "no chemical fits"
 
 
 def test_result_profile_marks_matches_and_mismatches(knowledge):

@@ -159,12 +159,86 @@ def test_identical_rows_are_one_candidate():
     assert probs.sum() == pytest.approx(1.0)
 
 
-def test_no_fit_only_with_exact_answers():
+def test_exact_answers_no_fit_only_when_no_candidate_is_possible():
     problem = Problem.build([[1, 0], [0, 1]])
     contradiction = {0: True, 1: True}
     exact = EvidenceModel(problem, AnswerModel.exact()).belief(contradiction)
     assert exact.stop().reason == "no_fit" and not exact.fits
-    assert EvidenceModel(problem).belief(contradiction).fits
+    assert EvidenceModel(problem).belief(contradiction).fits  # nothing eliminated
+    # A consistent exact belief always fits (the strict behaviour is unchanged).
+    fit = EvidenceModel(problem, AnswerModel.exact()).belief({0: True}).fit()
+    assert fit.fits and fit.unlisted == 0.0 and fit.against == 0
+
+
+def unlisted_by_enumeration(problem, s, l_, known, pi0):
+    """P(agent not listed | answers) with every likelihood written out term by term."""
+    rho = (np.arange(64) + 0.5) / 64
+    freq = problem.prior @ problem.matrix
+    lik = np.ones(problem.n_objects)
+    l_freq, l_rho = 1.0, np.ones(64)
+    for q, yes in known.items():
+        p_obj = np.where(problem.matrix[:, q] == 1, s, l_)
+        lik *= p_obj if yes else 1 - p_obj
+        r = l_ + (s - l_) * freq[q]
+        l_freq *= r if yes else 1 - r
+        r_rho = l_ + (s - l_) * rho
+        l_rho *= r_rho if yes else 1 - r_rho
+    l0 = 0.5 * l_freq + 0.5 * l_rho.mean()
+    listed = float(problem.prior @ lik)
+    return pi0 * l0 / (pi0 * l0 + (1 - pi0) * listed)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10_000), n_answers=st.integers(0, 6), pi0=st.floats(0.01, 0.6))
+def test_unlisted_probability_is_the_bayes_posterior_of_an_unlisted_agent(seed, n_answers, pi0):
+    problem = toy(seed)
+    rng = np.random.default_rng(seed)
+    qs = rng.choice(problem.n_queries, n_answers, replace=False)
+    known = {int(q): bool(rng.random() < 0.5) for q in qs}
+    model = EvidenceModel(problem, AnswerModel(0.8, 0.1), unlisted_prior=pi0)
+    fit = model.belief(known).fit()
+    expected = unlisted_by_enumeration(problem, 0.8, 0.1, known, pi0)
+    assert fit.unlisted == pytest.approx(expected, rel=1e-9, abs=1e-12)
+    assert fit.fits == (expected < 0.5)
+    assert fit.answered == len(known)
+
+
+def test_answers_no_listed_chemical_explains_are_no_fit_not_identified():
+    # Three sparse chemicals; a victim with every sign fits none of them.
+    problem = Problem.build(np.eye(3, 12, dtype=int) + np.eye(3, 12, k=3, dtype=int))
+    model = EvidenceModel(problem, AnswerModel(0.8, 0.1))
+    everything = model.belief({q: True for q in range(12)})
+    assert everything.stop().reason == "no_fit"
+    assert everything.fit().unlisted > 0.99 and everything.fit().against == 10
+    # A victim of chemical 0 (its two signs, nothing else) fits it and is identified.
+    own = model.belief({q: bool(problem.matrix[0, q]) for q in range(12)})
+    assert own.stop().reason == "confident" and own.fit().fits and own.fit().candidate == 0
+
+
+def test_bundled_kb_unlisted_agents_get_no_fit_far_more_often_than_true_victims():
+    """Victims of an agent not in the knowledge base (a profile of a real chemical's size on
+    random signs) versus true victims with 10% wrong answers, 80 each, fixed seed."""
+    from responder.engine.compare import EvidenceMode
+    from responder.kb.resolve import resolve_kb
+
+    problem = resolve_kb(None).to_problem()
+    B = problem.matrix.astype(bool)
+    M, N = B.shape
+    model = EvidenceModel(problem)
+    rng = np.random.default_rng(7)
+    reasons = {"true": [], "unlisted": []}
+    for _ in range(80):
+        i = int(rng.choice(M, p=problem.prior))
+        unlisted = np.zeros(N, dtype=bool)
+        unlisted[rng.choice(N, B[i].sum(), replace=False)] = True
+        for kind, row in (("true", B[i]), ("unlisted", unlisted)):
+            answers = row ^ (rng.random(N) < 0.1)
+            _, end = EvidenceMode(model).run(answers, rng)
+            reasons[kind].append(end.stop().reason)
+    assert reasons["true"].count("no_fit") <= 4  # measured: about 1%
+    assert reasons["unlisted"].count("no_fit") >= 12  # measured: about 30%
+    # And an unlisted agent is rarely called identified.
+    assert reasons["unlisted"].count("confident") <= 16
 
 
 def test_answers_against_each_candidate():

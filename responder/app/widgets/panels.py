@@ -100,12 +100,10 @@ class QuestionPanel(Widget):
         if it is None:
             return Text("…")
         if self.status is Status.INCONSISTENT:
-            n = it.asked
+            why = views.no_fit(it)
             return Group(
-                Text(f"No chemical in the knowledge base matches all {n} answers.", style="bold red"),
-                Text("Perhaps an answer was wrong, or the agent is not in the knowledge base. "
-                     "The chemicals closest to the answers are listed below with how many "
-                     "answers each contradicts."),
+                Text(f"{why.headline}.", style="bold red"),
+                Text(why.detail),
                 Text(""),
                 key_hint(("z", "undo the last answer"), ("h", "change an answer"),
                          ("e", "turn on noise tolerance")),
