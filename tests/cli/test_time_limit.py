@@ -93,6 +93,42 @@ def test_eval_switches_to_monte_carlo_when_the_exact_tree_is_too_big(tmp_path, c
     assert any("exact tree under noise" in n for n in data["notes"])
 
 
+def categorised_problem(tmp_path):
+    """wide_problem with query categories, so that gqsa runs the informed pick model too."""
+    path, _ = wide_problem(tmp_path)
+    data = json.loads(path.read_text())
+    data["query_groups"] = [f"c{q % 4}" for q in range(len(data["matrix"][0]))]
+    path.write_text(json.dumps(data))
+    return path
+
+
+# With the fake measurement, one exact tree at eps 3 on 12 x 80 is estimated at about 109 s:
+# one fits a 150 s limit, the paper's pick model and the informed one together do not.
+def test_eval_counts_the_informed_pick_run_against_the_time_limit(tmp_path, capsys,
+                                                                  fake_measure):
+    path = categorised_problem(tmp_path)
+    code, out, err = run(capsys, ["eval", "--kb", str(path), "--policy", "gqsa",
+                                  "--noise-eps", "3", "--method", "exact",
+                                  "--time-limit", "150"])
+    assert code == 2 and out == ""
+    assert "for 2 tree(s) (one with the informed pick model)" in err
+    assert "more than the 150 s limit" in err and "--method monte-carlo" in err
+
+
+def test_eval_informed_pick_run_follows_the_switch_to_monte_carlo(tmp_path, capsys,
+                                                                  fake_measure):
+    path = categorised_problem(tmp_path)
+    code, out, err = run(capsys, ["eval", "--kb", str(path), "--policy", "gqsa",
+                                  "--noise-eps", "3", "--trials", "40", "--time-limit", "150",
+                                  "--json", "--seed", "0"])
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["method"] == "monte-carlo"
+    informed = data["pick_models"]["informed"]
+    assert informed["method"] == "monte-carlo" and informed["ci95"]
+    assert any("for 2 tree(s) (one with the informed pick model)" in n for n in data["notes"])
+
+
 def test_no_limit_with_zero(tmp_path, capsys, fake_measure):
     path, _ = wide_problem(tmp_path)
     code, _, err = run(capsys, ["simulate", "--kb", str(path), "--noise-eps", "2",
