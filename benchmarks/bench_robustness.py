@@ -3,6 +3,7 @@
     python benchmarks/bench_robustness.py                  # full run (several minutes)
     python benchmarks/bench_robustness.py --interviews 200 # quicker
     python benchmarks/bench_robustness.py --json out.json
+    python benchmarks/bench_robustness.py --frontier --interviews 800  # the s, l, threshold sweep
 
 All modes side by side in one run, on the same simulated victims (one victim stream; the truth
 drawn from the knowledge base's prior):
@@ -16,7 +17,12 @@ drawn from the knowledge base's prior):
 3. No errors (``flip:0``): mean questions; target within 15% of strict GBS's exact E[K].
 
 Modes: strict GBS, persistent noise GBS with eps = 1, 2, 3, and the evidence mode on a grid
-of (sensitivity, leak), the default marked. When ``kb/cases/`` holds case vignettes, each
+of (sensitivity, leak), the default marked. Each evidence interview also records how it
+stopped; "no fit" counts the interviews that ended saying no listed chemical fits.
+
+``--frontier`` instead sweeps sensitivity, leak and the confidence threshold and prints the
+trade-off between questions with no wrong answers and being silently wrong with 10% flips
+(with top-1 for flips and for victims), marking the settings no other beats on both. When ``kb/cases/`` holds case vignettes, each
 mode's top-1/top-5 on them is reported too (a sign the vignette does not mention is answered
 "can't tell").
 """
@@ -51,6 +57,9 @@ from responder.engine.policies import Policy  # noqa: E402
 from responder.engine.state import Answer, InterviewState, Status  # noqa: E402
 from responder.kb.resolve import resolve_kb  # noqa: E402
 
+FRONTIER_S = (0.7, 0.8, 0.9, 0.95)
+FRONTIER_L = (0.02, 0.05, 0.1, 0.15)
+FRONTIER_T = (0.9, 0.95, 0.99)
 GRID = [(0.95, 0.02), (0.9, 0.05), (0.85, 0.05), (0.8, 0.05), (0.8, 0.1), (0.75, 0.05), (0.7, 0.05)]
 SCENARIOS = ["flip:0.1", "victim:0.7,0.05", "flip:0"]
 
@@ -85,6 +94,32 @@ def bayes_ceiling(problem, s, l_, n, seed=0):
     pg = post @ G
     order = np.argsort(-pg, axis=1)
     return float(np.mean(order[:, 0] == rows[true])), float(np.mean((order[:, :5] == rows[true][:, None]).any(axis=1)))
+
+
+def frontier(problem, interviews, seed):
+    """Every (s, l, threshold) of the FRONTIER grid on flip:0, flip:0.1 and victim:0.7,0.05."""
+    settings = [(s, l_, t) for s in FRONTIER_S for l_ in FRONTIER_L for t in FRONTIER_T if l_ < s]
+    modes = [EvidenceMode(EvidenceModel(problem, AnswerModel(s, l_), threshold=t),
+                          name=f"s={s:g} l={l_:g} t={t:g}") for s, l_, t in settings]
+    by = {spec: compare_modes(problem, parse_victims(spec), modes, interviews, seed=seed)
+          for spec in ("flip:0", "flip:0.1", "victim:0.7,0.05")}
+    rows = []
+    for k, (s, l_, t) in enumerate(settings):
+        exact, flips, victims = by["flip:0"][k], by["flip:0.1"][k], by["victim:0.7,0.05"][k]
+        rows.append({"sensitivity": s, "leak": l_, "threshold": t,
+                     "questions_no_errors": exact.mean_questions,
+                     "flip_top1": flips.top1, "flip_top5": flips.top5,
+                     "flip_silently_wrong": flips.silently_wrong,
+                     "flip_questions": flips.mean_questions,
+                     "victim_top1": victims.top1, "victim_silently_wrong": victims.silently_wrong})
+    for r in rows:  # Pareto: no other setting asks fewer questions and is silently wrong less
+        r["pareto"] = not any(o["questions_no_errors"] <= r["questions_no_errors"]
+                              and o["flip_silently_wrong"] <= r["flip_silently_wrong"]
+                              and (o["questions_no_errors"], o["flip_silently_wrong"])
+                              != (r["questions_no_errors"], r["flip_silently_wrong"])
+                              for o in rows)
+    rows.sort(key=lambda r: r["questions_no_errors"])
+    return rows
 
 
 def case_vignettes(kb):
@@ -130,6 +165,8 @@ def main(argv=None) -> int:
     ap.add_argument("--interviews", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--json", metavar="FILE")
+    ap.add_argument("--frontier", action="store_true",
+                    help="sweep sensitivity, leak and threshold instead (evidence mode only)")
     args = ap.parse_args(argv)
     kb = resolve_kb(None)
     problem = kb.to_problem()
@@ -138,6 +175,21 @@ def main(argv=None) -> int:
           f"load {os.getloadavg()[0]:.1f}", flush=True)
     ek = evaluate(Model(problem), Policy("gbs"), method="exact").expected_queries
     print(f"strict GBS exact E[K] = {ek:.3f}; 15% above it = {1.15 * ek:.3f}")
+    if args.frontier:
+        rows = frontier(problem, args.interviews, args.seed)
+        print("\n| s | l | threshold | questions, no errors | flips: top-1 | flips: top-5 | "
+              "flips: silently wrong | flips: questions | victims: top-1 | victims: silently wrong |")
+        print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        for r in rows:
+            star = "**" if r["pareto"] else ""
+            print(f"| {star}{r['sensitivity']:g}{star} | {r['leak']:g} | {r['threshold']:g} | "
+                  f"{r['questions_no_errors']:.2f} | {r['flip_top1']:.1%} | {r['flip_top5']:.1%} | "
+                  f"{r['flip_silently_wrong']:.1%} | {r['flip_questions']:.2f} | "
+                  f"{r['victim_top1']:.1%} | {r['victim_silently_wrong']:.1%} |")
+        if args.json:
+            Path(args.json).write_text(json.dumps({"gbs_exact_EK": ek, "interviews": args.interviews,
+                                                   "seed": args.seed, "frontier": rows}, indent=2))
+        return 0
     out = {"gbs_exact_EK": ek, "interviews": args.interviews, "seed": args.seed, "scenarios": {}}
     for spec in SCENARIOS:
         t = time.time()
