@@ -15,6 +15,9 @@ drawn from the knowledge base's prior):
    whose true chemical is the most probable one *after all questions are answered* under the
    matching answer model (no mode that stops earlier can beat it on average).
 3. No errors (``flip:0``): mean questions; target within 15% of strict GBS's exact E[K].
+4. Agents not in the knowledge base: how often the default evidence mode ends "no fit",
+   "identified" or "no question can help" for victims of a listed chemical, of a chemical
+   left out of the knowledge base, and of an invented agent (a quarter of --interviews each).
 
 Modes: strict GBS, persistent noise GBS with eps = 1, 2, 3, and the evidence mode on a grid
 of (sensitivity, leak), the default marked. Each evidence interview also records how it
@@ -54,6 +57,7 @@ from responder.engine.evidence import (  # noqa: E402
 )
 from responder.engine.noise import NoiseModel  # noqa: E402
 from responder.engine.policies import Policy  # noqa: E402
+from responder.engine.problem import Problem  # noqa: E402
 from responder.engine.state import Answer, InterviewState, Status  # noqa: E402
 from responder.kb.resolve import resolve_kb  # noqa: E402
 
@@ -120,6 +124,56 @@ def frontier(problem, interviews, seed):
                               for o in rows)
     rows.sort(key=lambda r: r["questions_no_errors"])
     return rows
+
+
+def unlisted_agents(problem, interviews, seed):
+    """How the default evidence mode ends for victims of agents the knowledge base lacks.
+
+    Three kinds of victim, 10% of answers wrong or showing each listed sign with 0.7 and
+    each unlisted one with 0.05: a true victim (its chemical is listed), a victim of a
+    listed chemical removed from the knowledge base first (leave one out; only chemicals
+    whose profile no other shares), and a victim of an invented agent (as many signs as a
+    chemical drawn from the prior, on random symptoms). Returns, per kind and answer
+    pattern, the share of interviews that end "no fit", "identified" (confident) and "no
+    question can help" (no gain), and the mean questions.
+    """
+    B = problem.matrix.astype(bool)
+    M, N = B.shape
+    rng = np.random.default_rng(seed)
+    _, rows = np.unique(B, axis=0, return_inverse=True)
+    rows = rows.reshape(-1)
+    alone = np.flatnonzero(np.bincount(rows)[rows] == 1)
+    full = EvidenceModel(problem)
+    out = {}
+    for kind in ("listed", "left out", "invented"):
+        for pattern in ("flip:0.1", "victim:0.7,0.05"):
+            ends, asked = [], []
+            for _ in range(interviews):
+                model = full
+                i = int(rng.choice(M, p=problem.prior))
+                row = B[i]
+                if kind == "left out":
+                    i = int(rng.choice(alone))
+                    keep = np.arange(M) != i
+                    row = B[i]
+                    model = EvidenceModel(Problem.build(
+                        B[keep], prior=problem.prior[keep], object_groups=problem.object_groups[keep]))
+                elif kind == "invented":
+                    row = np.zeros(N, dtype=bool)
+                    row[rng.choice(N, int(B[i].sum()), replace=False)] = True
+                if pattern == "flip:0.1":
+                    answers = row ^ (rng.random(N) < 0.1)
+                else:
+                    answers = rng.random(N) < np.where(row, 0.7, 0.05)
+                k, end = EvidenceMode(model).run(answers, rng)
+                ends.append(end.stop().reason)
+                asked.append(k)
+            out[f"{kind}, {pattern}"] = {
+                "interviews": interviews,
+                **{r: ends.count(r) / interviews for r in ("no_fit", "confident", "no_gain")},
+                "mean_questions": float(np.mean(asked)),
+            }
+    return out
 
 
 def case_vignettes(kb):
@@ -208,6 +262,16 @@ def main(argv=None) -> int:
         print(f"\nBayes ceiling, victim:{s:g},{l_:g}, all {problem.n_queries} questions answered, "
               f"matching model: top-1 {top1:.1%}, top-5 {top5:.1%}")
         out[f"bayes_ceiling_victim:{s:g},{l_:g}"] = {"top1": top1, "top5": top5}
+    t = time.time()
+    unlisted = unlisted_agents(problem, max(args.interviews // 4, 50), args.seed)
+    print(f"\n### Agents not in the knowledge base, default evidence mode ({time.time() - t:.0f} s)\n")
+    print("| victim | answers | no fit | identified | no question can help | mean questions |")
+    print("|---|---|---:|---:|---:|---:|")
+    for key, r in unlisted.items():
+        kind, pattern = key.split(", ")
+        print(f"| {kind} | {pattern} | {r['no_fit']:.1%} | {r['confident']:.1%} | "
+              f"{r['no_gain']:.1%} | {r['mean_questions']:.1f} |", flush=True)
+    out["unlisted_agents"] = unlisted
     cases = case_vignettes(kb)
     if cases:
         factories = {
