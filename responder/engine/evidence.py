@@ -17,7 +17,8 @@ sometimes signs a source does not list. This module replaces elimination by like
   category (GQSA, Algorithm 3, Theorem 5, ``thm:group queries``; GIGQSA, Algorithm 4,
   Theorem 6, ``thm:group identification group queries``);
 - *stopping*: the top candidate (or group) reaches a confidence threshold, or no unasked
-  query has an expected gain above a floor;
+  query has an expected gain above a floor; either way "no fit" instead when an agent not
+  in the knowledge base explains the answers better than every listed one;
 - *explanations*: the answers that count against each candidate, and which groups one answer
   lowered sharply.
 
@@ -272,7 +273,7 @@ class Fit:
     ----------
     unlisted : float
         P(the agent is not in the knowledge base | answers): the posterior of an unlisted
-        chemical whose signs follow the knowledge base's overall frequencies.
+        agent of unknown profile (:meth:`Belief.fit`).
     fits : bool
         ``unlisted`` is below one half: the listed chemicals together explain the answers
         better than an unlisted one.
