@@ -4,6 +4,7 @@
     python benchmarks/bench_robustness.py --interviews 200 # quicker
     python benchmarks/bench_robustness.py --json out.json
     python benchmarks/bench_robustness.py --frontier --interviews 800  # the s, l, threshold sweep
+    python benchmarks/bench_robustness.py --refinements --interviews 400  # other selections
 
 All modes side by side in one run, on the same simulated victims (one victim stream; the truth
 drawn from the knowledge base's prior):
@@ -25,7 +26,9 @@ stopped; "no fit" counts the interviews that ended saying no listed chemical fit
 
 ``--frontier`` instead sweeps sensitivity, leak and the confidence threshold and prints the
 trade-off between questions with no wrong answers and being silently wrong with 10% flips
-(with top-1 for flips and for victims), marking the settings no other beats on both. When ``kb/cases/`` holds case vignettes, each
+(with top-1 for flips and for victims), marking the settings no other beats on both.
+``--refinements`` compares the expected-information-gain selection with two others near the
+stop (docs/robustness.md, section 7). When ``kb/cases/`` holds case vignettes, each
 mode's top-1/top-5 on them is reported too (a sign the vignette does not mention is answered
 "can't tell").
 """
@@ -47,6 +50,7 @@ sys.path.insert(0, str(ROOT))
 
 from responder.engine.belief import Model  # noqa: E402
 from responder.engine.compare import EvidenceMode, StrictMode, compare_modes, parse_victims  # noqa: E402
+from responder.engine.bounds import binary_entropy  # noqa: E402
 from responder.engine.evaluate import evaluate  # noqa: E402
 from responder.engine.evidence import (  # noqa: E402
     DEFAULT_LEAK,
@@ -54,6 +58,7 @@ from responder.engine.evidence import (  # noqa: E402
     AnswerModel,
     EvidenceModel,
     EvidenceSettings,
+    next_query,
 )
 from responder.engine.noise import NoiseModel  # noqa: E402
 from responder.engine.policies import Policy  # noqa: E402
@@ -176,6 +181,62 @@ def unlisted_agents(problem, interviews, seed):
     return out
 
 
+class ConfidenceLookahead(EvidenceMode):
+    """Information gain until the top candidate reaches ``switch``, then the question whose
+    answer most raises the expected top probability, sum_a max_i P(i, a)."""
+
+    def __init__(self, model, switch, name):
+        super().__init__(model, name=name)
+        self.switch = switch
+        self.p_yes = np.where(model.problem.matrix, model.sensitivity, model.leak_vector[None, :])
+
+    def choose(self, belief, rng):
+        w = belief.posterior[:, None]
+        score = (w * self.p_yes).max(axis=0) + (w * (1 - self.p_yes)).max(axis=0)
+        return int(np.argmax(np.where(belief.useful(), score, -np.inf)))
+
+    def run(self, answers, rng):
+        known: dict[int, bool] = {}
+        belief = self.model.root()
+        while not belief.stop().stopped:
+            q = (self.choose(belief, rng) if belief.confidence() >= self.switch
+                 else next_query(belief, rng))
+            known[q] = bool(answers[q])
+            belief = self.model.belief(known)
+        return len(known), belief
+
+
+class TopVersusRest(ConfidenceLookahead):
+    """Information gain until the top candidate reaches ``switch``, then the gain about the
+    binary question "is the top candidate (identical rows merged) the truth"."""
+
+    def choose(self, belief, rng):
+        codes = self.model.row_groups
+        top = codes == int(np.argmax(np.bincount(codes, weights=belief.posterior)))
+        w = belief.posterior
+        p_top = w[top].sum()
+        yes_top = w[top] @ self.p_yes[top] / p_top
+        yes_rest = w[~top] @ self.p_yes[~top] / max(1.0 - p_top, 1e-300)
+        yes = p_top * yes_top + (1 - p_top) * yes_rest
+        gain = (binary_entropy(yes) - p_top * binary_entropy(yes_top)
+                - (1 - p_top) * binary_entropy(yes_rest))
+        return int(np.argmax(np.where(belief.useful(), gain, -np.inf)))
+
+
+def refinements(problem, interviews, seed):
+    """The default selection and the two refinements, on the same victims per scenario."""
+    def model():
+        return EvidenceModel(problem)
+
+    modes = [EvidenceMode(model(), name="expected information gain (default)")]
+    for switch in (0.3, 0.5, 0.8):
+        modes.append(ConfidenceLookahead(model(), switch, f"expected top probability from top >= {switch:g}"))
+    for switch in (0.3, 0.6):
+        modes.append(TopVersusRest(model(), switch, f"gain about 'top is the truth' from top >= {switch:g}"))
+    return {spec: compare_modes(problem, parse_victims(spec), modes, interviews, seed=seed)
+            for spec in ("flip:0", "flip:0.1", "victim:0.7,0.05")}
+
+
 def case_vignettes(kb):
     folder = ROOT / "kb" / "cases"
     if not folder.is_dir():
@@ -221,6 +282,8 @@ def main(argv=None) -> int:
     ap.add_argument("--json", metavar="FILE")
     ap.add_argument("--frontier", action="store_true",
                     help="sweep sensitivity, leak and threshold instead (evidence mode only)")
+    ap.add_argument("--refinements", action="store_true",
+                    help="compare other question selections near the stop instead")
     args = ap.parse_args(argv)
     kb = resolve_kb(None)
     problem = kb.to_problem()
@@ -229,6 +292,19 @@ def main(argv=None) -> int:
           f"load {os.getloadavg()[0]:.1f}", flush=True)
     ek = evaluate(Model(problem), Policy("gbs"), method="exact").expected_queries
     print(f"strict GBS exact E[K] = {ek:.3f}; 15% above it = {1.15 * ek:.3f}")
+    if args.refinements:
+        by = refinements(problem, args.interviews, args.seed)
+        print("\n| selection | questions, no errors | flips: top-1 / silently wrong | "
+              "victims: top-1 / silently wrong |")
+        print("|---|---:|---:|---:|")
+        for k, mode in enumerate(by["flip:0"]):
+            f, v = by["flip:0.1"][k], by["victim:0.7,0.05"][k]
+            print(f"| {mode.name} | {mode.mean_questions:.2f} | {f.top1:.1%} / "
+                  f"{f.silently_wrong:.1%} | {v.top1:.1%} / {v.silently_wrong:.1%} |")
+        if args.json:
+            Path(args.json).write_text(json.dumps(
+                {spec: [m.as_dict() for m in ms] for spec, ms in by.items()}, indent=2))
+        return 0
     if args.frontier:
         rows = frontier(problem, args.interviews, args.seed)
         print("\n| s | l | threshold | questions, no errors | flips: top-1 | flips: top-5 | "
