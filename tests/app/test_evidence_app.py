@@ -65,3 +65,22 @@ async def test_an_answer_against_the_truth_does_not_remove_it():
         assert "VX" in names
         await answer_from_row(pilot, app, "VX")
         assert views.result(app.interview).title == "VX"
+
+
+async def test_no_fit_in_evidence_mode_is_said_on_the_question_panel():
+    from responder.app.widgets.panels import QuestionPanel
+
+    app = make_app(mode=None)
+    async with app.run_test(size=SIZE) as pilot:
+        assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
+        for s in app.knowledge.symptoms:  # every sign: no listed chemical has them all
+            app.interview.answer(s.index, Answer.YES)
+        app.interview_screen.refresh_view(auto_result=False)
+        await settle(pilot)
+        assert app.interview.mode == "evidence" and app.interview.status is Status.INCONSISTENT
+        panel = app.interview_screen.query_one(QuestionPanel)
+        lines = [t.plain for t in panel.render().renderables if hasattr(t, "plain")]
+        why = views.no_fit(app.interview)
+        assert panel.border_title == "No chemical fits"
+        assert lines[0] == why.headline + "." and lines[1] == why.detail
+        assert "fits these answers well" in lines[0] and "answers against it" in lines[1]
