@@ -326,11 +326,12 @@ def main(argv=None) -> int:
         summaries = compare_modes(problem, parse_victims(spec), modes_for(problem),
                                   args.interviews, seed=args.seed)
         print(f"\n### {spec}  ({time.time() - t:.0f} s)\n")
-        print("| mode | top-1 | top-5 | silently wrong | mean questions |")
-        print("|---|---:|---:|---:|---:|")
+        print("| mode | top-1 | top-5 | silently wrong | no fit | mean questions |")
+        print("|---|---:|---:|---:|---:|---:|")
         for s in summaries:
             print(f"| {s.name} | {_p(s.top1, s.top1_ci)} | {_p(s.top5, s.top5_ci)} | "
-                  f"{_p(s.silently_wrong, s.silently_wrong_ci)} | {s.mean_questions:.2f} "
+                  f"{_p(s.silently_wrong, s.silently_wrong_ci)} | {100 * s.no_fit:.1f}% | "
+                  f"{s.mean_questions:.2f} "
                   f"({s.mean_questions_ci[0]:.2f}-{s.mean_questions_ci[1]:.2f}) |", flush=True)
         out["scenarios"][spec] = [s.as_dict() for s in summaries]
     for s, l_ in [(0.7, 0.05), (0.9, 0.1)]:

@@ -88,13 +88,16 @@ def run_compare(args) -> int:
     print(f"answers {out['answers']}, target {what}, {problem.n_objects} x {problem.n_queries}, "
           f"{args.interviews} interviews (same victims for every mode)"
           + ("" if args.seed is None else f", seed {args.seed}"))
-    print("95% intervals in brackets; silently wrong = stopped as identified on a wrong answer")
-    header = f"{'mode':<34} {'top-1':>20} {'top-5':>20} {'silently wrong':>20} {'questions':>20}"
+    print("95% intervals in brackets; silently wrong = stopped as identified on a wrong answer; "
+          "no fit = ended saying no chemical fits")
+    header = (f"{'mode':<34} {'top-1':>20} {'top-5':>20} {'silently wrong':>20} "
+              f"{'no fit':>20} {'questions':>20}")
     print(header)
     for s in summaries:
         d = s.as_dict()
         print(f"{s.name:<34} {_pct(d['top1']):>20} {_pct(d['top5']):>20} "
-              f"{_pct(d['silently_wrong']):>20} {_mean(d['mean_questions']):>20}")
+              f"{_pct(d['silently_wrong']):>20} {_pct(d['no_fit']):>20} "
+              f"{_mean(d['mean_questions']):>20}")
     return 0
 
 

@@ -149,12 +149,16 @@ class Result:
         The interview stopped as "identified" (strict: one candidate left; evidence: the top
         candidate reached the confidence threshold).
     confidence : float
+    no_fit : bool
+        The interview ended saying no chemical fits (strict and noise: no candidate left;
+        evidence: an unlisted agent explains the answers better).
     """
 
     questions: int
     rank: int
     identified: bool
     confidence: float
+    no_fit: bool = False
 
 
 _NOT_LISTED = 1 << 30
@@ -178,7 +182,8 @@ class StrictMode(PolicyInterviewer):
         identified = node.idx.size > 0 and node.n_target_groups() == 1
         order = _strict_order(self.model, node, outcome.answers, self._labels)
         rank = _rank_of(order, self._labels[outcome.true])
-        return Result(outcome.questions, rank, identified, 1.0 if identified else 0.0)
+        return Result(outcome.questions, rank, identified, 1.0 if identified else 0.0,
+                      node.idx.size == 0)
 
 
 class EvidenceMode:
@@ -207,7 +212,7 @@ class EvidenceMode:
     def result(self, outcome: Outcome) -> Result:
         stop = outcome.end.stop()
         return Result(outcome.questions, evidence_rank(outcome.end, outcome.true),
-                      stop.reason == "confident", stop.confidence)
+                      stop.reason == "confident", stop.confidence, stop.reason == "no_fit")
 
 
 def evidence_rank(belief: Belief, true: int) -> int:
@@ -276,6 +281,8 @@ class ModeSummary:
     silently_wrong_ci: tuple[float, float]
     mean_questions: float
     mean_questions_ci: tuple[float, float]
+    no_fit: float = 0.0
+    no_fit_ci: tuple[float, float] = (0.0, 1.0)
     outcomes: list[Result] = field(default_factory=list, repr=False)
 
     def as_dict(self) -> dict:
@@ -288,6 +295,7 @@ class ModeSummary:
             "top1": prop(self.top1, self.top1_ci),
             "top5": prop(self.top5, self.top5_ci),
             "silently_wrong": prop(self.silently_wrong, self.silently_wrong_ci),
+            "no_fit": prop(self.no_fit, self.no_fit_ci),
             "mean_questions": {"mean": self.mean_questions, "ci95": list(self.mean_questions_ci)},
         }
 
@@ -299,10 +307,12 @@ def summarise(name: str, outcomes: list[Result]) -> ModeSummary:
     q = np.array([o.questions for o in outcomes], dtype=float)
     half = Z95 * q.std(ddof=1) / sqrt(n) if n > 1 else 0.0
     top1, top5 = int((ranks == 0).sum()), int((ranks < 5).sum())
+    no_fit = int(sum(o.no_fit for o in outcomes))
     return ModeSummary(
         name, n, top1 / n, wilson(top1, n), top5 / n, wilson(top5, n),
         float(wrong.mean()), wilson(int(wrong.sum()), n),
-        float(q.mean()), (float(q.mean() - half), float(q.mean() + half)), outcomes,
+        float(q.mean()), (float(q.mean() - half), float(q.mean() + half)),
+        no_fit / n, wilson(no_fit, n), outcomes,
     )
 
 

@@ -23,7 +23,7 @@ def test_modes_side_by_side_with_intervals(capsys):
     assert names[0].startswith("evidence") and names[1] == "strict gbs" and names[2].startswith("noise")
     for m in out["modes"]:
         assert m["interviews"] == 40
-        for key in ("top1", "top5", "silently_wrong"):
+        for key in ("top1", "top5", "silently_wrong", "no_fit"):
             lo, hi = m[key]["ci95"]
             assert 0 <= lo <= m[key]["share"] <= hi <= 1
         assert m["top1"]["share"] <= m["top5"]["share"]

@@ -62,6 +62,7 @@ def test_exact_answers_every_mode_finds_the_truth():
     out = compare_modes(p, parse_victims("flip:0"), modes, interviews=60, seed=1)
     for summary in out:
         assert summary.top1 == 1.0 and summary.silently_wrong == 0.0
+        assert summary.no_fit == 0.0  # a true victim answering exactly always fits
     strict, evidence = out[0], out[1]
     # The evidence mode needs more questions to be confident than elimination does.
     assert evidence.mean_questions >= strict.mean_questions
@@ -93,3 +94,20 @@ def test_wilson_interval():
     lo, hi = wilson(8, 10)
     assert lo == pytest.approx(0.4902, abs=1e-4) and hi == pytest.approx(0.9433, abs=1e-4)
     assert wilson(0, 10)[0] == 0.0 and wilson(10, 10)[1] == 1.0
+
+
+def test_an_interview_that_fits_nothing_counts_as_no_fit_not_identified():
+    import dataclasses
+
+    from responder.engine.compare import summarise
+    from responder.engine.simulate import Outcome
+
+    # Three sparse chemicals; a victim with every sign fits none of them.
+    p = Problem.build(np.eye(3, 12, dtype=int) + np.eye(3, 12, k=3, dtype=int))
+    mode = EvidenceMode(EvidenceModel(p))
+    answers = np.ones(p.n_queries, dtype=bool)
+    end = mode.model.belief(dict.fromkeys(range(p.n_queries), True))
+    result = mode.result(Outcome(0, answers, p.n_queries, end, False))
+    assert result.no_fit and not result.identified
+    summary = summarise("x", [result, dataclasses.replace(result, no_fit=False)])
+    assert summary.no_fit == 0.5 and summary.as_dict()["no_fit"]["share"] == 0.5
