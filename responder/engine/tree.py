@@ -98,10 +98,15 @@ def build_level_tree(model, name: str, tol: float, start) -> LevelTree:
     K0 = start.idx.size
     B = model.matrix[start.idx]  # (K0, N) bool
     mass = start.mass
-    X0 = B * mass[:, None]  # (K0, N): each candidate's "yes" mass per query
+    n_queries = B.shape[1]
+    # Each candidate's "yes" mass per query, with its own mass as one more column, so one
+    # reduceat per level sums both (every column is summed separately, in the same order).
+    X0 = np.empty((K0, n_queries + 1))
+    np.multiply(B, mass[:, None], out=X0[:, :n_queries])
+    X0[:, n_queries] = mass
     codes = model.target_codes[start.idx]
     n_codes = int(codes.max()) + 1 if K0 else 1
-    blocked = start.asked  # never asked (skipped at the start node)
+    blocked = np.flatnonzero(start.asked)  # never asked (skipped at the start node)
     grouped = not model.singleton_target
     depth = np.zeros(K0)
     u = 0.0
@@ -112,28 +117,67 @@ def build_level_tree(model, name: str, tol: float, start) -> LevelTree:
     node = np.zeros(K0, dtype=np.int64)
     level = 0
     while order.size:
-        K = order.size
         c = codes[order]
         seg_starts = np.flatnonzero(_runs(node * n_codes + c))  # runs of one (node, group)
         seg_node = node[seg_starts]
         node_seg_starts = np.flatnonzero(_runs(seg_node))
+        # Stopping rule, first part: a node with one target group left is a leaf. Its
+        # candidates leave before the level is scored (they need no query).
+        pure = _sizes(node_seg_starts, seg_starts.size) == 1
+        if pure.any():
+            height = level
+            leaf = pure[node]
+            depth[order[leaf]] = level
+            keep = ~leaf
+            if not keep.any():
+                break
+            order, c = order[keep], c[keep]
+            node = (np.cumsum(~pure) - 1)[node[keep]]
+            seg_starts = np.flatnonzero(_runs(node * n_codes + c))
+            seg_node = node[seg_starts]
+            node_seg_starts = np.flatnonzero(_runs(seg_node))
         node_starts = seg_starts[node_seg_starts]
-        m = mass[order]
         X = np.take(X0, order, axis=0)
         if grouped:
-            gyes = np.add.reduceat(X, seg_starts, axis=0)  # (S, N) per (node, group)
-            gtot = np.add.reduceat(m, seg_starts)  # (S,)
-            yes = np.add.reduceat(gyes, node_seg_starts, axis=0)  # (L, N)
-            total = np.add.reduceat(gtot, node_seg_starts)  # (L,)
+            gsum = np.add.reduceat(X, seg_starts, axis=0)  # (S, N + 1) per (node, group)
+            gyes, gtot = gsum[:, :n_queries], gsum[:, n_queries]
+            nsum = np.add.reduceat(gsum, node_seg_starts, axis=0)  # (L, N + 1)
         else:
-            yes = np.add.reduceat(X, node_starts, axis=0)
-            total = np.add.reduceat(m, node_starts)
+            nsum = np.add.reduceat(X, node_starts, axis=0)
+        yes, total = nsum[:, :n_queries], nsum[:, n_queries]
         tot = total[:, None]
         no = tot - yes
         lo = np.minimum(no, yes)
         # Splits: both children keep mass (the guard of SplitStats.splits) and not blocked.
         splits = lo > _EMPTY * tot
-        splits[:, blocked] = False
+        if blocked.size:
+            splits[:, blocked] = False
+        # Stopping rule, second part: no allowed query splits the node (rows no query
+        # separates, e.g. identical rows of different groups).
+        stuck = ~splits.any(axis=1)
+        if stuck.any():
+            height = level
+            leaf = stuck[node]
+            depth[order[leaf]] = level
+            m = X[:, n_queries]
+            for n in np.flatnonzero(stuck).tolist():  # rare: identical rows
+                lo_, hi_ = node_starts[n], node_starts[n] + int((node == n).sum())
+                _, inv = np.unique(c[lo_:hi_], return_inverse=True)
+                u -= total[n] * entropy(np.bincount(inv.reshape(-1), weights=m[lo_:hi_]))
+            inner = np.flatnonzero(~stuck)
+            if not inner.size:
+                break
+            # Score only the nodes that go on (rows of the per-node arrays).
+            keep = ~leaf
+            order, c, X = order[keep], c[keep], X[keep]
+            node = (np.cumsum(~stuck) - 1)[node[keep]]
+            yes, no, lo, tot, splits = yes[inner], no[inner], lo[inner], tot[inner], splits[inner]
+            total = total[inner]
+            if grouped:
+                keep_seg = ~stuck[seg_node]
+                gyes, gtot = gyes[keep_seg], gtot[keep_seg]
+            seg_starts = np.flatnonzero(_runs(node * n_codes + c))
+            seg_node = node[seg_starts]
         rho = np.maximum(no, yes)
         rho /= tot
         lo /= tot
@@ -150,11 +194,10 @@ def build_level_tree(model, name: str, tol: float, start) -> LevelTree:
             sub, cols = np.nonzero(splits[seg_node[multi]])
             rows = multi[sub]
             gy, gt = gyes[rows, cols], gtot[rows]
-            term = xlog2x(gt)
+            term = xlog2x(gtot)[rows]  # one log per group, not per (group, query)
             term -= xlog2x(gt - gy)
             term -= xlog2x(gy)
-            n_cols = splits.shape[1]
-            group_term = np.bincount(seg_node[rows] * n_cols + cols, weights=term,
+            group_term = np.bincount(seg_node[rows] * n_queries + cols, weights=term,
                                      minlength=splits.size)
             group_term = group_term.astype(float, copy=False).reshape(splits.shape)
             np.maximum(group_term, 0.0, out=group_term)
@@ -167,39 +210,19 @@ def build_level_tree(model, name: str, tol: float, start) -> LevelTree:
             cost = 1.0 - h
             if group_term is not None:
                 cost += group_term
-        # Stopping rule: one target group left (a node with a single group run), or no
-        # allowed query splits the node (rows no query separates).
-        pure = _sizes(node_seg_starts, seg_starts.size) == 1
-        stuck = ~splits.any(axis=1)
-        leaves = pure | stuck
-        if leaves.any():
-            leaf = leaves[node]
-            depth[order[leaf]] = level
-            height = level
-            for n in np.flatnonzero(stuck & ~pure).tolist():  # rare: identical rows
-                lo_, hi_ = node_starts[n], node_starts[n] + int((node == n).sum())
-                _, inv = np.unique(c[lo_:hi_], return_inverse=True)
-                u -= total[n] * entropy(np.bincount(inv.reshape(-1), weights=m[lo_:hi_]))
-        inner = np.flatnonzero(~leaves)
-        if not inner.size:
-            break
-        cost = np.where(splits[inner], cost[inner], np.inf)
+        cost[~splits] = np.inf
         best = cost.min(axis=1)
         q = np.argmax(cost <= (best + tol)[:, None], axis=1)  # first tied query
         # Decomposition: pi_a C_a, C_a = 1 - H(rho_a(q)) + group term (Theorem 2
         # (thm:group identification)).
-        chosen = h[inner, q]
+        rows_ = np.arange(q.size)
+        chosen = h[rows_, q]
         if group_term is not None:
-            chosen = chosen - group_term[inner, q]
-        u += float(total[inner] @ (1.0 - chosen))
-        # Children: candidates of inner node r go to child 2r + answer; a stable sort keeps
-        # each child's candidates sorted by target group.
-        rank = np.cumsum(~leaves) - 1  # inner node -> 0..len(inner)-1
-        if leaves.any():
-            keep = ~leaf
-            order, node = order[keep], node[keep]
-        r = rank[node]
-        child = 2 * r + B[order, q[r]]
+            chosen = chosen - group_term[rows_, q]
+        u += float(total @ (1.0 - chosen))
+        # Children: candidates of node r go to child 2r + answer; a stable sort keeps each
+        # child's candidates sorted by target group.
+        child = 2 * node + B[order, q[node]]
         resort = np.argsort(child, kind="stable")
         order = order[resort]
         node = np.cumsum(_runs(child[resort])) - 1
