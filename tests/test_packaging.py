@@ -34,6 +34,6 @@ def test_bundled_kb_is_importable_as_a_resource():
 def test_ci_runs_the_readme_test_command():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
-    command = 'python -m pip install -e ".[test]" && python -m pytest'
+    command = 'python -m pip install -e ".[test]" && python -m pytest -n auto'
     assert command in readme
     assert command in ci
