@@ -132,6 +132,15 @@ def candidates(it: Interview) -> list[CandidateRow]:
     return list(it.memo("candidates", compute))
 
 
+def answers_against(it: Interview, row: CandidateRow) -> list[Symptom]:
+    """The yes/no answers that count against ``row``: its profile says the opposite.
+
+    In evidence mode these lower the chemical's probability without removing it; the
+    candidates panel names them for the most probable chemical (issue 10, item 4).
+    """
+    return [it.knowledge.symptoms[q] for q in it.contradicted(row.objects)]
+
+
 def closest(it: Interview, limit: int = 8) -> list[CandidateRow]:
     """When no chemical fits: those contradicting fewest answers (probability 0)."""
     chems = it.knowledge.chemicals

@@ -84,3 +84,34 @@ async def test_no_fit_in_evidence_mode_is_said_on_the_question_panel():
         assert panel.border_title == "No chemical fits"
         assert lines[0] == why.headline + "." and lines[1] == why.detail
         assert "fits these answers well" in lines[0] and "answers against it" in lines[1]
+
+
+async def test_candidates_show_the_answers_against_each_chemical():
+    """Evidence mode: each candidate counts the answers against it, and the panel names
+    them for the most probable chemical (issue 10 item 4, issue 12 item 2)."""
+    from responder.app.widgets.panels import CandidatesTable
+
+    app = make_app(mode=None)
+    async with app.run_test(size=(80, 24)) as pilot:
+        assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
+        kn = app.knowledge
+        vx = kn.chemicals[kn.chemical_index("VX")]
+        listed = [s.index for s in kn.symptoms if s.id in vx.symptoms]
+        wrong = next(s for s in kn.symptoms if s.id not in vx.symptoms)
+        for q in listed:
+            app.record_answer(q, Answer.YES)
+        app.record_answer(wrong.index, Answer.YES)
+        app.interview_screen.refresh_view(auto_result=False)
+        await settle(pilot)
+        rows = views.candidates(app.interview)
+        top = rows[0]
+        assert "VX" in [c.name for c in top.chemicals]
+        assert [s.label for s in views.answers_against(app.interview, top)] == [wrong.label]
+        table = app.interview_screen.query_one(CandidatesTable)
+        assert [str(c.label) for c in table.columns.values()][-1] == "✗"
+        against_cells = [str(table.get_row_at(k)[-1]) for k in range(min(len(rows), table.row_count))]
+        expected = [str(len(app.interview.contradicted(r.objects))) for r in rows[:len(against_cells)]]
+        assert against_cells == expected and against_cells[0] == "1"
+        assert table.border_subtitle == f"✗ against #1: {wrong.label}"
+        # At 80 columns every column stays in view: nothing scrolls sideways.
+        assert table.virtual_size.width <= table.scrollable_content_region.width

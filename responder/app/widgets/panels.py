@@ -196,6 +196,9 @@ class CandidatesTable(DataTable):
         noisy = interview.noise_tolerated
         inconsistent = interview.status is Status.INCONSISTENT
         rows: list[CandidateRow] = views.closest(interview) if inconsistent else views.candidates(interview)
+        # Evidence mode removes nobody, so each chemical shows how many answers count
+        # against it, and the subtitle names them for the most probable one.
+        weighed = interview.mode == "evidence" and not inconsistent
         self.clear(columns=True)
         self.add_column("#", key="rank")
         if inconsistent:
@@ -206,12 +209,25 @@ class CandidatesTable(DataTable):
         self.add_column("Class", key="class")
         if noisy and not inconsistent:
             self.add_column("Errors", key="errors")
-        # Share the width between the names and the classes; nothing scrolls sideways.
-        fixed = 3 + (11 if inconsistent else 6) + (6 if noisy and not inconsistent else 0)
-        avail = max(30, (self.size.width or 70) - 3 - fixed - 2 * len(self.columns))
-        name_w = max(20, int(avail * 0.58))
-        class_w = max(12, avail - name_w)
+        elif weighed:
+            self.add_column("✗", key="errors")  # answers against; the subtitle says so
+        # Share the width between the names and the classes; nothing scrolls sideways
+        # (at 80 columns the panel is about 40 wide).
+        counted = (noisy or weighed) and not inconsistent
+        fixed = len(str(min(len(rows), MAX_ROWS))) + (11 if inconsistent else 6) + (
+            6 if noisy and not inconsistent else 2 if weighed else 0)
+        avail = max(18, (self.size.width or 70) - 2 - fixed - 2 * len(self.columns))
         shown = rows[:MAX_ROWS]
+        # Clip only what does not fit: the names keep about 60% when both are too long.
+        name_need = max((len(r.chemicals[0].name) + (
+            len(f" +{len(r.chemicals) - 1} same symptoms") if len(r.chemicals) > 1 else 0)
+            for r in shown), default=8)
+        class_need = max((len(r.class_labels) for r in shown), default=5)
+        if name_need + class_need <= avail:
+            name_w, class_w = name_need, class_need
+        else:
+            class_w = max(7, min(class_need, avail - max(10, int(avail * 0.6))))
+            name_w = max(10, avail - class_w)
         for k, row in enumerate(shown, start=1):
             cells = [str(k)]
             if inconsistent:
@@ -219,13 +235,20 @@ class CandidatesTable(DataTable):
             else:
                 cells.append(Text(f"{row.probability:6.1%}", style="bold" if k == 1 else ""))
             cells += [set_name(row, name_w), _clip(row.class_labels, class_w)]
-            if noisy and not inconsistent:
-                cells.append(Text(str(row.mismatches), style="yellow" if row.mismatches else "dim"))
+            if counted:
+                against = row.mismatches if noisy else len(interview.contradicted(row.objects))
+                cells.append(Text(str(against), style="yellow" if against else "dim"))
             self.add_row(*cells)
         if len(rows) > len(shown):
             more = sum(len(r.objects) for r in rows[len(shown):])
             self.add_row("", "", Text(f"… {more} less likely chemical(s) not listed", style="dim italic"),
-                         "", *([""] if noisy and not inconsistent else []))
+                         "", *([""] if counted else []))
+        self.border_subtitle = ""
+        if weighed and rows:
+            labels = [s.label for s in views.answers_against(interview, rows[0])]
+            if labels:
+                self.border_subtitle = _clip("✗ against #1: " + "; ".join(labels),
+                                             max(20, (self.size.width or 70) - 6))
         chems = sum(len(r.objects) for r in rows)
         if inconsistent:
             self.border_title = "Closest chemicals (none fits every answer)"
