@@ -44,46 +44,35 @@ class Task:
 
 
 class Progress:
-    """A one-line text progress bar on stderr: ``label [#####.....] 12/40  3.1s``."""
+    """Progress of one batch of tasks on stderr, drawn by rich (``label ━━━━ 12/40 0:00:03``).
 
-    def __init__(self, label: str, total: int, enabled: bool = True, width: int = 30,
-                 stream=None):
-        self.label = label
-        self.total = max(total, 1)
-        self.done = 0
-        self.enabled = enabled
-        self.width = width
-        self.stream = stream if stream is not None else sys.stderr
+    Disabled (``--no-progress``), it draws nothing and only times the batch.
+    """
+
+    def __init__(self, label: str, total: int, enabled: bool = True, stream=None):
+        from rich.console import Console  # noqa: PLC0415 (only the experiments draw bars)
+        from rich.progress import (BarColumn, MofNCompleteColumn, TextColumn,  # noqa: PLC0415
+                                   TimeElapsedColumn)
+        from rich.progress import Progress as RichProgress  # noqa: PLC0415
+
         self.start = time.perf_counter()
-        self._last = -1.0
-        self._draw(force=True)
+        self._bar = None
+        if enabled:
+            console = Console(file=stream if stream is not None else sys.stderr)
+            self._bar = RichProgress(TextColumn("{task.description}"), BarColumn(),
+                                     MofNCompleteColumn(), TimeElapsedColumn(),
+                                     console=console, transient=False)
+            self._task = self._bar.add_task(label, total=max(total, 1))
+            self._bar.start()
 
     def advance(self, n: int = 1) -> None:
-        self.done += n
-        self._draw(force=self.done >= self.total)
-
-    def _draw(self, force: bool = False) -> None:
-        if not self.enabled:
-            return
-        now = time.perf_counter()
-        if not force and now - self._last < 0.2:
-            return
-        self._last = now
-        filled = int(self.width * self.done / self.total)
-        bar = "#" * filled + "." * (self.width - filled)
-        self.stream.write(
-            f"\r{self.label:<34} [{bar}] {self.done}/{self.total} {now - self.start:6.1f}s"
-        )
-        self.stream.flush()
+        if self._bar is not None:
+            self._bar.advance(self._task, n)
 
     def close(self) -> float:
-        elapsed = time.perf_counter() - self.start
-        if self.enabled:
-            if self.done < self.total:
-                self._draw(force=True)
-            self.stream.write("\n")
-            self.stream.flush()
-        return elapsed
+        if self._bar is not None:
+            self._bar.stop()
+        return time.perf_counter() - self.start
 
 
 def _call(task: Task):
