@@ -235,9 +235,8 @@ class CandidatesTable(DataTable):
             else:
                 cells.append(Text(f"{row.probability:6.1%}", style="bold" if k == 1 else ""))
             cells += [set_name(row, name_w), _clip(row.class_labels, class_w)]
-            if counted:
-                against = row.mismatches if noisy else len(interview.contradicted(row.objects))
-                cells.append(Text(str(against), style="yellow" if against else "dim"))
+            if counted:  # answers the row contradicts (evidence mode: the answers against it)
+                cells.append(Text(str(row.mismatches), style="yellow" if row.mismatches else "dim"))
             self.add_row(*cells)
         if len(rows) > len(shown):
             more = sum(len(r.objects) for r in rows[len(shown):])
