@@ -86,7 +86,7 @@ async def test_no_fit_in_evidence_mode_is_said_on_the_question_panel():
         assert "fits these answers well" in lines[0] and "answers against it" in lines[1]
 
 
-async def test_candidates_show_the_answers_against_each_chemical():
+async def test_candidates_show_the_answers_against_each_chemical(monkeypatch):
     """Evidence mode: each candidate counts the answers against it, and the panel names
     them for the most probable chemical (issue 10 item 4, issue 12 item 2)."""
     from responder.app.widgets.panels import CandidatesTable
@@ -113,5 +113,15 @@ async def test_candidates_show_the_answers_against_each_chemical():
         expected = [str(len(app.interview.contradicted(r.objects))) for r in rows[:len(against_cells)]]
         assert against_cells == expected and against_cells[0] == "1"
         assert table.border_subtitle == f"✗ against #1: {wrong.label}"
-        # At 80 columns every column stays in view: nothing scrolls sideways.
+        # At 80 columns every column stays in view: nothing scrolls sideways, also when the
+        # list ends with the line counting the chemicals not shown (the bundled knowledge
+        # base lists 100 of 270).
+        assert table.virtual_size.width <= table.scrollable_content_region.width
+        import responder.app.widgets.panels as panels
+
+        monkeypatch.setattr(panels, "MAX_ROWS", 3)
+        table.show(app.interview)
+        await settle(pilot)
+        hidden = sum(len(r.objects) for r in views.candidates(app.interview)[3:])
+        assert str(table.get_row_at(table.row_count - 1)[2]).startswith(f"… {hidden} ")
         assert table.virtual_size.width <= table.scrollable_content_region.width

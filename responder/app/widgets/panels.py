@@ -240,7 +240,10 @@ class CandidatesTable(DataTable):
             self.add_row(*cells)
         if len(rows) > len(shown):
             more = sum(len(r.objects) for r in rows[len(shown):])
-            self.add_row("", "", Text(f"… {more} less likely chemical(s) not listed", style="dim italic"),
+            line = f"… {more} less likely chemical(s) not listed"
+            if len(line) > name_w:  # narrow: the count must stay readable
+                line = f"… {more} more"
+            self.add_row("", "", Text(_clip(line, name_w), style="dim italic"),
                          "", *([""] if counted else []))
         self.border_subtitle = ""
         if weighed and rows:
