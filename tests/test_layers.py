@@ -142,3 +142,33 @@ def test_importing_the_headless_core_leaves_textual_unloaded():
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, f"loaded: {proc.stdout.strip()} {proc.stderr.strip()}"
+
+
+SESSION_FIELDS = {"at", "volunteered", "timestamp"}  # when and how an answer was given
+SESSION_METHODS = {"undo", "restore"}  # the answer history a responder steps back through
+CLOCK_MODULES = {"time", "datetime", "uuid"}
+CLOCK_ALLOWED = {"workload.py"}  # time limits on the exact E[K] computation
+
+
+def test_the_engine_holds_no_session_concerns():
+    """Answer times, the volunteered flag and undo belong to the headless core
+    (responder.core.answers); the engine keeps only the current answer to each query."""
+    offenders = []
+    for path in engine_modules():
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef) and node.name in SESSION_METHODS:
+                offenders.append(f"{path.name}: def {node.name}")
+            if isinstance(node, ast.ClassDef):
+                for item in node.body:
+                    if (isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name)
+                            and item.target.id in SESSION_FIELDS):
+                        offenders.append(f"{path.name}: {node.name}.{item.target.id}")
+        if path.name not in CLOCK_ALLOWED:
+            clocks = {n for n in imported_names(path) if n.split(".")[0] in CLOCK_MODULES}
+            if clocks:
+                offenders.append(f"{path.name} imports {sorted(clocks)}")
+    assert not offenders, f"session concerns in the engine: {offenders}"
+    from responder.core.answers import AnswerLog, AnswerRecord  # where they live now
+    assert {"at", "volunteered"} <= set(AnswerRecord.__dataclass_fields__)
+    assert callable(AnswerLog.undo)

@@ -17,6 +17,7 @@ from typing import IO
 
 import numpy as np
 
+from responder.core.answers import AnswerLog
 from responder.engine.state import MODES, Answer, InterviewState, Status
 from responder.cli.inputs import InputError, add_evidence_arguments, evidence_from_args
 from responder.core.modes import TARGETS, ModeError, build_state, symptom_leaks
@@ -74,6 +75,7 @@ class Protocol:
 
     def __post_init__(self) -> None:
         self._ids = [s.id for s in self.kb.symptoms]
+        self.log = AnswerLog(self.state)  # undo, as in the app
 
     # -- input --------------------------------------------------------------------------
 
@@ -101,7 +103,7 @@ class Protocol:
         if "undo" in msg:
             if msg.get("undo") is not True or len(msg) != 1:
                 raise _LineError('to undo, send exactly {"undo": true}')
-            if self.state.undo() is None:
+            if self.log.undo() is None:
                 raise _LineError("nothing to undo: no answer has been given")
             return
         unknown_keys = set(msg) - {"symptom", "answer"}
@@ -113,7 +115,7 @@ class Protocol:
         answer = msg["answer"]
         if not isinstance(answer, str) or answer.casefold() not in ANSWERS:
             raise _LineError(f'answer must be "yes", "no" or "unknown", got {json.dumps(answer)}')
-        self.state.answer(self.resolve(msg["symptom"]), ANSWERS[answer.casefold()])
+        self.log.answer(self.resolve(msg["symptom"]), ANSWERS[answer.casefold()])
 
     def resolve(self, text) -> int:
         """The symptom index of an id, alias, label or synonym (case-insensitive); a retired

@@ -84,7 +84,7 @@ def report(interview: Interview, remaining=None) -> dict:
             {"symptom_id": kn.symptoms[new.query].id, "symptom": kn.symptoms[new.query].label,
              "was": old.answer.value, "was_at": _iso(old.at),
              "now": new.answer.value, "changed_at": _iso(new.at)}
-            for new, old in interview.state.changed
+            for new, old in interview.log.changed
         ],
     }
     if remaining is not None and remaining.method in ("exact", "monte-carlo"):

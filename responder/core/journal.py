@@ -46,7 +46,7 @@ from pathlib import Path
 
 from responder import paths
 from responder.durable import fsync_dir
-from responder.engine.history import AnswerHistory
+from responder.core.answers import AnswerHistory
 from responder.input_limits import InputRejected, decode_text, loads_json, read_bytes
 
 try:  # POSIX advisory locks; elsewhere journals are simply not locked

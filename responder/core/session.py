@@ -16,7 +16,8 @@ from responder.core.journal import Journal, JournalData, JournalError, new_inter
 from responder.engine.diagnostics import auto_eps, default_eps, min_hamming_distance
 from responder.engine.noise import NoiseModel, NoiseSettingsError, prone_mask
 from responder.engine.evidence import EvidenceError, EvidenceSettings
-from responder.engine.state import Answer, AnswerRecord, InterviewState, Status
+from responder.core.answers import AnswerLog, AnswerRecord
+from responder.engine.state import Answer, InterviewState, Status
 from responder.core.modes import POLICY, reported_mask
 from responder.core.modes import TARGETS as TARGETS_TO_ENGINE
 from responder.kb.model import KnowledgeBase
@@ -75,6 +76,7 @@ class Interview:
                                     policy=POLICY[target, suggest], noise=noise_model,
                                     evidence=self._evidence_for(noise_model),
                                     reported=reported, unconscious=unconscious)
+        self.log = AnswerLog(self.state)  # the answers with their times, and undo
         self.generation = 0  # bumped on every change, to drop stale background results
 
     # -- construction ---------------------------------------------------------------------
@@ -145,7 +147,7 @@ class Interview:
             warnings.append(f"noise settings not restored ({exc}); noise tolerance is off")
             interview = cls(knowledge, target, suggest, NoiseSettings(), weighted=weighted,
                             evidence=evidence)
-        made: dict[int, AnswerRecord] = {}  # id(JournalAnswer) -> engine record
+        made: dict[int, AnswerRecord] = {}  # id(JournalAnswer) -> its record
         lost: list[str] = []
 
         def record(a) -> AnswerRecord | None:
@@ -168,8 +170,7 @@ class Interview:
                 f"{len(lost)} answer(s) name symptoms this knowledge base lacks "
                 f"({', '.join(lost)}); they stay in the journal but cannot be used"
             )
-        interview.state.restore(records)
-        _restore_replaced(interview.state, data, record, records)
+        interview.log.restore(records, _replacements(data, record))
         interview.started = data.started
         interview.journal = Journal.reopen(data) if write else None
         interview.journal_enabled = write
@@ -187,11 +188,11 @@ class Interview:
         holds every answer so far (also after an earlier failure to create it)."""
         try:
             if self.journal is None:
-                if not self.journal_enabled or config_only or not self.state.answers:
+                if not self.journal_enabled or config_only or not self.records:
                     return  # nothing to keep yet; the start event will carry the modes
                 journal = Journal.create(self.knowledge.describe(), self.config(),
                                          interview_id=self._id, started=self.started)
-                for r in self.state.answers:
+                for r in self.records:
                     journal.answer(self.knowledge.symptoms[r.query].id, r.answer.value, r.at,
                                    r.volunteered)
                 self.journal = journal
@@ -208,7 +209,7 @@ class Interview:
         if not self.journal_enabled:
             return 0
         if self.journal is None:
-            return len(self.state.answers)
+            return len(self.records)
         return len(self.journal.pending)
 
     @property
@@ -221,24 +222,28 @@ class Interview:
 
     # -- answers --------------------------------------------------------------------------
 
+    @property
+    def records(self) -> list[AnswerRecord]:
+        """The answers in the order given, with their times (a changed answer moves to the end)."""
+        return self.log.records
+
     def answer(self, query: int, answer: Answer | str, volunteered: bool = False) -> AnswerRecord:
         answer = Answer(answer)
-        self.state.answer(query, answer, volunteered=volunteered)
-        record = self.state.answers[-1]
+        record = self.log.answer(query, answer, volunteered=volunteered)
         self._log(lambda: self.journal.answer(self.knowledge.symptoms[query].id, answer.value,
                                               record.at, volunteered))
         self.generation += 1
         return record
 
     def undo(self) -> AnswerRecord | None:
-        record = self.state.undo()
+        record = self.log.undo()
         if record is not None:
             self._log(lambda: self.journal.undo(self.knowledge.symptoms[record.query].id))
             self.generation += 1
         return record
 
     def remove(self, query: int) -> AnswerRecord | None:
-        record = self.state.remove(query)
+        record = self.log.remove(query)
         if record is not None:
             self._log(lambda: self.journal.remove(self.knowledge.symptoms[query].id))
             self.generation += 1
@@ -246,7 +251,7 @@ class Interview:
 
     def record_of(self, query: int) -> AnswerRecord | None:
         """The answer given to ``query`` (with its time and volunteered flag), or None."""
-        return next((r for r in self.state.answers if r.query == query), None)
+        return self.log.record_of(query)
 
     def answer_of(self, query: int) -> Answer | None:
         return self.state.answer_of(query)
@@ -368,7 +373,7 @@ class Interview:
         drops = self.state.group_drops()
         if not drops:
             return []
-        r = self.state.answers[-1]
+        r = self.records[-1]
         said = f"\u201c{self.knowledge.symptoms[r.query].label}: {ANSWER_WORDS[r.answer]}\u201d"
         return [f"{said} lowered {self.knowledge.classes[g].label} from {b:.0%} to {a:.0%}"
                 for g, b, a in drops]
@@ -393,17 +398,15 @@ class Interview:
 
 
 
-def _restore_replaced(state: InterviewState, data: JournalData, record, records) -> None:
-    """Give the engine back the "which answer did this one replace" memory, so that undo
+def _replacements(data: JournalData, record) -> list[tuple[AnswerRecord, int, AnswerRecord]]:
+    """The journal's "which answer did this one replace" memory as records, so that undo
     after a resume puts a changed answer back exactly as it would have before."""
-    if not data.replaced:
-        return
     out = []
     for new, pos, old in data.replaced:
         rn, ro = record(new), record(old)
         if rn is not None and ro is not None:
             out.append((rn, pos, ro))
-    state.restore(records, replaced=out)
+    return out
 
 
 __all__ = ["Answer", "Interview", "NoiseSettings", "NoiseSettingsError", "Status"]

@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from responder.core.session import Interview
-from responder.engine.state import Answer, AnswerRecord, Status
+from responder.core.answers import AnswerRecord
+from responder.engine.state import Answer, Status
 from responder.kb.model import Category, Chemical, ChemicalClass, Symptom
 
 ANSWER_TEXT = {Answer.YES: "yes", Answer.NO: "no", Answer.UNKNOWN: "can't tell"}
@@ -192,7 +193,7 @@ def no_fit(it: Interview) -> NoFitView | None:
 
 
 def history(it: Interview) -> list[HistoryRow]:
-    return [HistoryRow(r, it.knowledge.symptoms[r.query]) for r in it.state.answers]
+    return [HistoryRow(r, it.knowledge.symptoms[r.query]) for r in it.records]
 
 
 EVIDENCE_SHOWN = 0.01  # evidence mode: a result names candidates at least this probable

@@ -63,44 +63,38 @@ class EvidenceError(ValueError):
     """Impossible evidence-mode settings; the message names the valid range."""
 
 
-def check_probability(name: str, value) -> float:
-    """``value`` as a float strictly inside (0, 1); EvidenceError otherwise."""
+def _number_in(name: str, value, low: float, high: float, low_included: bool = False,
+               what: str = "it", unit: str = "") -> float:
+    """``value`` as a float in (low, high), or [low, high) when ``low_included``;
+    EvidenceError naming the range otherwise."""
+    if low_included:
+        as_type = f"a number of{unit} in [{low:g}, {high:g})" if unit else f"a number in [{low:g}, {high:g})"
+        as_range = f"in [{low:g}, {high:g}){unit}"
+    else:
+        as_type = f"a number between {low:g} and {high:g} (exclusive)"
+        as_range = f"strictly between {low:g} and {high:g}"
     try:
         x = float(value)
     except (TypeError, ValueError):
-        raise EvidenceError(f"{name} must be a number between 0 and 1 (exclusive), got {value!r}") from None
-    if not 0.0 < x < 1.0:
-        raise EvidenceError(f"{name} is {value}; it must lie strictly between 0 and 1")
+        raise EvidenceError(f"{name} must be {as_type}, got {value!r}") from None
+    if not ((low <= x if low_included else low < x) and x < high):
+        raise EvidenceError(f"{name} is {value}; {what} must lie {as_range}")
     return x
+
+
+def check_probability(name: str, value) -> float:
+    """``value`` as a float strictly inside (0, 1); EvidenceError otherwise."""
+    return _number_in(name, value, 0.0, 1.0)
 
 
 def check_threshold(threshold) -> float:
     """The confidence threshold as a float strictly inside (0.5, 1); EvidenceError otherwise."""
-    try:
-        t = float(threshold)
-    except (TypeError, ValueError):
-        raise EvidenceError(
-            f"threshold must be a number between 0.5 and 1 (exclusive), got {threshold!r}"
-        ) from None
-    if not 0.5 < t < 1.0:
-        raise EvidenceError(
-            f"threshold is {threshold}; the confidence to stop at must lie strictly between "
-            "0.5 and 1"
-        )
-    return t
+    return _number_in("threshold", threshold, 0.5, 1.0, what="the confidence to stop at")
 
 
 def check_gain_floor(gain_floor) -> float:
     """The gain floor as a float in [0, 1) bits; EvidenceError otherwise."""
-    try:
-        f = float(gain_floor)
-    except (TypeError, ValueError):
-        raise EvidenceError(
-            f"gain floor must be a number of bits in [0, 1), got {gain_floor!r}"
-        ) from None
-    if not 0.0 <= f < 1.0:
-        raise EvidenceError(f"gain floor is {gain_floor}; it must lie in [0, 1) bits")
-    return f
+    return _number_in("gain floor", gain_floor, 0.0, 1.0, low_included=True, unit=" bits")
 
 
 def check_evidence_settings(

@@ -1,21 +1,19 @@
 """An interview in progress: answers so far, candidates, suggestion and status.
 
-Answers may come in any order (a victim volunteers a symptom), be changed or undone, and the
+Answers may come in any order (a victim volunteers a symptom) and be changed or withdrawn; the
 target, policy and noise settings may change mid-interview; the candidates are always
 recomputed from the full answer list, so nothing the responder entered is lost.
 """
 
 from __future__ import annotations
 
-import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import Enum
 
 import numpy as np
 
 from responder.engine.belief import Model, Node
 from responder.engine.evidence import Belief, EvidenceSettings, Fit, sharp_group_drops
-from responder.engine.history import AnswerHistory
 from responder.engine.noise import NoiseModel
 from responder.engine.policies import Choice, Policy
 from responder.engine.problem import Problem
@@ -41,11 +39,12 @@ class Status(str, Enum):
 
 
 @dataclass(frozen=True)
-class AnswerRecord:
+class QueryAnswer:
+    """The current answer to one query. (When and how it was given, and undo, are the
+    session's concern: :mod:`responder.core.answers`.)"""
+
     query: int
     answer: Answer
-    at: float = field(default_factory=time.time)
-    volunteered: bool = False
 
 
 @dataclass(frozen=True)
@@ -104,7 +103,7 @@ class InterviewState:
         unconscious: int | None = None,
     ):
         self.problem = problem
-        self._history: AnswerHistory[AnswerRecord] = AnswerHistory(key=lambda r: r.query)
+        self._answers: dict[int, Answer] = {}  # query -> answer, in the order given
         self._ties, self._seed = ties, seed
         self._reported = (
             np.zeros(problem.n_queries, dtype=bool) if reported is None
@@ -155,76 +154,56 @@ class InterviewState:
     # -- answers -----------------------------------------------------------------------------
 
     @property
-    def answers(self) -> list[AnswerRecord]:
-        """The answers in the order given (a changed answer moves to the end)."""
-        return self._history.records
+    def answers(self) -> list[QueryAnswer]:
+        """The current answers in the order given (a changed answer moves to the end)."""
+        return [QueryAnswer(q, a) for q, a in self._answers.items()]
 
-    @property
-    def changed(self) -> list[tuple[AnswerRecord, AnswerRecord]]:
-        """(current answer, the earlier answer it replaced), for answers that were changed."""
-        return [(new, old) for new, _, old in self._history.replaced]
-
-    def answer(self, query: int, answer: Answer | str, volunteered: bool = False) -> None:
-        """Record ``answer`` to ``query``; an earlier answer to the same query is replaced."""
-        answer = Answer(answer)
+    def _check_query(self, query: int) -> None:
         if not 0 <= query < self.problem.n_queries:
             raise IndexError(f"query {query} is out of range")
-        self._history.add(AnswerRecord(query, answer, volunteered=volunteered))
+
+    def answer(self, query: int, answer: Answer | str) -> None:
+        """Record ``answer`` to ``query``; an earlier answer to the same query is replaced
+        and the query moves to the end of the order."""
+        answer = Answer(answer)
+        self._check_query(query)
+        self._answers.pop(query, None)
+        self._answers[query] = answer
         self._invalidate()
 
-    def undo(self) -> AnswerRecord | None:
-        """Remove the last answer; returns it (None if there was none).
-
-        If that answer changed an earlier answer to the same query, the earlier answer is
-        put back where it was, so undo restores the previous state exactly.
-        """
-        record = self._history.undo()
-        if record is not None:
+    def remove(self, query: int) -> Answer | None:
+        """Forget the answer to ``query``; returns it (None if it had none)."""
+        answer = self._answers.pop(query, None)
+        if answer is not None:
             self._invalidate()
-        return record
+        return answer
 
-    def remove(self, query: int) -> AnswerRecord | None:
-        """Remove the answer to ``query`` wherever it is in the history."""
-        record = self._history.remove(query)
-        if record is not None:
-            self._invalidate()
-        return record
-
-    def restore(
-        self,
-        records: list[AnswerRecord],
-        replaced: list[tuple[AnswerRecord, int, AnswerRecord]] | None = None,
-    ) -> None:
-        """Replace the whole history (resume from a journal).
-
-        ``replaced`` lists (new record, position, record it replaced) for answers that changed
-        an earlier one, as :meth:`replacements` gives them, so that undo after a resume puts
-        the earlier answer back. Entries whose new record is not in ``records`` are dropped.
-        """
-        self._history.restore(records, replaced)
+    def set_answers(self, answers) -> None:
+        """Replace all answers by ``answers``, (query, answer) pairs in order (a later pair
+        for the same query replaces an earlier one)."""
+        new: dict[int, Answer] = {}
+        for query, answer in answers:
+            answer = Answer(answer)
+            self._check_query(query)
+            new.pop(query, None)
+            new[query] = answer
+        self._answers = new
         self._invalidate()
-
-    def replacements(self) -> list[tuple[AnswerRecord, int, AnswerRecord]]:
-        """(new record, position, record it replaced) for each changed answer, oldest first."""
-        return list(self._history.replaced)
 
     def known_answers(self) -> tuple[dict[int, bool], list[int]]:
         """The yes/no answers as {query: is_yes}, and the skipped ("can't tell") queries."""
         return self._answer_dict()
 
     def answer_of(self, query: int) -> Answer | None:
-        for r in self.answers:
-            if r.query == query:
-                return r.answer
-        return None
+        return self._answers.get(query)
 
     @property
     def asked_count(self) -> int:
-        return len(self.answers)
+        return len(self._answers)
 
     def _answer_dict(self) -> tuple[dict[int, bool], list[int]]:
-        known = {r.query: r.answer is Answer.YES for r in self.answers if r.answer is not Answer.UNKNOWN}
-        skipped = [r.query for r in self.answers if r.answer is Answer.UNKNOWN]
+        known = {q: a is Answer.YES for q, a in self._answers.items() if a is not Answer.UNKNOWN}
+        skipped = [q for q, a in self._answers.items() if a is Answer.UNKNOWN]
         return known, skipped
 
     # -- derived -----------------------------------------------------------------------------

@@ -332,7 +332,7 @@ async def test_volunteer_a_symptom_by_typing_its_name():
         await settle(pilot)
         await pilot.press("y")
         assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
-        record = app.interview.state.answers[-1]
+        record = app.interview.records[-1]
         assert app.knowledge.symptoms[record.query].id == "wheezing"
         assert record.answer is Answer.YES and record.volunteered
         names = {c.names for c in views.candidates(app.interview)}

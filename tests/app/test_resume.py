@@ -22,7 +22,7 @@ from responder.engine.state import Answer
 
 
 def snapshot(interview):
-    return [(r.query, r.answer, r.volunteered, r.at) for r in interview.state.answers]
+    return [(r.query, r.answer, r.volunteered, r.at) for r in interview.records]
 
 
 async def _give_answers(pilot, app):

@@ -49,8 +49,11 @@ def test_replay_follows_the_engine(knowledge):
     it.remove(3)
     it.answer(7, Answer.YES)
     data = read_journal(it.journal.path)
-    engine = [(knowledge.symptoms[r.query].id, r.answer.value, r.at) for r in it.state.answers]
-    assert [(a.symptom, a.answer, a.at) for a in data.answers] == engine
+    records = [(knowledge.symptoms[r.query].id, r.answer.value, r.at) for r in it.records]
+    assert [(a.symptom, a.answer, a.at) for a in data.answers] == records
+    # ... and the engine holds the same answers in the same order
+    assert [(r.query, r.answer) for r in it.records] == [(a.query, a.answer) for a in it.state.answers]
+    assert [a.symptom for a in data.answers] == [knowledge.symptoms[q].id for q in (0, 7)]
 
 
 def test_torn_lines_and_garbage_are_skipped(home):

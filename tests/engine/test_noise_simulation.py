@@ -167,7 +167,7 @@ def test_beyond_eps_volunteered_answers_report_inconsistent(target):
                 answers[list(flipped)] ^= True
                 state = InterviewState(problem, target=target, policy="gisa", noise=noise)
                 for q in rng.permutation(problem.n_queries).tolist():
-                    state.answer(q, Answer.YES if answers[q] else Answer.NO, volunteered=True)
+                    state.answer(q, Answer.YES if answers[q] else Answer.NO)
                 given = {q: bool(answers[q]) for q in range(problem.n_queries)}
                 fits = [i for i in range(problem.n_objects)
                         if _consistent(problem, noise, given, i)]

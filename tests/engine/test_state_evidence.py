@@ -91,7 +91,7 @@ def test_reported_symptoms_not_suggested_once_unconscious():
     st.answer(2, "yes")
     assert not st.available()[0]
     assert 0 not in st.suggestion().queries and not st.useful_queries()[0]
-    st.undo()
+    st.remove(2)
     assert st.available()[0] and st.suggestion().index == first
 
 
