@@ -4,8 +4,7 @@ Exact evaluation walks the whole tree and computes E[K] two independent ways:
 
 1. **Mass x depth.** Each object's expected depth d_i (averaged over the responder's picks
    in category trees, and over the dilated strings under noise), then
-   E[K] = sum_i pi_i d_i (the definitions before
-   Theorem 1).
+   E[K] = sum_i pi_i d_i (the definitions before Theorem 1, ``thm:object identification``).
 2. **Decomposition.** E[K] = H(Pi_y) + sum_a p~_a pi_a C_a - sum_leaves p~_l pi_l I(l),
    with C_a = 1 - sum_q p(q) [H(rho_a(q)) - sum_i (pi_a^i/pi_a) H(rho_a^i(q))]
    (Theorems 1, 2, 5 and 6 (thm:object identification, thm:group identification, thm:group queries, thm:group identification group queries);
@@ -57,7 +56,9 @@ class Evaluation:
     ci95 : tuple of float or None
         95% interval of the Monte Carlo mean; None when exact.
     decomposition : float or None
-        E[K] from the decomposition of Theorems 1, 2, 5 and 6 (exact only; equals ``expected_queries`` up to round-off).
+        E[K] from the decomposition of Theorems 1, 2, 5 and 6 (``thm:object identification``,
+        ``thm:group identification``, ``thm:group queries``, ``thm:group identification group
+        queries``; exact only; equals ``expected_queries`` up to round-off).
     per_object_depth : ndarray of shape (M,) or None
         Expected number of questions for each true object (exact only).
     states : int

@@ -91,7 +91,8 @@ class Policy:
         Category policies: the responder picks any unasked query of the category with
         p_j(q) (the paper's model, Section 4), or only among those that split the candidates
         (as the app offers them, greying out the rest), with p_j(q) renormalised over them.
-        Theorems 5 and 6 hold for either: they allow any p_j(q) at each node.
+        Theorems 5 and 6 (``thm:group queries``, ``thm:group identification group queries``)
+        hold for either: they allow any p_j(q) at each node.
     """
 
     def __init__(self, name: str, ties: str = "first", seed: int | None = None, tol: float = 1e-9,
