@@ -24,9 +24,11 @@ sometimes signs a source does not list. This module replaces elimination by like
 
 With s = 1 and l = 0 (:meth:`AnswerModel.exact`) the posterior is the strict candidate mass
 pi_i / pi_{Theta_a} and each gain is the strict policy's objective: the gain about the
-object is H(rho_a(q)) (Theorem 1), the gain about the group is
-H(rho_a(q)) - sum_i (pi_a^i / pi_a) H(rho_a^i(q)) = 1 - C_a(q) (Theorem 2), and a
-category's gain is sum_q p_j(q) times these, i.e. 1 - C_a(j) of Theorems 5 and 6. So the
+object is H(rho_a(q)) (Theorem 1, ``thm:object identification``), the gain about the group
+is H(rho_a(q)) - sum_i (pi_a^i / pi_a) H(rho_a^i(q)) = 1 - C_a(q) (Theorem 2,
+``thm:group identification``), and a category's gain is sum_q p_j(q) times these, i.e.
+1 - C_a(j) of Theorems 5 and 6 (``thm:group queries``, ``thm:group identification group
+queries``). So the
 evidence mode chooses what the paper's policy chooses (ties aside) when answers are exact.
 """
 
@@ -53,8 +55,6 @@ STOP_REASONS = ("confident", "no_gain", "no_fit")
 # responder.engine.policies.Policy.
 _TIE_TOL = 1e-9
 _ROUND_OFF = 1e-13
-# Midpoints of 64 equal steps over (0, 1): the quadrature for Belief.fit's unknown profile.
-_RHO = (np.arange(64) + 0.5) / 64
 # Above this many matrix cells the selection pass runs in float32 (see EvidenceModel).
 FLOAT32_ABOVE_CELLS = 1 << 20
 
@@ -364,6 +364,11 @@ class EvidenceModel:
         # An unlisted chemical: each sign independently, with the chance a victim of a
         # chemical drawn from the prior shows it (Belief.fit).
         self.unlisted_yes = self.leak_vector + (s - self.leak_vector) * (problem.prior @ problem.matrix)
+        # ... or with signs at random, as many as a listed chemical has: the share of signs
+        # each chemical lists, and its prior weight, summed over equal shares.
+        share = problem.matrix.sum(axis=1) / max(N, 1)
+        self.unlisted_shares, where = np.unique(share, return_inverse=True)
+        self._log_share_weight = np.log(np.bincount(where.reshape(-1), weights=problem.prior))
         # Chemicals with identical rows get identical likelihoods under any answers: they
         # are reported together as one candidate, never one picked.
         _, inverse = np.unique(problem.matrix, axis=0, return_inverse=True)
@@ -601,8 +606,11 @@ class Belief:
         L_0 the likelihood under theta_0. An unlisted agent's profile is unknown; L_0 is the
         mean of two models of it: each sign listed with its frequency in the knowledge base,
         f_q = sum_i pi_i B_iq (answers yes with r_q = l_q + (s - l_q) f_q), and each sign
-        listed with one unknown chance rho ~ U(0, 1), which also covers a profile of unusual
-        size (a victim with almost every sign). "No fit" when P(theta_0 | answers) >= 1/2.
+        listed with one chance rho, the share of signs a listed chemical has, rho_i =
+        |B_i| / N with chemical i drawn from the prior (a profile of any listed size, on
+        signs at random). "No fit" when P(theta_0 | answers) >= 1/2. (An earlier version
+        drew rho ~ U(0, 1); that admits agents with nearly every sign, which out-explain a
+        true victim who shows many of its chemical's signs plus one the sources miss.)
         This is the evidence mode's counterpart of the persistent-noise model's error
         budget (Section 6, ``sec:QL with persistent noise``): rather than tolerating up to
         eps contradictions, weigh the contradictions against the chance that the agent is
@@ -621,14 +629,14 @@ class Belief:
         if m.answers.is_exact:
             self._fit = Fit(0.0, True, top, against, k)
             return self._fit
-        # L_0: half "signs as common as in the knowledge base", half "each sign listed
-        # with one unknown chance rho ~ U(0, 1)" (a profile of any size; midpoint rule).
+        # L_0: half "signs as common as in the knowledge base", half "signs at random, as
+        # many as a listed chemical has" (a mixture over the listed chemicals' shares).
         r = m.unlisted_yes[self.queries]
         log_freq = float(np.where(self.values, np.log(r), np.log1p(-r)).sum())
         leak = m.leak_vector[self.queries][None, :]
-        r_rho = leak + (m.sensitivity - leak) * _RHO[:, None]  # (64, k)
-        log_rho = np.where(self.values[None, :], np.log(r_rho), np.log1p(-r_rho)).sum(axis=1)
-        log_exch = float(np.logaddexp.reduce(log_rho)) - np.log(_RHO.size)
+        r_share = leak + (m.sensitivity - leak) * m.unlisted_shares[:, None]  # (D, k)
+        log_share = np.where(self.values[None, :], np.log(r_share), np.log1p(-r_share)).sum(axis=1)
+        log_exch = float(np.logaddexp.reduce(log_share + m._log_share_weight))
         log_l0 = float(np.logaddexp(log_freq, log_exch)) - np.log(2.0)
         log_listed = float(np.logaddexp.reduce(self.log_weights))  # log sum_i pi_i L_i
         log_odds = (np.log(m.unlisted_prior) + log_l0

@@ -113,11 +113,10 @@ def test_one_honest_unlisted_sign_does_not_remove_chlorine():
     strict = follow("Chlorine", "strict", first=(sign, "yes"))
     assert "Chlorine" not in [ch["name"] for c in strict["candidates"] for ch in c["chemicals"]]
     ev = follow("Chlorine", "evidence", first=(sign, "yes"))
-    # The interview ends on chlorine. Whether the end is "identified" or "no_fit" is the
-    # separate unlisted-agent comparison, whose agent profile follows the knowledge base's sign
-    # frequencies: on the source-checked rows of 24 November 2026 this victim ends "no_fit"
-    # (unlisted 0.87) with chlorine still first at 0.96; before, "identified" (unlisted 0.39).
-    assert ev["status"] in ("identified", "no_fit")
+    # ... identified, not "no_fit": one unlisted sign among a dozen listed ones is not a
+    # sign of an agent missing from the knowledge base.
+    assert ev["status"] == "identified" and ev["stop_reason"] == "confident"
+    assert ev["unlisted"] < 0.05
     assert ev["candidates"][0]["chemicals"][0]["name"] == "Chlorine"
     assert ev["candidates"][0]["answers_against"] == [sign]
     assert ev["confidence"] >= 0.95
