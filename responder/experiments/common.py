@@ -96,9 +96,13 @@ def kb_table(ctx: Context, experiment: str, target: str, policies: list[str]) ->
     return {"policies": rows, "bounds": b}
 
 
-def kb_section(ctx: Context, experiment: str, target: str, policies: list[str]) -> dict:
+def kb_section(ctx: Context, experiment: str, target: str, policies: list[str],
+               needs: str) -> dict | None:
     """The knowledge-base part of an experiment's results: :func:`kb_table` with the
-    knowledge base's :func:`kb_summary` and label (``ctx.kb`` must be set)."""
+    knowledge base's :func:`kb_summary` and label; None without a knowledge base or when it
+    lacks the labels the experiment ``needs`` (``"object_groups"`` or ``"query_groups"``)."""
+    if ctx.kb is None or getattr(ctx.kb, needs) is None:
+        return None
     out = kb_table(ctx, experiment, target, policies)
     out["summary"] = kb_summary(ctx.kb)
     out["label"] = ctx.kb_label

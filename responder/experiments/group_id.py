@@ -21,7 +21,7 @@ from responder.experiments.datasets import group_id_dataset
 from responder.experiments.report import (
     fmt, fmt_pm, md_table, save_figure, settings_caption, write_results,
 )
-from responder.experiments.runner import EXPERIMENT_CODES, Task, int_seed, mean_ci, run_tasks, task_seed
+from responder.experiments.runner import EXPERIMENT_CODES, int_seed, mean_ci, run_sweep, task_seed
 
 NAME = "group-id"
 POLICIES = ("gbs", "gisa", "random")
@@ -55,15 +55,12 @@ def run(ctx: Context) -> dict:
     s = ctx.settings
     code = EXPERIMENT_CODES[NAME]
     points = [(d1, d2) for d1 in s.d1_values for d2 in s.d2_values]
-    tasks = [
-        Task(dataset_task, dict(seed=s.seed, key=(code, i, k), sizes=ctx.sizes, d1=d1, d2=d2,
-                                random_trials=s.random_trials))
-        for i, (d1, d2) in enumerate(points) for k in range(s.datasets)
-    ]
-    results = run_tasks(tasks, s.jobs, f"{NAME}: random datasets", s.progress)
+    chunks = run_sweep(dataset_task, points, s.datasets, s.seed, code, s.jobs,
+                       f"{NAME}: random datasets", s.progress,
+                       lambda p: {"d1": p[0], "d2": p[1]},
+                       sizes=ctx.sizes, random_trials=s.random_trials)
     sweep = []
-    for i, (d1, d2) in enumerate(points):
-        chunk = results[i * s.datasets:(i + 1) * s.datasets]
+    for (d1, d2), chunk in zip(points, chunks):
         row = {"d1": d1, "d2": d2, "datasets": len(chunk)}
         for key in ("gbs", "gisa", "random", "entropy", "entropy_bound", "distinct_rows",
                     "fourth_quadrant_drawn", "fourth_quadrant_estimated"):
@@ -78,12 +75,11 @@ def run(ctx: Context) -> dict:
         "random_trials_per_dataset": s.random_trials,
         "sweep": sweep,
         "per_dataset": [
-            {"d1": d1, "d2": d2, "results": results[i * s.datasets:(i + 1) * s.datasets]}
-            for i, (d1, d2) in enumerate(points)
+            {"d1": d1, "d2": d2, "results": chunk}
+            for (d1, d2), chunk in zip(points, chunks)
         ],
     }
-    data["kb"] = (kb_section(ctx, NAME, "group", ["gisa", "gbs", "random"])
-                  if ctx.kb is not None and ctx.kb.object_groups is not None else None)
+    data["kb"] = kb_section(ctx, NAME, "group", ["gisa", "gbs", "random"], "object_groups")
     return write_results(ctx, NAME, data, markdown, plot)
 
 
@@ -115,19 +111,26 @@ def markdown(ctx: Context, data: dict) -> str:
         ["d1", "d2", "GBS", "GISA", "random", "H(P_y)", "GISA < GBS", "4th-quadrant queries",
          "distinct rows"], rows))
     kb = data.get("kb")
-    lines.append("\n## Knowledge base\n")
+    summ = kb["summary"] if kb else {}
+    lines += kb_markdown(ctx, kb, lambda: (
+        f"{ctx.kb_label}: {summ['objects']} chemicals ({summ['distinct_rows']} distinct "
+        f"symptom rows) x {summ['queries']} symptoms, {summ.get('non_empty_classes')} "
+        f"non-empty classes, prior {summ['prior']}. GBS and GISA: mean ± 95% interval over "
+        f"{s.kb_repeats} trees with random tie-breaking (first-index ties in brackets); "
+        "random: see the method column.\n"), ["gisa", "gbs", "random"], PAPER_KB, "H(P_y)")
+    return "\n".join(lines)
+
+
+def kb_markdown(ctx: Context, kb: dict | None, intro, order: list[str], paper: dict,
+                hname: str) -> list[str]:
+    """The "Knowledge base" part of an experiment's report: why it was skipped, or
+    ``intro()`` and the table of :func:`kb_rows_table`."""
+    lines = ["\n## Knowledge base\n"]
     if kb is None:
         lines.append(f"Skipped: {ctx.kb_note}\n")
     else:
-        summ = kb["summary"]
-        lines.append(
-            f"{ctx.kb_label}: {summ['objects']} chemicals ({summ['distinct_rows']} distinct "
-            f"symptom rows) x {summ['queries']} symptoms, {summ.get('non_empty_classes')} "
-            f"non-empty classes, prior {summ['prior']}. GBS and GISA: mean ± 95% interval over "
-            f"{s.kb_repeats} trees with random tie-breaking (first-index ties in brackets); "
-            "random: see the method column.\n")
-        lines.append(kb_rows_table(kb, ["gisa", "gbs", "random"], PAPER_KB, "H(P_y)"))
-    return "\n".join(lines)
+        lines += [intro(), kb_rows_table(kb, order, paper, hname)]
+    return lines
 
 
 def kb_rows_table(kb: dict, order: list[str], paper: dict, hname: str) -> str:

@@ -18,11 +18,11 @@ from responder.engine.evaluate import bounds, evaluate
 from responder.engine.policies import Policy
 from responder.experiments.common import Context, kb_section
 from responder.experiments.datasets import query_group_dataset
-from responder.experiments.group_id import kb_rows_table
+from responder.experiments.group_id import kb_markdown
 from responder.experiments.report import (
     fmt, fmt_pm, md_table, save_figure, settings_caption, write_results,
 )
-from responder.experiments.runner import EXPERIMENT_CODES, Task, int_seed, mean_ci, run_tasks, task_seed
+from responder.experiments.runner import EXPERIMENT_CODES, int_seed, mean_ci, run_sweep, task_seed
 
 NAME = "query-groups"
 POLICIES = ("gbs", "gqsa", "minmin", "minmax", "random")
@@ -53,15 +53,11 @@ def dataset_task(seed: int, key: tuple, sizes, gamma_max: float, trials: int) ->
 def run(ctx: Context) -> dict:
     s = ctx.settings
     code = EXPERIMENT_CODES[NAME]
-    tasks = [
-        Task(dataset_task, dict(seed=s.seed, key=(code, i, k), sizes=ctx.sizes, gamma_max=g,
-                                trials=s.qg_trials))
-        for i, g in enumerate(s.gamma_max_values) for k in range(s.datasets)
-    ]
-    results = run_tasks(tasks, s.jobs, f"{NAME}: random datasets", s.progress)
+    chunks = run_sweep(dataset_task, list(s.gamma_max_values), s.datasets, s.seed, code, s.jobs,
+                       f"{NAME}: random datasets", s.progress, lambda g: {"gamma_max": g},
+                       sizes=ctx.sizes, trials=s.qg_trials)
     sweep = []
-    for i, g in enumerate(s.gamma_max_values):
-        chunk = results[i * s.datasets:(i + 1) * s.datasets]
+    for g, chunk in zip(s.gamma_max_values, chunks):
         row = {"gamma_max": g, "datasets": len(chunk)}
         for key in (*POLICIES, "entropy", "huffman_bound", "distinct_rows"):
             row[key] = mean_ci([r[key] for r in chunk])
@@ -78,12 +74,11 @@ def run(ctx: Context) -> dict:
         "trials_per_dataset": s.qg_trials,
         "sweep": sweep,
         "per_dataset": [
-            {"gamma_max": g, "results": results[i * s.datasets:(i + 1) * s.datasets]}
-            for i, g in enumerate(s.gamma_max_values)
+            {"gamma_max": g, "results": chunk}
+            for g, chunk in zip(s.gamma_max_values, chunks)
         ],
     }
-    data["kb"] = (kb_section(ctx, NAME, "object", list(POLICIES))
-                  if ctx.kb is not None and ctx.kb.query_groups is not None else None)
+    data["kb"] = kb_section(ctx, NAME, "object", list(POLICIES), "query_groups")
     return write_results(ctx, NAME, data, markdown, plot)
 
 
@@ -107,21 +102,16 @@ def markdown(ctx: Context, data: dict) -> str:
     lines.append(md_table(["gamma_max"] + [LABELS[p] for p in POLICIES]
                           + ["H(P)", "GQSA best non-GBS"], rows))
     kb = data.get("kb")
-    lines.append("\n## Knowledge base\n")
-    if kb is None:
-        lines.append(f"Skipped: {ctx.kb_note}\n")
-    else:
-        summ = kb["summary"]
-        lines.append(
-            f"{ctx.kb_label}: {summ['objects']} chemicals ({summ['distinct_rows']} distinct rows) "
-            f"x {summ['queries']} symptoms in {len(summ.get('categories', {}))} categories; "
-            f"prior {summ['prior']}; uniform picks. GBS: exact trees with random tie-breaking "
-            "(first-index ties in brackets); the others as in the method column, the interval "
-            "over repeats with random tie-breaking.\n")
-        lines.append(kb_rows_table(kb, list(POLICIES), PAPER_KB, "H(P)"))
-        hb = kb["bounds"].get("huffman_bound")
-        if hb is not None:
-            lines.append(f"\nHuffman bound over the distinct rows: {fmt(hb)}.\n")
+    summ = kb["summary"] if kb else {}
+    lines += kb_markdown(ctx, kb, lambda: (
+        f"{ctx.kb_label}: {summ['objects']} chemicals ({summ['distinct_rows']} distinct rows) "
+        f"x {summ['queries']} symptoms in {len(summ.get('categories', {}))} categories; "
+        f"prior {summ['prior']}; uniform picks. GBS: exact trees with random tie-breaking "
+        "(first-index ties in brackets); the others as in the method column, the interval "
+        "over repeats with random tie-breaking.\n"), list(POLICIES), PAPER_KB, "H(P)")
+    hb = kb["bounds"].get("huffman_bound") if kb else None
+    if hb is not None:
+        lines.append(f"\nHuffman bound over the distinct rows: {fmt(hb)}.\n")
     return "\n".join(lines)
 
 

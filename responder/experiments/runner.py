@@ -97,6 +97,23 @@ def run_tasks(tasks: list[Task], jobs: int = 1, label: str = "", progress: bool 
     return results
 
 
+def run_sweep(fn, points: list, datasets: int, seed: int, code: int, jobs: int, label: str,
+              progress: bool, point_args, **common) -> list[list]:
+    """Run ``fn`` on ``datasets`` random datasets at each point of a sweep, in ``jobs``
+    processes; the results grouped per point, in dataset order.
+
+    Dataset k of point i is drawn from the key (``code``, i, k), so the results do not depend
+    on ``jobs``. ``point_args(point)`` gives the task's arguments that vary with the point;
+    ``common`` the ones that do not.
+    """
+    tasks = [
+        Task(fn, dict(seed=seed, key=(code, i, k), **common, **point_args(p)))
+        for i, p in enumerate(points) for k in range(datasets)
+    ]
+    results = run_tasks(tasks, jobs, label, progress)
+    return [results[i * datasets:(i + 1) * datasets] for i in range(len(points))]
+
+
 def mean_ci(values, level: float = 0.95) -> dict:
     """Mean, ``level`` interval of the mean and 2.5-97.5% range over ``values``.
 

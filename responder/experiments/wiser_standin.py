@@ -48,7 +48,7 @@ from responder.engine.problem import Problem
 from responder.experiments.common import Context
 from responder.experiments.datasets import equal_sizes, group_labels, scale_sizes
 from responder.experiments.report import fmt, fmt_pm, md_table, save_figure, settings_caption, write_results
-from responder.experiments.runner import EXPERIMENT_CODES, Task, int_seed, mean_ci, run_tasks, task_seed
+from responder.experiments.runner import EXPERIMENT_CODES, int_seed, mean_ci, run_sweep, task_seed
 
 NAME = "wiser-standin"
 WISER_OBJECTS = 298
@@ -206,16 +206,12 @@ def run(ctx: Context) -> dict:
     code = EXPERIMENT_CODES[NAME]
     class_sizes = standin_class_sizes()
     category_sizes = equal_sizes(WISER_CATEGORIES, WISER_QUERIES)
-    tasks = [
-        Task(dataset_task, dict(seed=s.seed, key=(code, i, k), class_sizes=class_sizes,
-                                category_sizes=category_sizes, density=d,
-                                trials=s.standin_trials))
-        for i, d in enumerate(s.standin_densities) for k in range(s.standin_datasets)
-    ]
-    results = run_tasks(tasks, s.jobs, f"{NAME}: random datasets", s.progress)
+    chunks = run_sweep(dataset_task, list(s.standin_densities), s.standin_datasets, s.seed, code,
+                       s.jobs, f"{NAME}: random datasets", s.progress, lambda d: {"density": d},
+                       class_sizes=class_sizes, category_sizes=category_sizes,
+                       trials=s.standin_trials)
     points = []
-    for i, d in enumerate(s.standin_densities):
-        chunk = results[i * s.standin_datasets:(i + 1) * s.standin_datasets]
+    for d, chunk in zip(s.standin_densities, chunks):
         row = {"density": d, "datasets": len(chunk), "group": {}, "object": {}}
         for target, names in (("group", GROUP_POLICIES), ("object", CATEGORY_POLICIES)):
             for name in names:
@@ -246,9 +242,8 @@ def run(ctx: Context) -> dict:
         "paper": {"group": PAPER_GROUP, "object": PAPER_OBJECT, "h_group": PAPER_H_GROUP,
                   "h_object": PAPER_H_OBJECT},
         "points": points,
-        "per_dataset": [{"density": d, "results": results[i * s.standin_datasets:
-                                                          (i + 1) * s.standin_datasets]}
-                        for i, d in enumerate(s.standin_densities)],
+        "per_dataset": [{"density": d, "results": chunk}
+                        for d, chunk in zip(s.standin_densities, chunks)],
     }
     return write_results(ctx, NAME, data, markdown, plot)
 
