@@ -9,7 +9,11 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Static, TabbedContent, TabPane
 
+from responder.app.widgets.panels import clip
 from responder.kb.model import KnowledgeBase
+
+CELL_PADDING = 2  # a DataTable cell's padding, one column each side
+SCROLLBAR = 2  # the table's vertical scrollbar
 
 
 class BrowseScreen(Screen):
@@ -53,11 +57,50 @@ class BrowseScreen(Screen):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one("#chem-table", DataTable).add_columns("Chemical", "Class")
-        self.query_one("#sym-table", DataTable).add_columns("Symptom", "Category", "Chemicals")
+        self.widths = {"chem-table": (30, 20), "sym-table": (30, 14, 9)}
         self.fill_chemicals("")
         self.fill_symptoms("")
         self.query_one("#chem-filter", Input).focus()
+        self.call_after_refresh(self.fit_columns)
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self.fit_columns)
+
+    def on_tabbed_content_tab_activated(self) -> None:
+        self.call_after_refresh(self.fit_columns)  # a hidden tab's table has no width yet
+
+    def fit_columns(self) -> None:
+        """Fit each table's columns to its panel, so nothing scrolls sideways: the counts
+        and classes whole where they fit, the names get the rest (cut with "…")."""
+        kn = self.knowledge
+        counts = kn.problem.matrix.sum(axis=0)
+        sym_fixed = max(len("Chemicals"), len(str(int(counts.max(initial=0)))))
+        for table_id, fixed_need, flexible_need in (
+            ("chem-table", [max((len(c.class_label) for c in kn.chemicals), default=5)],
+             max((len(c.name) for c in kn.chemicals), default=8)),
+            ("sym-table", [max((len(s.category_label) for s in kn.symptoms), default=8), sym_fixed],
+             max((len(s.label) for s in kn.symptoms), default=7)),
+        ):
+            table = self.query_one(f"#{table_id}", DataTable)
+            if not table.size.width:
+                continue  # not shown yet
+            ncols = 1 + len(fixed_need)
+            avail = max(20, table.size.width - SCROLLBAR - CELL_PADDING * ncols)
+            if table_id == "sym-table":
+                cat_need, count_w = fixed_need
+                cat_w = min(cat_need, max(8, (avail - count_w) // 3))
+                name_w = max(10, min(flexible_need, avail - count_w - cat_w))
+                widths = (name_w, cat_w, count_w)
+            else:
+                class_need = fixed_need[0]
+                class_w = min(class_need, max(8, avail * 2 // 5))
+                widths = (max(10, min(flexible_need, avail - class_w)), class_w)
+            if self.widths.get(table_id) != widths or not table.columns:
+                self.widths[table_id] = widths
+                if table_id == "chem-table":
+                    self.fill_chemicals(self.query_one("#chem-filter", Input).value)
+                else:
+                    self.fill_symptoms(self.query_one("#sym-filter", Input).value)
 
     @property
     def tab(self) -> str:
@@ -65,21 +108,29 @@ class BrowseScreen(Screen):
 
     def fill_chemicals(self, text: str) -> None:
         table = self.query_one("#chem-table", DataTable)
-        table.clear()
+        name_w, class_w = self.widths["chem-table"]
+        table.clear(columns=True)
+        table.add_column("Chemical", width=name_w)
+        table.add_column("Class", width=class_w)
         found = self.knowledge.search_chemicals(text)
         self.chem_rows = [c.index for c in found]
         for c in found:
-            table.add_row(c.name, c.class_label)
+            table.add_row(clip(c.name, name_w), clip(c.class_label, class_w))
         self.show_chemical()
 
     def fill_symptoms(self, text: str) -> None:
         table = self.query_one("#sym-table", DataTable)
-        table.clear()
+        name_w, cat_w, count_w = self.widths["sym-table"]
+        table.clear(columns=True)
+        table.add_column("Symptom", width=name_w)
+        table.add_column("Category", width=cat_w)
+        table.add_column("Chemicals", width=count_w)
         found = self.knowledge.search_symptoms(text)
         self.sym_rows = [s.index for s in found]
         B = self.knowledge.problem.matrix
         for s in found:
-            table.add_row(s.label, s.category_label, str(int(B[:, s.index].sum())))
+            table.add_row(clip(s.label, name_w), clip(s.category_label, cat_w),
+                          Text(str(int(B[:, s.index].sum())), justify="right"))
         self.show_symptom()
 
     def on_input_changed(self, event: Input.Changed) -> None:

@@ -260,8 +260,12 @@ class CandidatesTable(DataTable):
             self.border_title = f"Candidates: {chems} chemical(s){extra}"
 
 
-def _clip(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
+def clip(text: str, width: int) -> str:
+    """``text`` cut to ``width`` characters, ending in "…" when cut."""
+    return text if len(text) <= width else text[: max(width - 1, 0)] + "…"
+
+
+_clip = clip
 
 
 def set_name(row: CandidateRow, width: int = 44) -> Text:

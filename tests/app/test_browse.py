@@ -1,0 +1,34 @@
+"""The browse screen fits its panel: nothing scrolls sideways, counts are never cut (issue 12:
+"browse's symptom counts cut to one digit at 120 columns")."""
+
+from __future__ import annotations
+
+import pytest
+from textual.widgets import DataTable
+
+from app_helpers import settle, until
+from conftest import make_app
+from responder.app.screens.browse import BrowseScreen
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 36), (200, 50)])
+async def test_browse_tables_fit_and_show_whole_counts(size):
+    app = make_app(None)  # the bundled knowledge base: counts up to three digits
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        await pilot.press("b")
+        assert await until(pilot, lambda: isinstance(app.screen, BrowseScreen))
+        for tab in ("chem-table", "sym-table"):
+            if tab == "sym-table":
+                await pilot.press("tab")
+            table = app.screen.query_one(f"#{tab}", DataTable)
+            assert await until(pilot, lambda: table.size.width > 0 and table.row_count > 0)
+            await settle(pilot, 3)
+            # Every column inside the visible width: no sideways scrolling.
+            assert table.virtual_size.width <= table.size.width, (tab, size)
+        B = app.knowledge.problem.matrix
+        shown = [str(table.get_row_at(r)[2]) for r in range(table.row_count)]
+        expected = [str(int(B[:, q].sum())) for q in app.screen.sym_rows]
+        assert shown == expected and max(map(len, expected)) >= 3
+        count_width = table.ordered_columns[2].get_render_width(table)
+        assert count_width >= max(map(len, expected)) + 2  # the number and its padding
