@@ -243,3 +243,52 @@ async def test_kill_9_mid_interview_loses_no_answer(home: Path):
         await pilot.press("enter")
         assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
         assert [r.answer for r in app.interview.state.answers] == [Answer.YES, Answer.NO, Answer.UNKNOWN]
+
+
+def _journal_with_noise_and_a_late_mode_change(knowledge):
+    """Two answers at fixed past times, then (now) a mode change: noise tolerance on."""
+    from responder.core.journal import Journal
+    from responder.core.session import Interview
+    from responder.settings import NoiseSettings
+
+    it = Interview(knowledge, "chemical", "symptom", NoiseSettings(enabled=True, eps=1))
+    journal = Journal.create(knowledge.describe(), it.config(), started=1_000_000.0)
+    first, second = (knowledge.symptoms[0].id, knowledge.symptoms[1].id)
+    journal.answer(first, "yes", 1_000_010.0, False)
+    journal.answer(second, "no", 1_000_020.0, False)
+    journal.config(it.config())  # written now, long after the last answer
+    return journal.path
+
+
+async def test_resume_list_shows_the_last_answer_time_not_the_last_mode_change(knowledge):
+    """Issue 12: the resume list showed the time of the last mode change as "last answer"."""
+    from responder.app.screens.resume import last_answer_at
+    from responder.core.journal import time_text
+
+    path = _journal_with_noise_and_a_late_mode_change(knowledge)
+    data = read_journal(path)
+    assert data.last_at > 1_000_020.0 + 3600  # the mode change came much later
+    assert last_answer_at(data) == 1_000_020.0
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        assert await until(pilot, lambda: isinstance(app.screen, ResumeScreen))
+        row = app.screen.query_one("#resume-table").get_row_at(0)
+        assert row[1] == time_text(1_000_020.0, "%H:%M:%S")
+        assert row[1] != time_text(data.last_at, "%H:%M:%S")
+
+
+async def test_noise_errors_column_is_shown_after_a_resume(knowledge):
+    """Issue 12: the noise mode's Errors column disappeared after a resume."""
+    from responder.app.widgets.panels import CandidatesTable
+
+    _journal_with_noise_and_a_late_mode_change(knowledge)
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        assert await until(pilot, lambda: isinstance(app.screen, ResumeScreen))
+        await pilot.press("enter")
+        assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
+        await settle(pilot, 3)
+        assert app.interview.noise_tolerated and len(app.interview.records) == 2
+        table = app.screen.query_one(CandidatesTable)
+        labels = [str(c.label) for c in table.ordered_columns]
+        assert "Errors" in labels, labels
