@@ -116,6 +116,7 @@ def report(interview: Interview, remaining=None) -> dict:
             "kind": result.kind,
             "title": result.title,
             "headline": result.headline,
+            "profile_note": result.profile_note,
             "sources": list(result.sources),
             "chemicals": [{"name": c.name, "cas": c.cas, "class": c.class_label}
                           for row in result.candidates for c in row.chemicals],
@@ -169,6 +170,8 @@ def to_markdown(data: dict) -> str:
             exp = ", ".join("yes" if e == 1 else "no" if e == 0 else f"{e:.0%}" for e in r["expected"])
             marks = ", ".join(_MARK.get(m, m) for m in r["marks"] if m)
             out.append(f"| {r['symptom']} | {r['answer'] or '—'} | {exp} {('— ' + marks) if marks else ''} |")
+        if result.get("profile_note"):
+            out += ["", result["profile_note"].replace("listed above", "listed in the result")]
         if result["sources"]:
             out += ["", "Sources:", ""] + [f"- {s}" for s in result["sources"]]
     if data["status"] == Status.INCONSISTENT.value:

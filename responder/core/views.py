@@ -80,6 +80,8 @@ class ResultView:
     sources: tuple[str, ...]
     mismatches: int
     disclaimer: str = DISCLAIMER
+    #: what the profile's columns leave out (several candidates: only the most probable shown)
+    profile_note: str = ""
 
 
 @dataclass(frozen=True)
@@ -197,6 +199,7 @@ def history(it: Interview) -> list[HistoryRow]:
 
 
 EVIDENCE_SHOWN = 0.01  # evidence mode: a result names candidates at least this probable
+PROFILE_COLUMNS = 5  # candidates compared column by column in a result's symptom profile
 
 
 def result(it: Interview) -> ResultView | None:
@@ -215,6 +218,7 @@ def result(it: Interview) -> ResultView | None:
             cands = [c for c in cands if c.probability >= EVIDENCE_SHOWN] or cands[:1]
             bars = [(c, p) for c, p in bars if p >= EVIDENCE_SHOWN] or bars[:1]
     mism = min((c.mismatches for c in cands), default=0)
+    profile_note = ""
     if it.target == "class" and len(bars) == 1:
         cls = bars[0][0]
         members = [i for c in cands for i in c.objects
@@ -242,9 +246,12 @@ def result(it: Interview) -> ResultView | None:
         title = f"{n} {what} remain"
         headline = (f"No further symptom can tell these {n} {what} apart "
                     "(some answers were \"can't tell\" or no symptom separates them)")
-        shown = cands[:5]
+        shown = cands[:PROFILE_COLUMNS]
         columns = tuple(c.names for c in shown)
         profile = _profile(it, [list(c.objects) for c in shown], share=False)
+        if len(cands) > len(shown):
+            profile_note = (f"The profile shows the {len(shown)} most probable of the "
+                            f"{len(cands)} candidates; all {len(cands)} are listed above.")
     if it.mode == "evidence" and kind != "several":
         headline += f" ({it.confidence():.0%} probable given the answers)"
     sources: dict[str, None] = {}
@@ -253,7 +260,7 @@ def result(it: Interview) -> ResultView | None:
             for s in ch.sources:
                 sources.setdefault(s)
     return ResultView(kind, title, headline, columns, tuple(cands), tuple(bars),
-                      tuple(profile), tuple(sources), mism)
+                      tuple(profile), tuple(sources), mism, profile_note=profile_note)
 
 
 def _profile(it: Interview, columns: list[list[int]], share: bool) -> list[ProfileRow]:

@@ -213,3 +213,37 @@ def test_cant_tell_eliminates_no_one_and_undo_restores(knowledge):
     assert it.asked == 0 and len(views.candidates(it)) == before
     assert views.question(it).items[0].symptom.index == first
     assert it.undo() is None
+
+
+def test_a_several_chemical_result_says_which_it_compares_and_the_export_names_all(knowledge):
+    """Issue 12: a result with many candidates showed 5 of them in the profile, with no
+    note, and the export did not name the chemicals."""
+    from responder.core.export import report
+
+    it = Interview(knowledge, "chemical", "symptom")  # strict: "can't tell" keeps everyone
+    for s in knowledge.symptoms:
+        it.answer(s.index, Answer.UNKNOWN)
+    assert it.status is Status.INDISTINGUISHABLE
+    r = views.result(it)
+    n = len(r.candidates)
+    assert r.kind == "several" and n > views.PROFILE_COLUMNS
+    assert len(r.columns) == views.PROFILE_COLUMNS
+    assert r.profile_note == (f"The profile shows the {views.PROFILE_COLUMNS} most probable of "
+                              f"the {n} candidates; all {n} are listed above.")
+    names = {c.name for row in r.candidates for c in row.chemicals}
+    assert names == {c.name for c in knowledge.chemicals}
+    exported = report(it)
+    listed = {c["name"] for c in exported["result"]["chemicals"]}
+    assert listed == names
+    from responder.core.export import to_markdown
+
+    md = to_markdown(exported)
+    assert all(f"- {name} (CAS" in md for name in names)
+    assert f"most probable of the {n} candidates" in md
+
+
+def test_a_result_that_shows_every_candidate_has_no_profile_note(knowledge):
+    it = Interview(knowledge, "chemical", "symptom")
+    answer_as(it, "Lewisite")
+    r = views.result(it)
+    assert r.kind in ("chemical", "set") and r.profile_note == ""

@@ -161,7 +161,8 @@ class ResultScreen(Screen):
         share = r.kind == "class"
         single = len(r.columns) == 1
         table = Table(title="Symptom profile against the answers given", title_justify="left",
-                      box=None, padding=(0, 2), header_style="bold", expand=False)
+                      box=None, padding=(0, 2), header_style="bold", expand=False,
+                      caption=r.profile_note or None, caption_justify="left")
         table.add_column("Symptom")
         table.add_column("Your answer")
         if single:
