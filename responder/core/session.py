@@ -227,9 +227,11 @@ class Interview:
         """The answers in the order given, with their times (a changed answer moves to the end)."""
         return self.log.records
 
-    def answer(self, query: int, answer: Answer | str, volunteered: bool = False) -> AnswerRecord:
+    def answer(self, query: int, answer: Answer | str, volunteered: bool = False,
+               at: float | None = None) -> AnswerRecord:
+        """Record an answer (now, or at ``at``) and journal it before returning."""
         answer = Answer(answer)
-        record = self.log.answer(query, answer, volunteered=volunteered)
+        record = self.log.answer(query, answer, volunteered=volunteered, at=at)
         self._log(lambda: self.journal.answer(self.knowledge.symptoms[query].id, answer.value,
                                               record.at, volunteered))
         self.generation += 1

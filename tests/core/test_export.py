@@ -41,3 +41,22 @@ def test_export_to_a_chosen_folder_and_of_an_inconsistent_interview(knowledge, t
     assert "## No chemical in the knowledge base matches all 2 answers" in text
     assert "Closest chemicals by number of contradicted answers" in text
     assert to_markdown(report(Interview(knowledge))).count("no answers yet") == 1
+
+
+def test_a_changed_answer_leaves_a_trace_in_the_export(knowledge):
+    """Issue 12: a changed answer left no trace in the export."""
+    it = Interview(knowledge, "chemical", "symptom")
+    cough = knowledge.symptom_index("cough")
+    it.answer(cough, Answer.YES, at=1_700_000_000.0)
+    it.answer(knowledge.symptom_index("blisters"), Answer.NO, at=1_700_000_060.0)
+    it.answer(cough, Answer.NO, at=1_700_000_120.0)  # changed two minutes later
+    data = report(it)
+    assert [a["symptom_id"] for a in data["answers"]] == ["blisters", "cough"]
+    (change,) = data["changed_answers"]
+    assert (change["symptom_id"], change["was"], change["now"]) == ("cough", "yes", "no")
+    assert change["was_at"] < change["changed_at"]
+    md = to_markdown(data)
+    assert f"changed to no at {change['changed_at']}" in md
+    # Undoing the change removes its trace: the export shows the answers as they stand.
+    it.undo()
+    assert report(it)["changed_answers"] == []
