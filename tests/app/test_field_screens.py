@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from app_helpers import answer_from_row, settle, until
 from conftest import SIZE, make_app
 from responder.core import views
@@ -159,3 +161,35 @@ async def test_notifications_sit_at_the_top_off_the_status_line():
         toasts = list(app.screen.query(Toast))
         assert toasts
         assert all(t.region.bottom <= 12 for t in toasts), [t.region for t in toasts]
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 36)])
+async def test_candidate_names_stay_readable_and_the_class_is_shown(size):
+    """Issue 12: at 80 columns the candidates' class was cut to five letters (and later the
+    names to two). Narrow: the class goes under the name; wide: its own column."""
+    from responder.app.widgets.panels import MIN_NAME_WIDTH, CandidatesTable
+
+    app = make_app(None, mode=None)  # bundled knowledge base, evidence mode
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        for key in ("y", "n", "y"):
+            await pilot.press(key)
+            await settle(pilot)
+        table = app.interview_screen.query_one(CandidatesTable)
+        await settle(pilot, 3)
+        assert table.virtual_size.width <= table.size.width  # nothing scrolls sideways
+        labels = [str(c.label) for c in table.ordered_columns]
+        top = views.candidates(app.interview)[0]
+        name_label = "Chemical / class" if size[0] < 100 else "Chemical"
+        name_cell = table.get_row_at(0)[labels.index(name_label)]
+        name_col = table.ordered_columns[labels.index(name_label)]
+        assert name_col.get_render_width(table) - 2 >= MIN_NAME_WIDTH
+        if size[0] < 100:
+            assert "Class" not in labels
+            name_line, class_line = str(name_cell).split("\n")
+            assert top.class_labels.startswith(class_line.rstrip("…"))
+        else:
+            class_cell = str(table.get_row_at(0)[labels.index("Class")])
+            assert top.class_labels.startswith(class_cell.rstrip("…")) and len(class_cell) >= 12
+            name_line = str(name_cell)
+        assert top.chemicals[0].name.startswith(name_line.split(" +")[0].split(",")[0].rstrip("…"))

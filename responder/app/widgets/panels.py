@@ -174,6 +174,9 @@ class QuestionPanel(Widget):
 MAX_ROWS = 100  # rows in the candidates table; the rest are counted on one line
 
 
+MIN_NAME_WIDTH = 18  # below this a chemical's name is unreadable: stack the class under it
+
+
 class CandidatesTable(DataTable):
     """Remaining chemicals with class and probability; identical profiles on one row."""
 
@@ -199,52 +202,66 @@ class CandidatesTable(DataTable):
         # Evidence mode removes nobody, so each chemical shows how many answers count
         # against it, and the subtitle names them for the most probable one.
         weighed = interview.mode == "evidence" and not inconsistent
+        counted = (noisy or weighed) and not inconsistent
+        shown = rows[:MAX_ROWS]
+        # Share the width between the names and the classes; nothing scrolls sideways
+        # (at 80 columns the panel is about 40 wide). Clip only what does not fit: the names
+        # keep about 60% when both are too long; when even that leaves a name too short to
+        # read, each row takes two lines, the class under the name.
+        width = self.size.width or 70
+        fixed = len(str(min(len(rows), MAX_ROWS))) + (11 if inconsistent else 6) + (
+            6 if noisy and not inconsistent else 2 if weighed else 0)
+        n_columns = 4 + counted
+        avail = max(18, width - 2 - fixed - 2 * n_columns)
+        name_need = max((len(r.chemicals[0].name) + (
+            len(f" +{len(r.chemicals) - 1} same symptoms") if len(r.chemicals) > 1 else 0)
+            for r in shown), default=8)
+        class_need = max((len(r.class_labels) for r in shown), default=5)
+        stacked = False
+        if name_need + class_need <= avail:
+            name_w, class_w = name_need, class_need
+        else:
+            class_w = max(7, min(class_need, avail - max(10, int(avail * 0.6))))
+            name_w = max(10, avail - class_w)
+            if name_w < MIN_NAME_WIDTH:
+                stacked = True  # the class column's room goes to the name
+                name_w = class_w = max(18, width - 2 - fixed - 2 * (n_columns - 1))
         self.clear(columns=True)
         self.add_column("#", key="rank")
         if inconsistent:
             self.add_column("Contradicts", key="errors")
         else:
             self.add_column("Chance", key="prob")
-        self.add_column("Chemical", key="chemical")
-        self.add_column("Class", key="class")
+        if stacked:
+            self.add_column("Chemical / class", key="chemical")
+        else:
+            self.add_column("Chemical", key="chemical")
+            self.add_column("Class", key="class")
         if noisy and not inconsistent:
             self.add_column("Errors", key="errors")
         elif weighed:
             self.add_column("✗", key="errors")  # answers against; the subtitle says so
-        # Share the width between the names and the classes; nothing scrolls sideways
-        # (at 80 columns the panel is about 40 wide).
-        counted = (noisy or weighed) and not inconsistent
-        fixed = len(str(min(len(rows), MAX_ROWS))) + (11 if inconsistent else 6) + (
-            6 if noisy and not inconsistent else 2 if weighed else 0)
-        avail = max(18, (self.size.width or 70) - 2 - fixed - 2 * len(self.columns))
-        shown = rows[:MAX_ROWS]
-        # Clip only what does not fit: the names keep about 60% when both are too long.
-        name_need = max((len(r.chemicals[0].name) + (
-            len(f" +{len(r.chemicals) - 1} same symptoms") if len(r.chemicals) > 1 else 0)
-            for r in shown), default=8)
-        class_need = max((len(r.class_labels) for r in shown), default=5)
-        if name_need + class_need <= avail:
-            name_w, class_w = name_need, class_need
-        else:
-            class_w = max(7, min(class_need, avail - max(10, int(avail * 0.6))))
-            name_w = max(10, avail - class_w)
         for k, row in enumerate(shown, start=1):
             cells = [str(k)]
             if inconsistent:
                 cells.append(Text(f"{row.mismatches} answer(s)", style="red"))
             else:
                 cells.append(Text(f"{row.probability:6.1%}", style="bold" if k == 1 else ""))
-            cells += [set_name(row, name_w), _clip(row.class_labels, class_w)]
+            if stacked:
+                cells.append(Text.assemble(set_name(row, name_w), "\n",
+                                           (_clip(row.class_labels, class_w), "dim")))
+            else:
+                cells += [set_name(row, name_w), _clip(row.class_labels, class_w)]
             if counted:  # answers the row contradicts (evidence mode: the answers against it)
                 cells.append(Text(str(row.mismatches), style="yellow" if row.mismatches else "dim"))
-            self.add_row(*cells)
+            self.add_row(*cells, height=2 if stacked else 1)
         if len(rows) > len(shown):
             more = sum(len(r.objects) for r in rows[len(shown):])
             line = f"… {more} less likely chemical(s) not listed"
             if len(line) > name_w:  # narrow: the count must stay readable
                 line = f"… {more} more"
             self.add_row("", "", Text(_clip(line, name_w), style="dim italic"),
-                         "", *([""] if counted else []))
+                         *([] if stacked else [""]), *([""] if counted else []))
         self.border_subtitle = ""
         if weighed and rows:
             labels = [s.label for s in views.answers_against(interview, rows[0])]
@@ -257,7 +274,10 @@ class CandidatesTable(DataTable):
         else:
             sets = len(rows)
             extra = f" in {sets} profiles" if sets != chems else ""
-            self.border_title = f"Candidates: {chems} chemical(s){extra}"
+            title = f"Candidates: {chems} chemical(s){extra}"
+            if len(title) > width - 6:  # narrow: the counts must stay readable
+                title = f"{chems} chemicals" + (f", {sets} profiles" if sets != chems else "")
+            self.border_title = title
 
 
 def clip(text: str, width: int) -> str:
