@@ -18,7 +18,7 @@ from responder.engine.noise import NoiseModel, NoiseSettingsError, prone_mask
 from responder.engine.evidence import EvidenceError, EvidenceSettings
 from responder.core.answers import AnswerLog, AnswerRecord
 from responder.engine.state import Answer, InterviewState, Status
-from responder.core.modes import POLICY, reported_mask
+from responder.core.modes import OBSERVED_MARGIN, POLICY, reported_mask
 from responder.core.modes import TARGETS as TARGETS_TO_ENGINE
 from responder.kb.model import KnowledgeBase
 from responder.settings import SUGGEST, TARGETS, NoiseSettings, SettingsError
@@ -75,7 +75,8 @@ class Interview:
         self.state = InterviewState(self.problem, target=ENGINE_TARGET[target],
                                     policy=POLICY[target, suggest], noise=noise_model,
                                     evidence=self._evidence_for(noise_model),
-                                    reported=reported, unconscious=unconscious)
+                                    reported=reported, unconscious=unconscious,
+                                    observed_margin=OBSERVED_MARGIN)
         self.log = AnswerLog(self.state)  # the answers with their times, and undo
         self.generation = 0  # bumped on every change, to drop stale background results
 

@@ -35,6 +35,8 @@ class QuestionView:
     kind: str  # "symptom" or "category"
     category: Category | None
     items: tuple[QuestionItem, ...]
+    #: before the first answer: invite the responder to enter what is obvious first
+    invitation: str = ""
 
     @property
     def useful(self) -> tuple[QuestionItem, ...]:
@@ -103,25 +105,30 @@ class HistoryRow:
 # -- view functions --------------------------------------------------------------------------
 
 
+INVITATION = ("Start with what you can already see or hear: press / to enter any sign, "
+              "or answer the question below.")
+
+
 def question(it: Interview) -> QuestionView | None:
     """The suggestion, or None when the interview is over (identified, or no fit)."""
     choice = it.state.suggestion()
     if choice is None:
         return None
+    invitation = INVITATION if it.asked == 0 else ""
     splits = it.state.useful_queries()
     shares = it.state.answer_split()  # chance of the less likely answer
     kn = it.knowledge
     if choice.kind == "query":
         q = int(choice.index)
         item = QuestionItem(kn.symptoms[q], True, float(shares[q]))
-        return QuestionView("symptom", None, (item,))
+        return QuestionView("symptom", None, (item,), invitation)
     category = kn.categories[int(choice.index)] if choice.kind == "category" else None
     items = [QuestionItem(kn.symptoms[q], bool(splits[q]), float(shares[q]))
              for q in (int(x) for x in choice.queries)]
     # Symptoms that can change the outcome first, the most even split first; the others
     # (optional, shown greyed) after, in file order.
     items.sort(key=lambda i: (not i.useful, -i.split if i.useful else 0, i.symptom.index))
-    return QuestionView("category" if category else "symptom", category, tuple(items))
+    return QuestionView("category" if category else "symptom", category, tuple(items), invitation)
 
 
 def candidates(it: Interview) -> list[CandidateRow]:

@@ -85,6 +85,10 @@ class InterviewState:
         confidence threshold. None for the paper's strict (or noise) mode.
     reported : ndarray of shape (N,), bool, optional
         Symptoms only a conscious victim can report.
+    observed_margin : float
+        Evidence mode, one symptom at a time: a symptom that is not ``reported`` (one a
+        responder can see on any victim) is suggested before a ``reported`` one whose
+        expected gain is larger by less than this fraction of it (0 = gain alone decides).
     unconscious : int, optional
         The query "victim unconscious": once answered yes, ``reported`` symptoms are not
         suggested in evidence mode.
@@ -101,6 +105,7 @@ class InterviewState:
         evidence: EvidenceSettings | None = None,
         reported: np.ndarray | None = None,
         unconscious: int | None = None,
+        observed_margin: float = 0.0,
     ):
         self.problem = problem
         self._answers: dict[int, Answer] = {}  # query -> answer, in the order given
@@ -110,6 +115,9 @@ class InterviewState:
             else np.asarray(reported, dtype=bool)
         )
         self._unconscious = unconscious
+        if not 0.0 <= observed_margin < 1.0:
+            raise ValueError(f"observed_margin must lie in [0, 1), got {observed_margin}")
+        self._observed_margin = float(observed_margin)
         self.configure(target=target, policy=policy, noise=noise, evidence=evidence)
 
     # -- settings ----------------------------------------------------------------------------
@@ -307,7 +315,7 @@ class InterviewState:
             if sug is None:
                 return None
             costs = np.where(belief.useful(available), 1.0 - belief.gains(), np.inf)
-            q = int(sug.queries[0])
+            q = int(self._prefer_observed(sug.queries, sug.gains))
             return Choice("query", q, np.array([q]), np.ones(1), costs)
         pick = self.evidence.pick
         sug = belief.suggest_category(pick, available)
@@ -323,6 +331,16 @@ class InterviewState:
         qs = np.array(useful + rest, dtype=np.int64)
         costs = 1.0 - belief.category_gains(pick, available)
         return Choice("category", j, qs, P[j, qs], costs)
+
+    def _prefer_observed(self, queries: np.ndarray, gains: np.ndarray) -> int:
+        """The best query, or the best one a responder can observe when its gain is within
+        ``observed_margin`` of the best (``queries`` best first, ``gains`` theirs)."""
+        best = int(queries[0])
+        if self._observed_margin == 0.0 or not self._reported[best]:
+            return best
+        close = gains >= gains[0] * (1.0 - self._observed_margin)
+        observed = np.flatnonzero(close & ~self._reported[queries])
+        return int(queries[observed[0]]) if observed.size else best
 
     def useful_queries(self) -> np.ndarray:
         """Queries whose answer can change the outcome now, shape (N,) bool."""

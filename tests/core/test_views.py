@@ -247,3 +247,40 @@ def test_a_result_that_shows_every_candidate_has_no_profile_note(knowledge):
     answer_as(it, "Lewisite")
     r = views.result(it)
     assert r.kind in ("chemical", "set") and r.profile_note == ""
+
+
+def test_the_first_question_invites_the_responder_to_enter_what_is_obvious(knowledge):
+    """Issue 12, item 5: before the first answer the question panel invites the responder to
+    enter what they can already see; the invitation goes once anything is answered."""
+    it = Interview(knowledge, "chemical", "symptom")
+    view = views.question(it)
+    assert view.invitation == views.INVITATION and "press /" in view.invitation
+    it.answer(view.items[0].symptom.index, Answer.UNKNOWN)
+    assert views.question(it).invitation == ""
+    category = Interview(knowledge, "chemical", "category")
+    assert views.question(category).invitation == views.INVITATION
+
+
+def test_the_app_suggests_an_observable_sign_when_gains_are_close():
+    """In evidence mode a reported symptom is suggested only when no observable one comes
+    within the margin of its expected gain (bundled knowledge base: both kinds)."""
+    from responder.core.modes import OBSERVED_MARGIN
+    from responder.kb.resolve import load_knowledge
+
+    bundled = load_knowledge(None)
+    it = Interview(bundled, "chemical", "symptom", weighted=True)
+    reported = {s.index for s in bundled.symptoms if s.observation == "reported"}
+    assert 10 < len(reported) < len(bundled.symptoms) - 10
+    for _ in range(8):
+        q = views.question(it).items[0].symptom.index
+        sug = it.state.belief.suggest_symptom(it.state.available())
+        gains = dict(zip(sug.queries.tolist(), sug.gains.tolist()))
+        best = float(sug.gains[0])
+        top = int(sug.queries[0])
+        assert q == top or (top in reported and q not in reported)
+        if q in reported:  # no observable symptom was close enough
+            assert all(g < best * (1 - OBSERVED_MARGIN) for k, g in gains.items()
+                       if k not in reported)
+        else:
+            assert gains[q] >= best * (1 - OBSERVED_MARGIN)
+        it.answer(q, Answer.NO)

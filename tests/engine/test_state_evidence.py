@@ -130,3 +130,38 @@ def test_bad_settings():
         EvidenceSettings(threshold=0.4)
     with pytest.raises(EvidenceError, match="choose one of any, informed"):
         EvidenceSettings(pick="lazy")
+
+
+def test_an_observable_sign_comes_first_when_its_gain_is_close():
+    """Issue 12: prefer quickly observed signs when gains are close (evidence mode)."""
+    base = InterviewState(problem(), evidence=EvidenceSettings())
+    sug = base.belief.suggest_symptom()
+    gains = dict(zip(sug.queries.tolist(), sug.gains.tolist()))
+    # Queries 0, 1, 2 tie for the largest gain; 3 is about 2.5% below them.
+    assert gains[0] == gains[1] == gains[2] > gains[3] > 0.97 * gains[0]
+    assert base.suggestion().index == 0
+    reported = np.array([True, True, True, False, False])  # 0-2 need a conscious victim
+    close = InterviewState(problem(), evidence=EvidenceSettings(), reported=reported,
+                           observed_margin=0.03)
+    assert close.suggestion().index == 3
+    far = InterviewState(problem(), evidence=EvidenceSettings(), reported=reported,
+                         observed_margin=0.02)
+    assert far.suggestion().index == 0
+    off = InterviewState(problem(), evidence=EvidenceSettings(), reported=reported)
+    assert off.suggestion().index == 0  # margin 0: the gain alone decides
+    # An observable best stays first whatever the margin.
+    only_first_observed = np.array([False, True, True, True, True])
+    same = InterviewState(problem(), evidence=EvidenceSettings(), reported=only_first_observed,
+                          observed_margin=0.5)
+    assert same.suggestion().index == 0
+    with pytest.raises(ValueError, match="observed_margin"):
+        InterviewState(problem(), evidence=EvidenceSettings(), observed_margin=1.0)
+
+
+def test_strict_mode_ignores_the_observed_preference():
+    """The paper's strict policies stay exact: the preference is the evidence mode's."""
+    reported = np.ones(5, dtype=bool)
+    reported[4] = False
+    plain = InterviewState(problem())
+    marked = InterviewState(problem(), reported=reported, observed_margin=0.5)
+    assert marked.suggestion().index == plain.suggestion().index

@@ -118,9 +118,10 @@ class QuestionPanel(Widget):
                          ("/", "add a symptom"), ("ctrl+n", "new interview")),
             )
         view = self.view
+        opening = [Text(view.invitation, style=f"italic {accent(self)}")] if view.invitation else []
         if view.kind == "symptom":
             s = view.items[0].symptom
-            parts = [
+            parts = opening + [
                 Text.assemble(("Does the victim have:  ", "dim"), (f"{s.label}?", f"bold {accent(self)}")),
                 Text.assemble(("How to check:  ", "dim"), s.check or "—"),
                 Text.assemble(("Category:  ", "dim"), s.category_label),
@@ -128,7 +129,7 @@ class QuestionPanel(Widget):
                 key_hint(("y", "yes"), ("n", "no"), ("u", "can't tell"), ("/", "other symptom")),
             ]
             return Group(*parts)
-        rows = []
+        rows = list(opening)
         useful = len(view.useful)
         rows.append(Text.assemble(
             ("Check any of these ", "dim"), (f"{useful}", "bold"),
