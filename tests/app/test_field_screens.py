@@ -193,3 +193,24 @@ async def test_candidate_names_stay_readable_and_the_class_is_shown(size):
             assert top.class_labels.startswith(class_cell.rstrip("…")) and len(class_cell) >= 12
             name_line = str(name_cell)
         assert top.chemicals[0].name.startswith(name_line.split(" +")[0].split(",")[0].rstrip("…"))
+
+
+@pytest.mark.parametrize("width", [80, 100, 120, 140, 200])
+async def test_the_footer_never_overflows_and_keeps_the_essential_keys(width):
+    """The footer lost keys (80 columns) and, with the evidence mode's extra key, overflowed
+    at 120 ("? ▏^p palettet"): mode keys now leave it whenever all would not fit."""
+    from test_snapshots import screen_text
+
+    app = make_app(None, mode=None)  # evidence mode: every mode key is bound
+    async with app.run_test(size=(width, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press("y")
+        await settle(pilot, 3)
+        footer = screen_text(app).rstrip("\n").split("\n")[-1]
+        assert len(footer) <= width and footer.rstrip().endswith("^p palette"), footer
+        for key in ("y Yes", "n No", "u Can't tell", "z Undo", "/ Symptom", "h History",
+                    "r Result", "? Help"):
+            assert key in footer, (key, footer)
+        wide = width >= app.interview_screen.footer_width()
+        assert wide == (width >= 140)  # the bundled key map needs 139 columns for every key
+        assert ("v Evidence/strict" in footer) == wide and ("t Target" in footer) == wide

@@ -80,9 +80,9 @@ class InterviewScreen(Screen):
         yield StatusLine(id="status")
         yield Footer(compact=True)
 
-    #: Mode keys left out of the footer below this width (still in help and ctrl+p), so the
-    #: answer keys, undo, /, history, result and help always fit.
-    NARROW = 110
+    #: Mode keys left out of the footer when it is too narrow for every key (still in help
+    #: and ctrl+p), so the answer keys, undo, /, history, result and help always fit.
+    PALETTE_WIDTH = 14  # the footer's "▏^p palette" at its right end
     NARROW_HIDDEN = frozenset({"mode.target", "mode.suggest", "mode.noise", "mode.evidence"})
 
     def on_mount(self) -> None:
@@ -92,8 +92,16 @@ class InterviewScreen(Screen):
     def on_resize(self, event) -> None:
         self._fit_footer(event.size.width)
 
+    def footer_width(self) -> int:
+        """Columns the compact footer needs to show every key it lists, mode keys included
+        (each key is drawn as " key label ")."""
+        shown = {b.id: b for bindings in self._bindings.key_to_bindings.values()
+                 for b in bindings if b.show or b.id in self.NARROW_HIDDEN}
+        return self.PALETTE_WIDTH + sum(
+            len(b.key_display or b.key) + len(b.description) + 3 for b in shown.values())
+
     def _fit_footer(self, width: int) -> None:
-        narrow = width < self.NARROW
+        narrow = width < self.footer_width()
         changed = False
         for key, bindings in self._bindings.key_to_bindings.items():
             fitted = [replace(b, show=not narrow) if b.id in self.NARROW_HIDDEN else b
