@@ -412,6 +412,12 @@ async def test_help_lists_the_keys():
         assert keys_for(screen, "answer.yes") == "y"
         assert keys_for(screen, "answer.unknown") == "u"
         assert keys_for(screen, "undo") == "z / ⌫"
+        assert keys_for(screen, "mode.evidence") == "v"  # every mode key is explained
+        from responder.app.screens.help import KEY_HELP
+
+        listed = {binding_id for binding_id, _ in KEY_HELP}
+        shown = {b.id for bs in screen._bindings.key_to_bindings.values() for b in bs if b.id}
+        assert shown <= listed, shown - listed
         await pilot.press("escape")
         assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
 
