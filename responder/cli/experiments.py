@@ -47,6 +47,10 @@ def register(subparsers) -> None:
                    help="simulated interviews per random dataset for Monte Carlo policies "
                         "(default 1000, WISER stand-in 300, sensitivity 200; 100, 50, 30 "
                         "with --quick)")
+    p.add_argument("--prior", choices=("uniform", "kb"), default="uniform",
+                   help="prior over the knowledge base's chemicals in its tables: uniform, as "
+                        "the paper's WISER tables assume (default), or the knowledge base's "
+                        "own default")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     p.set_defaults(handler=run)
 
@@ -115,6 +119,8 @@ def run(args) -> int:
         print(f"responder: warning: {kb_note}; knowledge-base tables are skipped",
               file=sys.stderr)
         kb_problem = None
+    if kb_problem is not None and args.prior == "uniform":
+        kb_problem = kb_problem.with_prior(None)  # the paper's tables: every chemical alike
     sizes = sizes_from_problem(kb_problem, kb_note)
     plt = pyplot()
     if plt is None:

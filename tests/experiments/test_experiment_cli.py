@@ -98,3 +98,22 @@ def test_results_reproducible_regardless_of_jobs(small_kb, tmp_path):
     main(["experiments", "group-id", "--quick", "--datasets", "2", "--kb", small_kb,
           "--seed", "12", "--out", str(other), "--no-progress"])
     assert json.loads((other / "group-id.json").read_text())["sweep"] != outs[0]["sweep"]
+
+
+@pytest.mark.parametrize("flag, expected", [([], "uniform"), (["--prior", "kb"], "not uniform")])
+def test_knowledge_base_tables_use_the_papers_uniform_prior_unless_asked(tmp_path, flag, expected):
+    """The paper's WISER tables assume every chemical equally likely; the bundled knowledge
+    base defaults to every class equally likely. The tables use the paper's prior unless
+    --prior kb asks for the knowledge base's own."""
+    rng = np.random.default_rng(1)
+    data = {"matrix": (rng.random((12, 8)) < 0.4).astype(int).tolist(),
+            "groups": ["a"] * 9 + ["b"] * 3,
+            "prior": [1.0] * 9 + [3.0] * 3}  # not uniform
+    path = tmp_path / "kb.json"
+    path.write_text(json.dumps(data))
+    out = tmp_path / "out"
+    assert main(["experiments", "group-id", "--quick", "--datasets", "1", "--kb", str(path),
+                 "--out", str(out), "--no-progress", *flag]) == 0
+    summary = json.loads((out / "group-id.json").read_text())["kb"]["summary"]
+    assert expected in summary["prior"]
+    assert ("not uniform" in summary["prior"]) == bool(flag)
