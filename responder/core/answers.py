@@ -125,8 +125,7 @@ class AnswerLog:
         """
         answer = Answer(answer)
         self.state.answer(query, answer)  # checks the query before anything is kept
-        record = AnswerRecord(query, answer, volunteered=volunteered) if at is None else \
-            AnswerRecord(query, answer, at=at, volunteered=volunteered)
+        record = AnswerRecord(query, answer, time.time() if at is None else at, volunteered)
         self._history.add(record)
         return record
 
