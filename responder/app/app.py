@@ -194,11 +194,11 @@ class ResponderApp(App):
             self.notify(f"Answer kept on screen but NOT saved ({it.unsaved} change(s) waiting; "
                         f"retried with the next answer): {it.journal_error}",
                         severity="error", timeout=30)
+        # A class the answer lowered sharply is said on the status line, not in a
+        # notification: those sit over the class bars, the very thing that changed.
         notices = it.class_notices()
-        self.interview_screen.note = notices[0] if notices else None
-        for line in notices:
-            self.notify(line + " \u2014 re-check that sign if unsure.", severity="warning",
-                        timeout=8)
+        self.interview_screen.note = (notices[0] + " \u2014 re-check that sign if unsure."
+                                      if notices else None)
         self._redraw()
 
     def undo_last(self) -> None:
@@ -277,8 +277,7 @@ class ResponderApp(App):
         def done(result) -> None:
             if result:
                 q, answer = result
-                self.record_answer(q, answer, volunteered=True)
-                self.notify(f"{self.knowledge.symptoms[q].label}: {answer.value}", timeout=3)
+                self.record_answer(q, answer, volunteered=True)  # the Answers panel shows it
 
         self.push_screen(SymptomSearchScreen(self.interview, query), done)
 

@@ -125,3 +125,24 @@ async def test_candidates_show_the_answers_against_each_chemical(monkeypatch):
         hidden = sum(len(r.objects) for r in views.candidates(app.interview)[3:])
         assert str(table.get_row_at(table.row_count - 1)[2]).startswith(f"… {hidden} ")
         assert table.virtual_size.width <= table.scrollable_content_region.width
+
+
+async def test_a_sharp_class_drop_is_said_on_the_status_line_not_over_the_class_bars():
+    """The notice that one answer lowered a class sharply used to be a notification, drawn
+    over the Classes panel for 8 seconds; it now stays on the status line."""
+    app = make_app(mode=None)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
+        notices = []
+        for s in app.knowledge.symptoms:  # yes to everything until a class drops sharply
+            app.record_answer(s.index, Answer.YES)
+            await settle(pilot)
+            notices = app.interview.class_notices()
+            if notices:
+                break
+        assert notices, "no answer lowered a class sharply"
+        assert notices[0] in status_text(app) and "re-check that sign" in status_text(app)
+        assert not [n for n in app._notifications if "lowered" in n.message]
+        app.record_answer(app.knowledge.symptoms[-1].index, Answer.UNKNOWN)
+        await settle(pilot)
+        assert "lowered" not in status_text(app)  # the next answer clears it
