@@ -33,6 +33,25 @@ async def _wait_remaining(pilot, app, timeout: float = 60.0) -> None:
         waited += 0.1
 
 
+async def _new_interview(pilot, app) -> None:
+    """Settle; decline the resume offer an earlier run's interview brings up."""
+    await _settle(pilot)
+    if app.interview_screen is None:
+        await pilot.press("n")
+        await _settle(pilot, 0.2)
+
+
+async def _volunteer(pilot, app, query: int, typed: str) -> None:
+    """Answer "yes" to ``query`` through the / search, as a responder would."""
+    await pilot.press("slash")
+    await _settle(pilot)
+    await pilot.press(*typed, "enter")
+    await _settle(pilot)
+    app.screen.chosen = query  # exactly this symptom, whatever the search ranked first
+    await pilot.press("y")
+    await _settle(pilot)
+
+
 def _pick_chemical(app, wanted: str | None):
     kn = app.knowledge
     if wanted and kn.chemical_index(wanted) is not None:
@@ -122,27 +141,18 @@ async def shoot(kb: str | None, out: Path, chemical: str | None) -> list[Path]:
         await _settle(pilot)
         save(app, "browse")
 
-    # 8. the issue's chlorine release: one honest sign chlorine's sources do not list
+    # 7. the issue's chlorine release: one honest sign chlorine's sources do not list
     # ("stomach pain"), then answers from chlorine's profile. Mid-way the candidates show the
     # answers against each chemical; the result shows what to do now and the contradiction.
     app = prepare(kb)
     async with app.run_test(size=SIZE) as pilot:
-        await _settle(pilot)
-        if app.interview_screen is None:  # the first run's interview is offered for resume
-            await pilot.press("n")
-            await _settle(pilot, 0.2)
+        await _new_interview(pilot, app)
         kn = app.knowledge
         chlorine, pain = kn.chemical_index("Chlorine"), kn.symptom_index("abdominal_pain")
         if chlorine is not None and pain is not None:
             target = kn.chemicals[chlorine]
             panel = app.interview_screen.query_one(QuestionPanel)
-            await pilot.press("slash")
-            await _settle(pilot)
-            await pilot.press(*"stomach pain", "enter")
-            await _settle(pilot)
-            app.screen.chosen = pain  # exactly this symptom, whatever the search ranked first
-            await pilot.press("y")
-            await _settle(pilot)
+            await _volunteer(pilot, app, pain, "stomach pain")
             asked = 1
             while app.interview.status is Status.ASKING and asked < 60:
                 q = panel.selected_query
@@ -155,13 +165,10 @@ async def shoot(kb: str | None, out: Path, chemical: str | None) -> list[Path]:
             await _settle(pilot, 0.3)
             save(app, "result")
 
-    # 7. no chemical fits, in the paper's strict mode (evidence mode eliminates nobody)
+    # 8. no chemical fits, in the paper's strict mode (evidence mode eliminates nobody)
     app = prepare(kb)
     async with app.run_test(size=SIZE) as pilot:
-        await _settle(pilot)
-        if app.interview_screen is None:  # an earlier run's interview is offered for resume
-            await pilot.press("n")
-            await _settle(pilot, 0.2)
+        await _new_interview(pilot, app)
         if app.interview.mode == "evidence":
             await pilot.press("v")
             await _settle(pilot)
@@ -174,13 +181,7 @@ async def shoot(kb: str | None, out: Path, chemical: str | None) -> list[Path]:
                     None)
         if rare is not None:
             for q in (common, rare):
-                await pilot.press("slash")
-                await _settle(pilot)
-                await pilot.press(*kn.symptoms[q].label.lower()[:12], "enter")
-                await _settle(pilot)
-                app.screen.chosen = q  # exactly this symptom, whatever the search ranked first
-                await pilot.press("y")
-                await _settle(pilot)
+                await _volunteer(pilot, app, q, kn.symptoms[q].label.lower()[:12])
             await _settle(pilot, 0.3)
             if app.interview.status is Status.INCONSISTENT:
                 save(app, "inconsistent")
