@@ -43,6 +43,9 @@ async def test_a_class_without_steps_says_so_and_keeps_first_aid():
         text = str(app.screen.query_one("#result-next").render())
         assert "No steps specific to" in text
         assert "fresh air" in text and "1-800-222-1222" in text
+        # the class is a recorded gap: the screen says why, from kb/next_steps.toml
+        reason = steps_for(app.knowledge).gaps["metals"].reason
+        assert "Why no steps for metals" in text and reason[:40] in " ".join(text.split())
 
 
 async def test_export_carries_next_steps_and_names_every_chemical(home):
@@ -84,6 +87,9 @@ def test_markdown_lists_the_chemicals_of_a_several_chemical_result():
     md = to_markdown(data)
     assert "- Alpha (CAS 1-1-1; X)" in md and "- Beta (CAS —; X)" in md
     assert "No steps specific to A, B" in md
+    assert "Why no steps" not in md  # an export written before [[gap]] existed has no gaps key
+    data["result"]["next_steps"]["gaps"] = [{"class": "x_class", "reason": "nothing read"}]
+    assert "- Why no steps for x_class: nothing read" in to_markdown(data)
 
 
 def test_act_now_message():
