@@ -294,6 +294,7 @@ def parse_next_steps(text: str, kb: KnowledgeBase, where: str) -> NextSteps:
     seen: set[tuple] = set()
     for raw, line in tables("step", "write each step as a [[step]] table"):
         if not isinstance(raw, dict):
+            issues.append(_issue(where, line, "a step is not a table", "write each step as a [[step]] table"))
             continue
         targets = raw.get("for")
         targets = [targets] if isinstance(targets, str) else targets
@@ -341,6 +342,8 @@ def parse_next_steps(text: str, kb: KnowledgeBase, where: str) -> NextSteps:
     with_steps = {t for s in steps for t in s.targets}
     for raw, line in tables("gap", "write each gap as a [[gap]] table with for and reason"):
         if not isinstance(raw, dict):
+            issues.append(_issue(where, line, "a gap is not a table",
+                                 "write each gap as a [[gap]] table with for and reason"))
             continue
         targets = raw.get("for")
         targets = [targets] if isinstance(targets, str) else targets

@@ -337,3 +337,10 @@ def test_bundled_class_steps_added_for_issue_12(bundled, class_id, kind, words):
     assert result.specific and not result.gaps
     text = " ".join(s.text for s in result.by_kind[kind] if class_id in s.targets)
     assert all(w in text for w in words), text
+
+
+@pytest.mark.parametrize("key", ["step", "gap"])
+def test_a_list_of_non_tables_is_named_not_skipped(kb, key):
+    with pytest.raises(KBError) as err:
+        parse_next_steps(f"{key} = [1, 2]\n", kb, "next_steps.toml")
+    assert sum(f"a {key} is not a table" in i.problem for i in err.value.issues) == 2
