@@ -1,10 +1,16 @@
 """What to do next once a chemical or class is named: ``next_steps.toml``.
 
-The file holds the poison-centre line, the documents read (``[[source]]``) and steps
+The file holds the poison-centre line, the documents read (``[[source]]``), steps
 (``[[step]]``), each for a class id, a chemical id or ``"any"`` and of one kind:
 decontamination, treatment (antidote or specific treatment), protection (protective
-equipment) or first aid. :func:`load_next_steps` checks it against a knowledge base and
-returns :class:`NextSteps`; :meth:`NextSteps.for_result` picks the steps for a result.
+equipment) or first aid, and recorded gaps (``[[gap]]``): a class with no steps of its own
+and the reason why. :func:`load_next_steps` checks it against a knowledge base and returns
+:class:`NextSteps`; :meth:`NextSteps.for_result` picks the steps for a result.
+
+A chemical step with ``replaces = true`` stands in for its class's steps of the same kind
+when every chemical of that class in the result has such a step (for example a specific
+antidote instead of the class's "no antidote" line). :meth:`NextSteps.uncovered` lists the
+classes that have neither a class step nor a ``[[gap]]``.
 
 A knowledge base without the file has no steps (``NextSteps.empty()``); a bad file raises
 :class:`~responder.kb.model.KBError` listing every problem with its line.
@@ -39,6 +45,8 @@ KIND_LABELS = {
 }
 #: A step is one line on a screen: longer text belongs in the source document.
 MAX_STEP_CHARS = 240
+#: A gap's reason is shown under the general steps: what was searched, what was missing.
+MAX_GAP_CHARS = 300
 ANY = "any"
 
 
@@ -58,6 +66,17 @@ class Step:
     text: str
     source: Source
     line: int | None = None
+    #: A chemical step that stands in for its class's steps of the same kind.
+    replaces: bool = False
+
+
+@dataclass(frozen=True)
+class Gap:
+    """A class deliberately left without steps of its own, and why."""
+
+    class_id: str
+    reason: str
+    line: int | None = None
 
 
 @dataclass(frozen=True)
@@ -73,12 +92,15 @@ class ResultSteps:
     """The steps for one result, by kind, with what they cover.
 
     ``specific`` is False when no step names the result's classes or chemicals (only the
-    general steps apply), so a screen can say so instead of implying coverage.
+    general steps apply), so a screen can say so instead of implying coverage. ``gaps`` are
+    the recorded reasons (``[[gap]]``) of the result's classes that have no steps of their
+    own, so the screen can say why.
     """
 
     by_kind: dict[str, tuple[Step, ...]]
     poison_centre: PoisonCentre | None
     specific: bool
+    gaps: tuple[Gap, ...] = ()
 
     @property
     def sources(self) -> tuple[Source, ...]:
@@ -100,6 +122,7 @@ class ResultSteps:
             "poison_centre": None if pc is None else
             {"line": pc.line, "label": pc.label, "note": pc.note},
             "specific": self.specific,
+            "gaps": [{"class": g.class_id, "reason": g.reason} for g in self.gaps],
             "steps": {kind: [{"text": s.text, "for": list(s.targets), "source": s.source.id}
                              for s in steps] for kind, steps in self.by_kind.items()},
             "sources": [{"id": s.id, "title": s.title, "url": s.url} for s in self.sources],
@@ -114,6 +137,7 @@ class NextSteps:
     poison_centre: PoisonCentre | None = None
     sources: dict[str, Source] = field(default_factory=dict)
     problem: str = ""
+    gaps: dict[str, Gap] = field(default_factory=dict)
 
     @classmethod
     def empty(cls) -> "NextSteps":
@@ -123,30 +147,65 @@ class NextSteps:
         """Class and chemical ids that have at least one step of their own."""
         return {t for s in self.steps for t in s.targets if t != ANY}
 
-    def for_result(self, class_ids, chemical_ids=()) -> ResultSteps:
+    def uncovered(self, class_ids) -> list[str]:
+        """Those of ``class_ids`` with neither a step naming the class nor a ``[[gap]]``.
+
+        A chemical's own steps do not cover its class: the other chemicals of the class
+        would still show only the general steps.
+        """
+        covered = self.covered()
+        return [c for c in class_ids if c not in covered and c not in self.gaps]
+
+    def for_result(self, class_ids, chemical_ids=(), class_of=None) -> ResultSteps:
         """Steps for a result naming ``class_ids`` and (optionally) ``chemical_ids``.
 
         Chemical steps come before class steps before general ones within each kind; a step
-        shared by several of the chemicals is listed once.
+        shared by several of the chemicals is listed once. ``class_of`` maps a chemical id
+        to its class id: a class step is left out in favour of chemical steps marked
+        ``replaces`` when every chemical of that class in the result has one of that kind
+        (without ``class_of``, when every chemical of the result has one).
         """
         chems, classes = list(chemical_ids), list(class_ids)
         rank = {t: k for k, t in enumerate(chems + classes + [ANY])}
+        replaced = self._replaced(chems, classes, class_of)
         chosen: dict[str, list[tuple[int, int, Step]]] = {}
         specific = False
         for order, step in enumerate(self.steps):
-            hits = [rank[t] for t in step.targets if t in rank]
+            hits = [t for t in step.targets if t in rank]
             if not hits:
                 continue
-            specific |= any(t != ANY for t in step.targets if t in rank)
-            chosen.setdefault(step.kind, []).append((min(hits), order, step))
+            if all(t in replaced.get(step.kind, ()) for t in hits):
+                continue
+            specific |= any(t != ANY for t in hits)
+            chosen.setdefault(step.kind, []).append((min(rank[t] for t in hits), order, step))
         by_kind = {kind: tuple(s for _, _, s in sorted(chosen[kind], key=lambda t: t[:2]))
                    for kind in STEP_KINDS if kind in chosen}
-        return ResultSteps(by_kind, self.poison_centre, specific)
+        covered = self.covered()
+        gaps = tuple(self.gaps[c] for c in classes if c in self.gaps and c not in covered)
+        return ResultSteps(by_kind, self.poison_centre, specific, gaps)
+
+    def _replaced(self, chems: list[str], classes: list[str], class_of) -> dict[str, set[str]]:
+        """Kind -> class ids whose steps of that kind the result's chemicals replace."""
+        replacing: dict[str, set[str]] = {}
+        for step in self.steps:
+            if step.replaces:
+                for t in step.targets:
+                    if t in chems:
+                        replacing.setdefault(step.kind, set()).add(t)
+        out: dict[str, set[str]] = {}
+        for kind, have in replacing.items():
+            for cls in classes:
+                members = [c for c in chems if class_of is None or class_of.get(c) == cls]
+                if members and all(c in have for c in members):
+                    out.setdefault(kind, set()).add(cls)
+        return out
 
     def for_chemicals(self, chemicals, class_ids=()) -> ResultSteps:
         """Steps for a result naming ``chemicals`` (with their classes) and ``class_ids``."""
         classes = list(dict.fromkeys([c.class_id for c in chemicals] + list(class_ids)))
-        return self.for_result(classes, [chemical_key(c) for c in chemicals])
+        keys = [chemical_key(c) for c in chemicals]
+        class_of = {k: c.class_id for k, c in zip(keys, chemicals)}
+        return self.for_result(classes, keys, class_of)
 
 
 def _issue(where: str, line: int | None, problem: str, fix: str) -> KBIssue:
@@ -174,11 +233,13 @@ def parse_next_steps(text: str, kb: KnowledgeBase, where: str) -> NextSteps:
         raise KBError([_issue(where, exc.line, exc.problem, exc.fix)]) from None
     lines = text.splitlines()
     issues: list[KBIssue] = []
-    known = {ANY} | {c.id for c in kb.classes} | {chemical_key(c) for c in kb.chemicals}
-    extra = set(data) - {"poison_centre", "source", "step"}
+    class_ids = {c.id for c in kb.classes}
+    chemical_ids = {chemical_key(c) for c in kb.chemicals}
+    known = {ANY} | class_ids | chemical_ids
+    extra = set(data) - {"poison_centre", "source", "step", "gap"}
     for key in sorted(extra):
         issues.append(_issue(where, _line_of(lines, 0, key), f'unknown key "{key}"',
-                             'use only [poison_centre], [[source]] and [[step]]'))
+                             'use only [poison_centre], [[source]], [[step]] and [[gap]]'))
 
     def tables(key: str, fix: str):
         """Yield each [[key]] table with its line; a non-list value is one issue."""
@@ -233,6 +294,7 @@ def parse_next_steps(text: str, kb: KnowledgeBase, where: str) -> NextSteps:
     seen: set[tuple] = set()
     for raw, line in tables("step", "write each step as a [[step]] table"):
         if not isinstance(raw, dict):
+            issues.append(_issue(where, line, "a step is not a table", "write each step as a [[step]] table"))
             continue
         targets = raw.get("for")
         targets = [targets] if isinstance(targets, str) else targets
@@ -255,18 +317,63 @@ def parse_next_steps(text: str, kb: KnowledgeBase, where: str) -> NextSteps:
             issues.append(_issue(where, line, f"step text is {len(text_value)} characters",
                                  f"keep a step to {MAX_STEP_CHARS} characters; the source has the detail"))
         src = source_of(raw, line)
+        replaces = raw.get("replaces", False)
+        bad_replaces = False
+        if not isinstance(replaces, bool):
+            issues.append(_issue(where, line, "replaces must be true or false",
+                                 "write replaces = true, or leave it out"))
+            bad_replaces = True
+        elif replaces and not all(t in chemical_ids for t in targets):
+            issues.append(_issue(where, line, "replaces = true on a step that is not for chemicals only",
+                                 "only a chemical's own step can stand in for its class's steps; "
+                                 "give it chemical ids in for, or remove replaces"))
+            bad_replaces = True
         if unknown or kind not in STEP_KINDS or not text_value or src is None \
-                or len(text_value) > MAX_STEP_CHARS:
+                or len(text_value) > MAX_STEP_CHARS or bad_replaces:
             continue
         key = (tuple(targets), kind, text_value)
         if key in seen:
             issues.append(_issue(where, line, "this step repeats an earlier one", "delete one of them"))
             continue
         seen.add(key)
-        steps.append(Step(tuple(targets), kind, text_value, src, line))
+        steps.append(Step(tuple(targets), kind, text_value, src, line, replaces))
+
+    gaps: dict[str, Gap] = {}
+    with_steps = {t for s in steps for t in s.targets}
+    for raw, line in tables("gap", "write each gap as a [[gap]] table with for and reason"):
+        if not isinstance(raw, dict):
+            issues.append(_issue(where, line, "a gap is not a table",
+                                 "write each gap as a [[gap]] table with for and reason"))
+            continue
+        targets = raw.get("for")
+        targets = [targets] if isinstance(targets, str) else targets
+        if not targets or not isinstance(targets, list) or not all(isinstance(t, str) for t in targets):
+            issues.append(_issue(where, line, 'a [[gap]] has no "for"',
+                                 "set for = the class id (or a list of class ids) left without steps"))
+            continue
+        reason = _text(raw.get("reason"))
+        if not reason:
+            issues.append(_issue(where, line, "a [[gap]] has no reason",
+                                 "say why the class has no steps (what was searched, what was missing)"))
+        elif len(reason) > MAX_GAP_CHARS:
+            issues.append(_issue(where, line, f"gap reason is {len(reason)} characters",
+                                 f"keep a reason to {MAX_GAP_CHARS} characters"))
+            reason = None
+        for t in targets:
+            if t not in class_ids:
+                issues.append(_issue(where, line, f'gap "{t}" is not a class id',
+                                     "a [[gap]] is for a class id from classes.toml"))
+            elif t in with_steps:
+                issues.append(_issue(where, line, f'class "{t}" has steps and is also listed as a gap',
+                                     "remove the [[gap]], or the steps"))
+            elif t in gaps:
+                issues.append(_issue(where, line, f'class "{t}" is listed as a gap twice',
+                                     "keep one [[gap]] for it"))
+            elif reason:
+                gaps[t] = Gap(t, reason, line)
     if issues:
         raise KBError(issues)
-    return NextSteps(tuple(steps), centre, sources)
+    return NextSteps(tuple(steps), centre, sources, gaps=gaps)
 
 
 def load_next_steps(kb: KnowledgeBase, folder: str | Path | None = None) -> NextSteps:

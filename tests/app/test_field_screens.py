@@ -38,11 +38,15 @@ async def test_a_class_without_steps_says_so_and_keeps_first_aid():
     app = make_app(None)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        await answer_from_row(pilot, app, "Arsenic (inorganic compounds)")
+        # strychnine: the convulsants are a recorded gap and strychnine has no steps of its own
+        await answer_from_row(pilot, app, "Strychnine")
         assert isinstance(app.screen, ResultScreen)
         text = str(app.screen.query_one("#result-next").render())
         assert "No steps specific to" in text
         assert "fresh air" in text and "1-800-222-1222" in text
+        # the class is a recorded gap: the screen says why, from kb/next_steps.toml
+        reason = steps_for(app.knowledge).gaps["convulsants"].reason
+        assert "Why no steps for convulsants" in text and reason[:40] in " ".join(text.split())
 
 
 async def test_export_carries_next_steps_and_names_every_chemical(home):
@@ -84,6 +88,9 @@ def test_markdown_lists_the_chemicals_of_a_several_chemical_result():
     md = to_markdown(data)
     assert "- Alpha (CAS 1-1-1; X)" in md and "- Beta (CAS —; X)" in md
     assert "No steps specific to A, B" in md
+    assert "Why no steps" not in md  # an export written before [[gap]] existed has no gaps key
+    data["result"]["next_steps"]["gaps"] = [{"class": "x_class", "reason": "nothing read"}]
+    assert "- Why no steps for x_class: nothing read" in to_markdown(data)
 
 
 def test_act_now_message():

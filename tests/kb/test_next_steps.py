@@ -188,3 +188,159 @@ def test_a_table_array_written_as_a_plain_value_is_named(kb, key, fix):
     assert len(issues) == 1, str(err.value)
     assert issues[0].line == 1
     assert fix in issues[0].fix
+
+
+# --- recorded gaps and per-class coverage ------------------------------------------------------
+
+def test_every_bundled_class_has_its_own_steps_or_a_recorded_gap(kb, bundled):
+    class_ids = [c.id for c in kb.classes]
+    assert bundled.uncovered(class_ids) == []
+    covered = bundled.covered()
+    for cid in class_ids:
+        has_steps, gap = cid in covered, bundled.gaps.get(cid)
+        assert has_steps != (gap is not None), cid  # exactly one of the two
+        if gap is not None:
+            assert len(gap.reason) > 20 and gap.line
+
+
+def test_a_class_whose_chemicals_alone_have_steps_is_not_covered(kb):
+    ns = parse(kb, '[[step]]\nfor = "chlorine"\nkind = "protection"\ntext = "x"\nsource = "s1"\n'
+                   '[[step]]\nfor = "opioids"\nkind = "treatment"\ntext = "y"\nsource = "s1"\n')
+    assert ns.uncovered(["irritant_gases", "opioids", "metals"]) == ["irritant_gases", "metals"]
+    with_gap = parse(kb, '[[step]]\nfor = "opioids"\nkind = "treatment"\ntext = "y"\nsource = "s1"\n'
+                         '[[gap]]\nfor = ["irritant_gases", "metals"]\nreason = "nothing read yet"\n')
+    assert with_gap.uncovered(["irritant_gases", "opioids", "metals"]) == []
+    assert with_gap.gaps["metals"].reason == "nothing read yet"
+    assert with_gap.gaps["metals"].line == 11
+
+
+def test_a_gap_class_result_carries_the_reason_and_a_covered_one_does_not(bundled):
+    metals = bundled.for_result(["metals"], ["arsenic_inorganic_compounds"])
+    assert [g.class_id for g in metals.gaps] == ["metals"]
+    assert metals.to_dict()["gaps"] == [{"class": "metals", "reason": metals.gaps[0].reason}]
+    # a chemical of a gap class with its own steps is specific, and the class gap still shows
+    arsine = bundled.for_result(["metals"], ["arsine"])
+    assert arsine.specific and [g.class_id for g in arsine.gaps] == ["metals"]
+    nerve = bundled.for_result(["nerve_agents"], ["sarin_gb"])
+    assert nerve.gaps == () and nerve.to_dict()["gaps"] == []
+
+
+@pytest.mark.parametrize("body, needle", [
+    ('[[gap]]\nfor = "sarin_gb"\nreason = "r"\n', 'gap "sarin_gb" is not a class id'),
+    ('[[gap]]\nfor = "any"\nreason = "r"\n', 'gap "any" is not a class id'),
+    ('[[gap]]\nfor = "metals"\n', "a [[gap]] has no reason"),
+    ('[[gap]]\nreason = "r"\n', 'a [[gap]] has no "for"'),
+    ('[[gap]]\nfor = "metals"\nreason = "' + "r" * 301 + '"\n', "gap reason is 301 characters"),
+    ('[[gap]]\nfor = "metals"\nreason = "r"\n[[gap]]\nfor = "metals"\nreason = "s"\n',
+     'class "metals" is listed as a gap twice'),
+    ('[[step]]\nfor = "opioids"\nkind = "treatment"\ntext = "x"\nsource = "s1"\n'
+     '[[gap]]\nfor = "opioids"\nreason = "r"\n', 'class "opioids" has steps and is also listed as a gap'),
+    ('[[step]]\nfor = "nerve_agents"\nkind = "treatment"\ntext = "x"\nsource = "s1"\nreplaces = true\n',
+     "replaces = true on a step that is not for chemicals only"),
+    ('[[step]]\nfor = ["sarin_gb", "any"]\nkind = "treatment"\ntext = "x"\nsource = "s1"\nreplaces = true\n',
+     "replaces = true on a step that is not for chemicals only"),
+    ('[[step]]\nfor = "sarin_gb"\nkind = "treatment"\ntext = "x"\nsource = "s1"\nreplaces = "yes"\n',
+     "replaces must be true or false"),
+])
+def test_bad_gaps_and_replaces_are_named_with_their_line(kb, body, needle):
+    with pytest.raises(KBError) as err:
+        parse(kb, body)
+    issues = [i for i in err.value.issues if needle in i.problem]
+    assert issues, str(err.value)
+    assert issues[0].line is not None and issues[0].line >= 6
+    assert issues[0].fix
+
+
+REPLACING = GOOD_SOURCE + '''
+[[step]]
+for = "cellular_asphyxiants"
+kind = "treatment"
+text = "Class antidote line."
+source = "s1"
+
+[[step]]
+for = "cellular_asphyxiants"
+kind = "protection"
+text = "Class protection line."
+source = "s1"
+
+[[step]]
+for = "hydrogen_sulfide"
+kind = "treatment"
+text = "H2S's own treatment."
+source = "s1"
+replaces = true
+
+[[step]]
+for = "hydrogen_cyanide"
+kind = "treatment"
+text = "HCN's own treatment."
+source = "s1"
+'''
+
+
+def _texts(result, kind):
+    return [s.text for s in result.by_kind.get(kind, ())]
+
+
+def test_a_replacing_chemical_step_hides_its_class_step_of_that_kind_only(kb):
+    ns = parse_next_steps(REPLACING, kb, "next_steps.toml")
+    h2s = ns.for_result(["cellular_asphyxiants"], ["hydrogen_sulfide"])
+    assert _texts(h2s, "treatment") == ["H2S's own treatment."]
+    assert _texts(h2s, "protection") == ["Class protection line."]  # other kinds untouched
+    hcn = ns.for_result(["cellular_asphyxiants"], ["hydrogen_cyanide"])
+    assert _texts(hcn, "treatment") == ["HCN's own treatment.", "Class antidote line."]
+    # a class-only result has no chemical to stand in for the class
+    assert _texts(ns.for_result(["cellular_asphyxiants"]), "treatment") == ["Class antidote line."]
+
+
+def test_the_class_step_stays_while_any_chemical_of_that_class_lacks_a_replacement(kb):
+    ns = parse_next_steps(REPLACING, kb, "next_steps.toml")
+    both = ns.for_result(["cellular_asphyxiants"], ["hydrogen_sulfide", "hydrogen_cyanide"],
+                         {"hydrogen_sulfide": "cellular_asphyxiants",
+                          "hydrogen_cyanide": "cellular_asphyxiants"})
+    assert "Class antidote line." in _texts(both, "treatment")
+    # a chemical of another class does not keep the class step alive when its class is known
+    mixed = ns.for_result(["cellular_asphyxiants", "opioids"], ["hydrogen_sulfide", "fentanyl"],
+                          {"hydrogen_sulfide": "cellular_asphyxiants", "fentanyl": "opioids"})
+    assert "Class antidote line." not in _texts(mixed, "treatment")
+    # without class_of every chemical of the result must have a replacing step
+    unknown = ns.for_result(["cellular_asphyxiants", "opioids"], ["hydrogen_sulfide", "fentanyl"])
+    assert "Class antidote line." in _texts(unknown, "treatment")
+
+
+def test_for_chemicals_passes_each_chemicals_class(kb):
+    ns = parse_next_steps(REPLACING, kb, "next_steps.toml")
+    by_key = {c.id: c for c in kb.chemicals if getattr(c, "id", "")}
+    h2s, fent = by_key["hydrogen_sulfide"], by_key["fentanyl"]
+    result = ns.for_chemicals([h2s, fent])
+    assert "Class antidote line." not in _texts(result, "treatment")
+    assert "H2S's own treatment." in _texts(result, "treatment")
+
+
+def test_bundled_hydrogen_sulfide_replaces_the_knockdown_antidote_line(bundled):
+    h2s = bundled.for_result(["cellular_asphyxiants"], ["hydrogen_sulfide"])
+    assert not any("cellular_asphyxiants" in s.targets for s in h2s.by_kind["treatment"])
+    assert any(s.replaces for s in h2s.by_kind["treatment"])
+    hcn = bundled.for_result(["cellular_asphyxiants"], ["hydrogen_cyanide"])
+    assert any("cellular_asphyxiants" in s.targets for s in hcn.by_kind["treatment"])
+
+
+@pytest.mark.parametrize("class_id, kind, words", [
+    ("cholinesterase_pesticides", "treatment", ("atropine", "pralidoxime")),
+    ("cholinesterase_pesticides", "protection", ("secondary exposure",)),
+    ("opioids", "treatment", ("Naloxone",)),
+    ("riot_control", "decontamination", ("15-30 minutes",)),
+])
+def test_bundled_class_steps_added_for_issue_12(bundled, class_id, kind, words):
+    result = bundled.for_result([class_id])
+    assert result.specific and not result.gaps
+    text = " ".join(s.text for s in result.by_kind[kind] if class_id in s.targets)
+    assert all(w in text for w in words), text
+
+
+@pytest.mark.parametrize("key", ["step", "gap"])
+def test_a_list_of_non_tables_is_named_not_skipped(kb, key):
+    with pytest.raises(KBError) as err:
+        parse_next_steps(f"{key} = [1, 2]\n", kb, "next_steps.toml")
+    assert sum(f"a {key} is not a table" in i.problem for i in err.value.issues) == 2
