@@ -292,16 +292,21 @@ def parse_next_steps(text: str, kb: KnowledgeBase, where: str) -> NextSteps:
 
     steps: list[Step] = []
     seen: set[tuple] = set()
-    for raw, line in tables("step", "write each step as a [[step]] table"):
-        if not isinstance(raw, dict):
-            issues.append(_issue(where, line, "a step is not a table", "write each step as a [[step]] table"))
-            continue
-        targets = raw.get("for")
-        targets = [targets] if isinstance(targets, str) else targets
-        if not targets or not isinstance(targets, list) or not all(isinstance(t, str) for t in targets):
-            issues.append(_issue(where, line, 'a [[step]] has no "for"',
-                                 'set for = a class id, a chemical id, a list of them, or "any"'))
-            continue
+    def targeted(key: str, table_fix: str, for_fix: str):
+        """Yield (table, line, targets) for each [[key]] table with a usable "for"; report the rest."""
+        for raw, line in tables(key, table_fix):
+            if not isinstance(raw, dict):
+                issues.append(_issue(where, line, f"a {key} is not a table", table_fix))
+                continue
+            targets = raw.get("for")
+            targets = [targets] if isinstance(targets, str) else targets
+            if not targets or not isinstance(targets, list) or not all(isinstance(t, str) for t in targets):
+                issues.append(_issue(where, line, f'a [[{key}]] has no "for"', for_fix))
+                continue
+            yield raw, line, targets
+
+    for raw, line, targets in targeted("step", "write each step as a [[step]] table",
+                                       'set for = a class id, a chemical id, a list of them, or "any"'):
         unknown = [t for t in targets if t not in known]
         for t in unknown:
             issues.append(_issue(where, line, f'"{t}" is not a class id, a chemical id or "any"',
@@ -340,17 +345,8 @@ def parse_next_steps(text: str, kb: KnowledgeBase, where: str) -> NextSteps:
 
     gaps: dict[str, Gap] = {}
     with_steps = {t for s in steps for t in s.targets}
-    for raw, line in tables("gap", "write each gap as a [[gap]] table with for and reason"):
-        if not isinstance(raw, dict):
-            issues.append(_issue(where, line, "a gap is not a table",
-                                 "write each gap as a [[gap]] table with for and reason"))
-            continue
-        targets = raw.get("for")
-        targets = [targets] if isinstance(targets, str) else targets
-        if not targets or not isinstance(targets, list) or not all(isinstance(t, str) for t in targets):
-            issues.append(_issue(where, line, 'a [[gap]] has no "for"',
-                                 "set for = the class id (or a list of class ids) left without steps"))
-            continue
+    for raw, line, targets in targeted("gap", "write each gap as a [[gap]] table with for and reason",
+                                       "set for = the class id (or a list of class ids) left without steps"):
         reason = _text(raw.get("reason"))
         if not reason:
             issues.append(_issue(where, line, "a [[gap]] has no reason",
