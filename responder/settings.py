@@ -184,7 +184,8 @@ class Settings:
         try:
             evidence = EvidenceSettings(**{k: ev[k] for k in EVIDENCE_SETTING_KEYS if k in ev})
         except EvidenceError as exc:
-            name = str(exc).split(" ", 1)[0].replace("-", "_")
+            name = str(exc).split(" ", 1)[0]
+            name = "long_row_exponent" if name == "long-row" else name
             key = f"evidence.{name}" if name in EVIDENCE_SETTING_KEYS else "evidence"
             raise SettingsError(f"{where}: {key}: {exc}" if where else f"{key}: {exc}") from None
         return cls(target, suggest, theme, None if kb == "bundled" else kb, noise, dict(keys),

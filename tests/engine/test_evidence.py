@@ -15,6 +15,7 @@ from responder.engine.evidence import (
     EvidenceError,
     EvidenceModel,
     check_evidence_settings,
+    check_long_row_exponent,
     sharp_group_drops,
 )
 from responder.engine.problem import Problem
@@ -320,6 +321,61 @@ def test_bad_model_arguments():
         EvidenceModel(problem).root().pick_matrix("smart")
     with pytest.raises(EvidenceError, match="threshold"):
         EvidenceModel(problem, threshold=2)
+
+
+def test_long_rows_get_a_lower_sensitivity_and_short_rows_keep_s():
+    # Rows of 1, 2 and 8 signs, equal prior: the typical row has 11/3 signs.
+    B = np.zeros((3, 8), dtype=int)
+    B[0, 0] = 1
+    B[1, :2] = 1
+    B[2, :] = 1
+    problem = Problem.build(B)
+    s = EvidenceModel(problem, AnswerModel(0.8, 0.1, None, 0.5)).sensitivities
+    assert s[0] == s[1] == 0.8  # no longer than the typical row: s
+    assert s[2] == pytest.approx(0.8 * (11 / 3 / 8) ** 0.5)  # 0.54
+    assert np.all(EvidenceModel(problem, AnswerModel(0.8, 0.1, None, 0.0)).sensitivities == 0.8)
+    assert np.all(EvidenceModel(problem, AnswerModel.exact()).sensitivities == 1.0)
+    # a = 1 would give 0.8 * 11/24 = 0.37: floored at (0.8 + 0.1) / 2, above every leak.
+    assert EvidenceModel(problem, AnswerModel(0.8, 0.1, None, 1.0)).sensitivities[2] == 0.45
+    with pytest.raises(EvidenceError, match="long-row exponent is 1.5"):
+        AnswerModel(0.8, 0.1, None, 1.5)
+    with pytest.raises(EvidenceError, match="long-row exponent is -0.1"):
+        check_long_row_exponent(-0.1)
+
+
+def test_a_yes_favours_the_shorter_row_that_lists_the_sign():
+    """Positive-only evidence: both chemicals list sign 0; without the discount they tie,
+    with it the one whose row is not a long union of effects comes first. A "no" to a sign
+    only the long row lists still counts against it."""
+    B = np.zeros((3, 10), dtype=int)
+    B[0, :2] = 1          # short row
+    B[1, :] = 1           # long row: every sign
+    B[2, 5] = 1           # a third chemical, so the typical row is 13/3 signs
+    problem = Problem.build(B)
+    flat = EvidenceModel(problem, AnswerModel(0.8, 0.1, None, 0.0)).belief({0: True})
+    assert flat.posterior[0] == pytest.approx(flat.posterior[1])
+    post = EvidenceModel(problem, AnswerModel(0.8, 0.1, None, 0.25)).belief({0: True}).posterior
+    assert post[0] > post[1] > post[2]
+    no = EvidenceModel(problem, AnswerModel(0.8, 0.1, None, 0.25)).belief({0: True, 7: False})
+    assert no.posterior[1] < post[1]
+
+
+def test_bundled_kb_long_union_rows_are_discounted():
+    """On the bundled knowledge base the rows that list opposite signs (a fast and a slow
+    pulse, pinpoint and wide pupils) are the long ones, and they get the lower sensitivity."""
+    from responder.kb.resolve import resolve_kb
+
+    kb = resolve_kb(None)
+    model = EvidenceModel(kb.to_problem())
+    col = {s: j for j, s in enumerate(kb.symptom_ids)}
+    B = kb.matrix
+    both = B[:, col["fast_pulse"]] & B[:, col["slow_pulse"]]
+    both &= B[:, col["pinpoint_pupils"]] & B[:, col["dilated_pupils"]]
+    lengths = B.sum(axis=1)
+    assert both.sum() >= 5
+    assert np.all(lengths[both] > model.typical_row_length)
+    assert np.all(model.sensitivities[both] < model.sensitivity)
+    assert np.all(model.sensitivities[lengths <= model.typical_row_length] == model.sensitivity)
 
 
 def test_per_symptom_leak_makes_a_sign_weaker_evidence():
