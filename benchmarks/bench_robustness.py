@@ -54,6 +54,7 @@ from responder.engine.bounds import binary_entropy  # noqa: E402
 from responder.engine.evaluate import evaluate  # noqa: E402
 from responder.engine.evidence import (  # noqa: E402
     DEFAULT_LEAK,
+    DEFAULT_LONG_ROW_EXPONENT,
     DEFAULT_SENSITIVITY,
     AnswerModel,
     EvidenceModel,
@@ -71,6 +72,12 @@ FRONTIER_L = (0.02, 0.05, 0.1, 0.15)
 FRONTIER_T = (0.9, 0.95, 0.99)
 GRID = [(0.95, 0.02), (0.9, 0.05), (0.85, 0.05), (0.8, 0.05), (0.8, 0.1), (0.75, 0.05), (0.7, 0.05)]
 SCENARIOS = ["flip:0.1", "victim:0.7,0.05", "flip:0"]
+# The long-row discount of every evidence mode in this run (--long-row-exponent).
+LONG_ROWS = DEFAULT_LONG_ROW_EXPONENT
+
+
+def answer_model(s=DEFAULT_SENSITIVITY, l_=DEFAULT_LEAK):
+    return AnswerModel(s, l_, None, LONG_ROWS)
 
 
 def modes_for(problem):
@@ -81,7 +88,7 @@ def modes_for(problem):
                                 name=f"noise gbs eps={eps}"))
     for s, l_ in GRID:
         mark = " (default)" if (s, l_) == (DEFAULT_SENSITIVITY, DEFAULT_LEAK) else ""
-        modes.append(EvidenceMode(EvidenceModel(problem, AnswerModel(s, l_)),
+        modes.append(EvidenceMode(EvidenceModel(problem, answer_model(s, l_)),
                                   name=f"evidence s={s:g} l={l_:g}{mark}"))
     return modes
 
@@ -108,7 +115,7 @@ def bayes_ceiling(problem, s, l_, n, seed=0):
 def frontier(problem, interviews, seed):
     """Every (s, l, threshold) of the FRONTIER grid on flip:0, flip:0.1 and victim:0.7,0.05."""
     settings = [(s, l_, t) for s in FRONTIER_S for l_ in FRONTIER_L for t in FRONTIER_T if l_ < s]
-    modes = [EvidenceMode(EvidenceModel(problem, AnswerModel(s, l_), threshold=t),
+    modes = [EvidenceMode(EvidenceModel(problem, answer_model(s, l_), threshold=t),
                           name=f"s={s:g} l={l_:g} t={t:g}") for s, l_, t in settings]
     by = {spec: compare_modes(problem, parse_victims(spec), modes, interviews, seed=seed)
           for spec in ("flip:0", "flip:0.1", "victim:0.7,0.05")}
@@ -148,7 +155,7 @@ def unlisted_agents(problem, interviews, seed):
     _, rows = np.unique(B, axis=0, return_inverse=True)
     rows = rows.reshape(-1)
     alone = np.flatnonzero(np.bincount(rows)[rows] == 1)
-    full = EvidenceModel(problem)
+    full = EvidenceModel(problem, answer_model())
     out = {}
     for kind in ("listed", "left out", "invented"):
         for pattern in ("flip:0.1", "victim:0.7,0.05"):
@@ -162,7 +169,8 @@ def unlisted_agents(problem, interviews, seed):
                     keep = np.arange(M) != i
                     row = B[i]
                     model = EvidenceModel(Problem.build(
-                        B[keep], prior=problem.prior[keep], object_groups=problem.object_groups[keep]))
+                        B[keep], prior=problem.prior[keep], object_groups=problem.object_groups[keep]),
+                        answer_model())
                 elif kind == "invented":
                     row = np.zeros(N, dtype=bool)
                     row[rng.choice(N, int(B[i].sum()), replace=False)] = True
@@ -188,7 +196,8 @@ class ConfidenceLookahead(EvidenceMode):
     def __init__(self, model, switch, name):
         super().__init__(model, name=name)
         self.switch = switch
-        self.p_yes = np.where(model.problem.matrix, model.sensitivity, model.leak_vector[None, :])
+        self.p_yes = np.where(model.problem.matrix, model.sensitivities[:, None],
+                              model.leak_vector[None, :])
 
     def choose(self, belief, rng):
         w = belief.posterior[:, None]
@@ -226,7 +235,7 @@ class TopVersusRest(ConfidenceLookahead):
 def refinements(problem, interviews, seed):
     """The default selection and the two refinements, on the same victims per scenario."""
     def model():
-        return EvidenceModel(problem)
+        return EvidenceModel(problem, answer_model())
 
     modes = [EvidenceMode(model(), name="expected information gain (default)")]
     for switch in (0.3, 0.5, 0.8):
@@ -284,12 +293,19 @@ def main(argv=None) -> int:
                     help="sweep sensitivity, leak and threshold instead (evidence mode only)")
     ap.add_argument("--refinements", action="store_true",
                     help="compare other question selections near the stop instead")
+    ap.add_argument("--kb", metavar="NAME|PATH", default=None,
+                    help="knowledge base (default: the bundled one); a folder pins it")
+    ap.add_argument("--long-row-exponent", type=float, default=DEFAULT_LONG_ROW_EXPONENT,
+                    metavar="A", help="long-row discount of every evidence mode (0: none; "
+                    f"default {DEFAULT_LONG_ROW_EXPONENT})")
     args = ap.parse_args(argv)
-    kb = resolve_kb(None)
+    global LONG_ROWS
+    LONG_ROWS = args.long_row_exponent
+    kb = resolve_kb(args.kb)
     problem = kb.to_problem()
-    print(f"bundled KB: {problem.n_objects} chemicals x {problem.n_queries} symptoms, prior "
+    print(f"KB {args.kb or 'bundled'}: {problem.n_objects} chemicals x {problem.n_queries} symptoms, prior "
           f"= class (default); {args.interviews} interviews per scenario, seed {args.seed}; "
-          f"load {os.getloadavg()[0]:.1f}", flush=True)
+          f"load {os.getloadavg()[0]:.1f}; long-row exponent {LONG_ROWS:g}", flush=True)
     ek = evaluate(Model(problem), Policy("gbs"), method="exact").expected_queries
     print(f"strict GBS exact E[K] = {ek:.3f}; 15% above it = {1.15 * ek:.3f}")
     if args.refinements:
@@ -355,7 +371,8 @@ def main(argv=None) -> int:
             "strict gbs": lambda: InterviewState(problem),
             "noise gbs eps=2": lambda: InterviewState(
                 problem, noise=NoiseModel(2, np.ones(problem.n_queries, dtype=bool))),
-            "evidence (default)": lambda: InterviewState(problem, evidence=EvidenceSettings()),
+            "evidence (default)": lambda: InterviewState(
+                problem, evidence=EvidenceSettings(long_row_exponent=LONG_ROWS)),
         }
         print(f"\n### {len(cases)} case vignettes (kb/cases/)\n")
         print("| mode | top-1 | top-5 |")

@@ -12,6 +12,7 @@ Example (every key optional)::
     sensitivity = 0.8          # chance a victim shows a sign the chemical lists, in (0, 1)
     leak = 0.1                 # chance of a sign it does not list, in (0, sensitivity)
     threshold = 0.95           # stop when the top candidate reaches this, in (0.5, 1)
+    long_row_exponent = 0.25   # long-row discount, in [0, 1]; 0 = none (docs/robustness.md)
 
     [noise]                    # defaults for noise tolerance (key e in the app)
     enabled = false
@@ -47,7 +48,7 @@ SETTINGS_FILE = "settings.toml"
 TARGETS = ("chemical", "class")
 SUGGEST = ("symptom", "category")
 ANSWER_MODES = ("evidence", "strict")  # noise tolerance is the [noise] table's switch
-EVIDENCE_SETTING_KEYS = ("sensitivity", "leak", "threshold")
+EVIDENCE_SETTING_KEYS = ("sensitivity", "leak", "threshold", "long_row_exponent")
 NOISE_MODELS = (1, 2)
 DEFAULT_THEME = "textual-dark"
 HEADER = "responder settings. Edit here or in the app (Settings: ctrl+s)."
@@ -184,6 +185,7 @@ class Settings:
             evidence = EvidenceSettings(**{k: ev[k] for k in EVIDENCE_SETTING_KEYS if k in ev})
         except EvidenceError as exc:
             name = str(exc).split(" ", 1)[0]
+            name = "long_row_exponent" if name == "long-row" else name
             key = f"evidence.{name}" if name in EVIDENCE_SETTING_KEYS else "evidence"
             raise SettingsError(f"{where}: {key}: {exc}" if where else f"{key}: {exc}") from None
         return cls(target, suggest, theme, None if kb == "bundled" else kb, noise, dict(keys),

@@ -51,6 +51,7 @@ def test_bundled_and_auto_read_as_defaults(home):
     ('[noise]\np = 0.9', "noise.p"),
     ('[noise]\nmodel = 3', "noise.model"),
     ('[noise]\nprone = []', "noise.prone"),
+    ('[evidence]\nlong_row_exponent = 2', "evidence.long_row_exponent"),
     ('target = "chemical', "not valid TOML"),
 ])
 def test_bad_values_raise_one_clear_message(home, text, words):

@@ -14,6 +14,7 @@ from responder.input_limits import InputRejected, loads_json, read_text
 from responder.engine.belief import TARGETS
 from responder.engine.evidence import (
     DEFAULT_LEAK,
+    DEFAULT_LONG_ROW_EXPONENT,
     DEFAULT_SENSITIVITY,
     DEFAULT_THRESHOLD,
     PICK_MODELS,
@@ -225,7 +226,8 @@ def fit_time_limit(args, model, policy, cost: Callable[[Workload], float], what:
 
 
 def add_evidence_arguments(parser) -> None:
-    """``--sensitivity``, ``--leak``, ``--threshold`` and ``--pick`` (evidence mode)."""
+    """``--sensitivity``, ``--leak``, ``--threshold``, ``--long-row-exponent`` and ``--pick``
+    (evidence mode)."""
     g = parser.add_argument_group("evidence mode")
     g.add_argument("--sensitivity", type=str, default=str(DEFAULT_SENSITIVITY), metavar="S",
                    help="chance a victim shows a sign the chemical lists, in (0, 1) "
@@ -236,6 +238,11 @@ def add_evidence_arguments(parser) -> None:
     g.add_argument("--threshold", type=str, default=str(DEFAULT_THRESHOLD), metavar="T",
                    help="stop when the top candidate reaches this probability, in (0.5, 1) "
                         f"(default {DEFAULT_THRESHOLD})")
+    g.add_argument("--long-row-exponent", type=str, default=str(DEFAULT_LONG_ROW_EXPONENT),
+                   metavar="A",
+                   help="long-row discount: a chemical whose row lists more signs than the "
+                        "typical row shows each less often, s (typical/length)^A; in [0, 1], "
+                        f"0 = none (default {DEFAULT_LONG_ROW_EXPONENT})")
     g.add_argument("--pick", choices=PICK_MODELS, default="informed",
                    help="category suggestions: the responder picks among useful symptoms "
                         "(informed, default) or any unasked one (any, the paper's model)")
@@ -248,8 +255,11 @@ def evidence_from_args(args, symptom_leaks=None) -> EvidenceSettings:
         return EvidenceSettings(
             sensitivity=args.sensitivity, leak=args.leak, threshold=args.threshold,
             pick=args.pick, symptom_leaks=symptom_leaks,
+            long_row_exponent=getattr(args, "long_row_exponent", DEFAULT_LONG_ROW_EXPONENT),
         )
     except EvidenceError as exc:
         option = str(exc).split(" ", 1)[0].replace("(", "")
-        flag = option if option in ("sensitivity", "leak", "threshold") else "sensitivity/--leak"
+        flag = (option if option in ("sensitivity", "leak", "threshold", "long-row")
+                else "sensitivity/--leak")
+        flag = "long-row-exponent" if flag == "long-row" else flag
         raise InputError(f"--{flag}: {exc}") from None

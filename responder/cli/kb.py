@@ -101,6 +101,9 @@ def register(subparsers) -> argparse.ArgumentParser:
     val.add_argument("--leak", type=float, default=None, metavar="L",
                      help="evidence mode: P(yes | the chemical does not list it) (default: the "
                      "engine's)")
+    val.add_argument("--long-row-exponent", type=float, default=None, metavar="A",
+                     help="evidence mode: the long-row discount, in [0, 1], 0 = none (default: "
+                     "the engine's)")
     val.add_argument("--json", action="store_true",
                      help="print one JSON object with the summaries and every case's answers")
     val.set_defaults(handler=cmd_validate)
@@ -348,7 +351,8 @@ def cmd_validate(args) -> int:
         return EXIT_INVALID
     try:
         settings = val.make_settings(eps=args.eps, sensitivity=args.sensitivity, leak=args.leak,
-                                     prior=args.prior)
+                                     prior=args.prior,
+                                     long_row_exponent=args.long_row_exponent)
         modes = val.check_modes(args.modes)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)

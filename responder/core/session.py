@@ -24,7 +24,7 @@ from responder.kb.model import KnowledgeBase
 from responder.settings import SUGGEST, TARGETS, NoiseSettings, SettingsError
 
 ANSWER_WORDS = {Answer.YES: "yes", Answer.NO: "no", Answer.UNKNOWN: "can't tell"}
-EVIDENCE_KEYS = ("sensitivity", "leak", "threshold", "gain_floor", "pick")
+EVIDENCE_KEYS = ("sensitivity", "leak", "threshold", "gain_floor", "pick", "long_row_exponent")
 ENGINE_TARGET = TARGETS_TO_ENGINE  # "chemical"/"class" -> the engine's "object"/"group"
 
 
@@ -139,7 +139,10 @@ class Interview:
         if weighted:
             ev = cfg.get("evidence") if isinstance(cfg.get("evidence"), dict) else {}
             try:
-                evidence = EvidenceSettings(**{k: ev[k] for k in EVIDENCE_KEYS if k in ev})
+                kept = {k: ev[k] for k in EVIDENCE_KEYS if k in ev}
+                # Journals from before the long-row discount ran without it: keep their meaning.
+                kept.setdefault("long_row_exponent", 0.0)
+                evidence = EvidenceSettings(**kept)
             except (EvidenceError, TypeError) as exc:
                 warnings.append(f"evidence settings not restored ({exc}); defaults used")
         try:

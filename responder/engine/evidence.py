@@ -7,7 +7,9 @@ sometimes signs a source does not list. This module replaces elimination by like
 
 - the *answer model*: P(yes | the chemical lists the sign) = sensitivity s,
   P(yes | it does not) = leak l (a per-symptom leak may override l); "can't tell" is no
-  evidence;
+  evidence. A row longer than the knowledge base's typical row has a lower sensitivity,
+  s_i = s min(1, (L / |B_i|)^a) (the long-row discount, :class:`AnswerModel`): a long row
+  is the union of effects over routes, doses and stages, more than one victim shows;
 - the *posterior* over objects: prior x product of likelihoods, in log space; a group's
   (class's) probability is the sum over its members;
 - *suggestions* by expected information gain, one for each of the paper's policies:
@@ -47,6 +49,10 @@ DEFAULT_LEAK = 0.1
 DEFAULT_THRESHOLD = 0.95
 DEFAULT_GAIN_FLOOR = 0.01
 DEFAULT_UNLISTED_PRIOR = 0.1
+# The long-row discount's exponent a (AnswerModel): 0 turns it off. Chosen on half of the
+# case vignettes and the simulations (docs/robustness.md, "Why the evidence mode misses on
+# the case vignettes").
+DEFAULT_LONG_ROW_EXPONENT = 0.25
 EVIDENCE_TARGETS = ("object", "group")
 PICK_MODELS = ("any", "informed")
 STOP_REASONS = ("confident", "no_gain", "no_fit")
@@ -116,6 +122,17 @@ def check_evidence_settings(
     return s, l_, check_threshold(threshold), check_gain_floor(gain_floor)
 
 
+def check_long_row_exponent(value) -> float:
+    """The long-row discount's exponent as a float in [0, 1]; EvidenceError otherwise."""
+    try:
+        a = float(value)
+    except (TypeError, ValueError):
+        raise EvidenceError(f"long-row exponent must be a number in [0, 1], got {value!r}") from None
+    if not 0.0 <= a <= 1.0:
+        raise EvidenceError(f"long-row exponent is {value}; it must lie in [0, 1] (0: no discount)")
+    return a
+
+
 def check_answer_model(sensitivity, leak) -> tuple[float, float]:
     """Sensitivity and leak as floats, each in (0, 1) with leak < sensitivity."""
     s = check_probability("sensitivity", sensitivity)
@@ -141,13 +158,24 @@ class AnswerModel:
     symptom_leaks : array-like of shape (N,), optional
         A per-symptom leak overriding ``leak``; NaN where none is given. A sign easy to
         mistake (or common for any cause) may carry a higher leak.
+    long_row_exponent : float
+        a in [0, 1], the long-row discount: chemical i, whose row lists |B_i| signs, has
+        sensitivity s_i = s min(1, (L / |B_i|)^a), with L the prior-weighted mean row length
+        (:meth:`sensitivities`). A knowledge-base row is the union of the effects sources
+        report over routes, doses and stages of poisoning (VX's lists pinpoint and wide
+        pupils, a slow and a fast pulse); one victim shows a bounded number of them, so each
+        sign of a long row is shown less often. a = 0 is no discount; a = 1 would say a
+        victim shows the same number of signs whatever the row. Rows no longer than L keep s.
+        s_i never drops below the midpoint of s and the largest leak, so a "yes" always
+        favours the chemicals that list the sign.
 
-    Use :meth:`exact` for the paper's error-free answers (s = 1, l = 0).
+    Use :meth:`exact` for the paper's error-free answers (s = 1, l = 0, no discount).
     """
 
     sensitivity: float = DEFAULT_SENSITIVITY
     leak: float = DEFAULT_LEAK
     symptom_leaks: np.ndarray | None = None
+    long_row_exponent: float = DEFAULT_LONG_ROW_EXPONENT
     _exact: bool = False
 
     def __post_init__(self) -> None:
@@ -156,6 +184,7 @@ class AnswerModel:
         s, l_ = check_answer_model(self.sensitivity, self.leak)
         object.__setattr__(self, "sensitivity", s)
         object.__setattr__(self, "leak", l_)
+        object.__setattr__(self, "long_row_exponent", check_long_row_exponent(self.long_row_exponent))
         if self.symptom_leaks is not None:
             arr = np.asarray(self.symptom_leaks, dtype=float)
             if arr.ndim != 1:
@@ -173,7 +202,7 @@ class AnswerModel:
     @classmethod
     def exact(cls) -> "AnswerModel":
         """Error-free answers (s = 1, l = 0): the paper's strict model, for checking."""
-        return cls(1.0, 0.0, None, _exact=True)
+        return cls(1.0, 0.0, None, 0.0, _exact=True)
 
     @property
     def is_exact(self) -> bool:
@@ -189,6 +218,18 @@ class AnswerModel:
                 "symptoms; give one per symptom (NaN for none)"
             )
         return np.where(np.isnan(self.symptom_leaks), self.leak, self.symptom_leaks)
+
+    def sensitivities(self, row_lengths, typical: float, leaks: np.ndarray) -> np.ndarray:
+        """s_i = max(s min(1, (L / n_i)^a), (s + max leak) / 2) for rows of ``row_lengths``
+        signs, with L = ``typical`` (the prior-weighted mean row length); s everywhere when
+        a = 0 or answers are exact. Same shape as ``row_lengths``."""
+        n = np.asarray(row_lengths, dtype=float)
+        s = self.sensitivity
+        if self._exact or self.long_row_exponent == 0.0:
+            return np.full(n.shape, s)
+        factor = np.minimum(1.0, (typical / np.maximum(n, 1e-12)) ** self.long_row_exponent)
+        floor = 0.5 * (s + float(np.max(leaks))) if np.size(leaks) else 0.0
+        return np.maximum(s * factor, floor)
 
 
 @dataclass(frozen=True)
@@ -207,6 +248,8 @@ class EvidenceSettings:
         How a responder picks inside a suggested category.
     symptom_leaks : tuple of float or None
         Per-symptom leaks (NaN for none), e.g. from the knowledge base.
+    long_row_exponent : float
+        The long-row discount (:class:`AnswerModel`), in [0, 1]; 0 turns it off.
     """
 
     sensitivity: float = DEFAULT_SENSITIVITY
@@ -215,6 +258,7 @@ class EvidenceSettings:
     gain_floor: float = DEFAULT_GAIN_FLOOR
     pick: str = "informed"
     symptom_leaks: tuple[float, ...] | None = None
+    long_row_exponent: float = DEFAULT_LONG_ROW_EXPONENT
 
     def __post_init__(self) -> None:
         s, l_, t, f = check_evidence_settings(
@@ -223,17 +267,20 @@ class EvidenceSettings:
         _check_pick(self.pick)
         for name, value in (("sensitivity", s), ("leak", l_), ("threshold", t), ("gain_floor", f)):
             object.__setattr__(self, name, value)
+        object.__setattr__(self, "long_row_exponent",
+                           check_long_row_exponent(self.long_row_exponent))
 
     def answer_model(self) -> AnswerModel:
         leaks = None if self.symptom_leaks is None else np.asarray(self.symptom_leaks, float)
-        return AnswerModel(self.sensitivity, self.leak, leaks)
+        return AnswerModel(self.sensitivity, self.leak, leaks, self.long_row_exponent)
 
     def model(self, problem: Problem, target: str = "object") -> "EvidenceModel":
         return EvidenceModel(problem, self.answer_model(), target, self.threshold, self.gain_floor)
 
     def describe(self) -> dict:
         return {"sensitivity": self.sensitivity, "leak": self.leak, "threshold": self.threshold,
-                "gain_floor": self.gain_floor, "pick": self.pick}
+                "gain_floor": self.gain_floor, "pick": self.pick,
+                "long_row_exponent": self.long_row_exponent}
 
 
 @dataclass(frozen=True)
@@ -352,22 +399,39 @@ class EvidenceModel:
         self.unlisted_prior = check_probability("unlisted prior", unlisted_prior)
         N = problem.n_queries
         s = float(answers.sensitivity)
-        self.sensitivity = s
+        self.sensitivity = s  # the nominal s; each row's own is sensitivities[i]
         self.leak_vector = answers.leaks(N)
+        # The long-row discount (AnswerModel): each row's sensitivity s_i, s where the row is
+        # no longer than the prior-weighted mean row length.
+        row_lengths = problem.matrix.sum(axis=1).astype(float)
+        self.typical_row_length = float(problem.prior @ row_lengths)
+        self.sensitivities = answers.sensitivities(row_lengths, self.typical_row_length,
+                                                   self.leak_vector)
+        self.sensitivities.setflags(write=False)
+        # One s for every row (no discount, or no row long enough): the scalar formulas.
+        self._uniform_s = bool(np.all(self.sensitivities == s))
         with np.errstate(divide="ignore"):
             self._log_s, self._log_1s = np.log(s), np.log1p(-s)
+            self._log_s_i = np.log(self.sensitivities)
+            self._log_1s_i = np.log1p(-self.sensitivities)
             self._log_l = np.log(self.leak_vector)
             self._log_1l = np.log1p(-self.leak_vector)
         self._h_listed = float(binary_entropy(np.array(s)))
+        self._h_listed_i = binary_entropy(self.sensitivities)
         self._h_unlisted = binary_entropy(self.leak_vector)
         self._log_prior = np.log(problem.prior)
         # An unlisted chemical: each sign independently, with the chance a victim of a
         # chemical drawn from the prior shows it (Belief.fit).
-        self.unlisted_yes = self.leak_vector + (s - self.leak_vector) * (problem.prior @ problem.matrix)
+        listed_yes = (problem.prior * self.sensitivities) @ problem.matrix
+        listed_mass = problem.prior @ problem.matrix
+        self.unlisted_yes = self.leak_vector * (1.0 - listed_mass) + listed_yes
         # ... or with signs at random, as many as a listed chemical has: the share of signs
-        # each chemical lists, and its prior weight, summed over equal shares.
-        share = problem.matrix.sum(axis=1) / max(N, 1)
+        # each chemical lists, and its prior weight, summed over equal shares (each share
+        # with the sensitivity of a row that long).
+        share = row_lengths / max(N, 1)
         self.unlisted_shares, where = np.unique(share, return_inverse=True)
+        self.unlisted_share_sensitivities = answers.sensitivities(
+            self.unlisted_shares * N, self.typical_row_length, self.leak_vector)
         self._log_share_weight = np.log(np.bincount(where.reshape(-1), weights=problem.prior))
         # Chemicals with identical rows get identical likelihoods under any answers: they
         # are reported together as one candidate, never one picked.
@@ -390,11 +454,19 @@ class EvidenceModel:
         dtype = np.float32 if problem.matrix.size > FLOAT32_ABOVE_CELLS else np.float64
         self._rows = np.ascontiguousarray(problem.matrix[self._row_order], dtype=dtype)
         self._rows.setflags(write=False)
+        self._s_sorted = self.sensitivities[self._row_order]
+        self._h_sorted = self._h_listed_i[self._row_order]
         if problem.query_groups is not None:
             self._category_onehot = np.zeros((problem.n_query_groups, N), dtype=bool)
             self._category_onehot[problem.query_groups, np.arange(N)] = True
         else:
             self._category_onehot = None
+
+    def yes_probability(self, weights: np.ndarray) -> np.ndarray:
+        """P(yes) to every query when the chemical is drawn from ``weights`` (shape (M,),
+        summing to 1): sum_i w_i (B_iq s_i + (1 - B_iq) l_q), shape (N,)."""
+        B = self.problem.matrix
+        return self.leak_vector * (1.0 - weights @ B) + (weights * self.sensitivities) @ B
 
     def belief(self, known: Mapping[int, bool], skipped: Iterable[int] = ()) -> "Belief":
         """The posterior after ``known`` answers (query -> yes) and ``skipped`` queries.
@@ -445,10 +517,17 @@ class Belief:
         self.asked = asked
         # Per answered query, the log-likelihood of its answer if the chemical lists the
         # sign and if it does not; then one pass over the answered columns.
-        if_listed = np.where(values, model._log_s, model._log_1s)
         if_unlisted = np.where(values, model._log_l[queries], model._log_1l[queries])
         B = model.problem.matrix[:, queries]  # (M, k)
-        loglik = np.where(B, if_listed, if_unlisted).sum(axis=1)
+        if model._uniform_s:
+            if_listed = np.where(values, model._log_s, model._log_1s)
+            loglik = np.where(B, if_listed, if_unlisted).sum(axis=1)
+        else:  # each row its own s_i: count its listed yes and no answers
+            listed = B.astype(bool)
+            yes_listed = (listed & values[None, :]).sum(axis=1)
+            no_listed = (listed & ~values[None, :]).sum(axis=1)
+            loglik = (yes_listed * model._log_s_i + no_listed * model._log_1s_i
+                      + np.where(listed, 0.0, if_unlisted[None, :]).sum(axis=1))
         self.log_weights = model._log_prior + loglik
         top = self.log_weights.max()
         if np.isfinite(top):
@@ -524,16 +603,31 @@ class Belief:
         s = m.sensitivity
         total = float(self.posterior.sum())
         if m.target == "group":
-            # Per class c: mass W_c and its yes-mass W_c l + (s - l) G_c, G = sum_{i in c} w_i B_i.
-            G = _class_sums(w, m._rows, m._class_ends)
+            # Per class c: mass W_c and its yes-mass W_c l + (s - l) G_c, G = sum_{i in c} w_i B_i
+            # (with the long-row discount, sum_{i in c} w_i s_i B_i - l G_c).
             W = self.group_probabilities()
+            if m._uniform_s:
+                G = _class_sums(w, m._rows, m._class_ends)
+                listed_yes = s * G
+            else:
+                both = _class_sums(np.stack([w, w * m._s_sorted.astype(w.dtype)]), m._rows,
+                                   m._class_ends)
+                G, listed_yes = both[0], both[1]
             listed = G.sum(axis=0)  # P(the chemical lists q), unnormalised
-            yes_c = leak[None, :] * W[:, None] + (s - leak)[None, :] * G
+            yes_c = leak[None, :] * (W[:, None] - G) + listed_yes
             h_given = _entropy_of_split(yes_c, W[:, None]).sum(axis=0)
-        else:
+            listed_yes = listed_yes.sum(axis=0)
+        elif m._uniform_s:
             listed = np.einsum("k,kn->n", w, m._rows).astype(np.float64)  # P(lists q), unnormalised
             h_given = listed * m._h_listed + (total - listed) * m._h_unlisted
-        p_yes = leak * total + (s - leak) * listed
+            listed_yes = s * listed
+        else:
+            # Per row its own s_i: the listed mass, its yes-mass sum_i w_i s_i B_iq and its
+            # answer entropy sum_i w_i H(s_i) B_iq, in one pass over the matrix.
+            weights = np.stack([w, w * m._s_sorted.astype(w.dtype), w * m._h_sorted.astype(w.dtype)])
+            listed, listed_yes, h_listed = np.einsum("jk,kn->jn", weights, m._rows).astype(np.float64)
+            h_given = h_listed + (total - listed) * m._h_unlisted
+        p_yes = leak * (total - listed) + listed_yes
         h_answer = _entropy_of_split(p_yes, total)
         gain = np.maximum(h_answer - h_given, 0.0) / total if total > 0 else np.zeros_like(p_yes)
         # Round-off (about 1e-16) on queries that split nothing is no gain; a real split of
@@ -605,10 +699,11 @@ class Belief:
         with L_i the likelihood of the answers under chemical i (the posterior's own) and
         L_0 the likelihood under theta_0. An unlisted agent's profile is unknown; L_0 is the
         mean of two models of it: each sign listed with its frequency in the knowledge base,
-        f_q = sum_i pi_i B_iq (answers yes with r_q = l_q + (s - l_q) f_q), and each sign
-        listed with one chance rho, the share of signs a listed chemical has, rho_i =
-        |B_i| / N with chemical i drawn from the prior (a profile of any listed size, on
-        signs at random). "No fit" when P(theta_0 | answers) >= 1/2. (An earlier version
+        f_q = sum_i pi_i B_iq (answers yes with r_q = sum_i pi_i (B_iq s_i + (1 - B_iq) l_q),
+        i.e. l_q + (s - l_q) f_q without the long-row discount), and each sign listed with one
+        chance rho, the share of signs a listed chemical has, rho_i = |B_i| / N with chemical
+        i drawn from the prior (a profile of any listed size, on signs at random, shown with
+        the sensitivity of a row that long). "No fit" when P(theta_0 | answers) >= 1/2. (An earlier version
         drew rho ~ U(0, 1); that admits agents with nearly every sign, which out-explain a
         true victim who shows many of its chemical's signs plus one the sources miss.)
         This is the evidence mode's counterpart of the persistent-noise model's error
@@ -634,7 +729,8 @@ class Belief:
         r = m.unlisted_yes[self.queries]
         log_freq = float(np.where(self.values, np.log(r), np.log1p(-r)).sum())
         leak = m.leak_vector[self.queries][None, :]
-        r_share = leak + (m.sensitivity - leak) * m.unlisted_shares[:, None]  # (D, k)
+        s_share = m.unlisted_share_sensitivities[:, None]
+        r_share = leak + (s_share - leak) * m.unlisted_shares[:, None]  # (D, k)
         log_share = np.where(self.values[None, :], np.log(r_share), np.log1p(-r_share)).sum(axis=1)
         log_exch = float(np.logaddexp.reduce(log_share + m._log_share_weight))
         log_l0 = float(np.logaddexp(log_freq, log_exch)) - np.log(2.0)
@@ -721,13 +817,22 @@ def sharp_group_drops(
 
 
 def _class_sums(w_sorted: np.ndarray, rows: np.ndarray, ends: np.ndarray) -> np.ndarray:
-    """G[c, q] = sum of w_i B_iq over the members i of class c, shape (m, N).
+    """G[c, q] = sum of w_i B_iq over the members i of class c, shape (m, N); for weights of
+    shape (J, M), one such table per weight vector, shape (J, m, N), in the same pass.
 
     ``rows`` is B as floats with its rows sorted by class and ``ends`` the cumulative class
     sizes: one matrix-vector product per class block, one pass over the matrix in all (a
     loop over classes, never over symptoms). einsum, not BLAS: as fast on one core here and
     steady on a shared machine, where threaded BLAS waits for a busy core.
     """
+    if w_sorted.ndim == 2:
+        G = np.zeros((w_sorted.shape[0], ends.size, rows.shape[1]), dtype=rows.dtype)
+        start = 0
+        for c, end in enumerate(ends.tolist()):
+            if end > start:
+                np.einsum("jk,kn->jn", w_sorted[:, start:end], rows[start:end], out=G[:, c])
+            start = end
+        return G.astype(np.float64, copy=False)
     G = np.zeros((ends.size, rows.shape[1]), dtype=rows.dtype)
     start = 0
     for c, end in enumerate(ends.tolist()):
@@ -805,7 +910,8 @@ def expected_questions(
     counts = np.empty(trials)
     for t in range(trials):
         true = int(rng.choice(belief.posterior.size, p=belief.posterior))
-        answers = rng.random(B.shape[1]) < np.where(B[true], model.sensitivity, model.leak_vector)
+        answers = rng.random(B.shape[1]) < np.where(B[true], model.sensitivities[true],
+                                                    model.leak_vector)
         known = dict(known0)
         b = belief
         k = 0

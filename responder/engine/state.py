@@ -357,8 +357,7 @@ class InterviewState:
         if self.mode == "evidence":
             b = self.belief
             m = b.model
-            listed = b.posterior @ self.problem.matrix
-            p_yes = m.leak_vector + (m.sensitivity - m.leak_vector) * listed
+            p_yes = m.yes_probability(b.posterior)
             return np.where(b.asked, 0.0, np.minimum(p_yes, 1.0 - p_yes))
         stats = self.node.split()
         if not stats.total:

@@ -72,6 +72,8 @@ class Settings:
         A cap on questions per interview (None: the number of symptoms).
     prior : {"chemical", "class"}
         The prior over chemicals (:meth:`KnowledgeBase.prior_vector`).
+    long_row_exponent : float or None
+        The evidence mode's long-row discount (None: the engine's default).
     """
 
     eps: int = DEFAULT_EPS
@@ -79,6 +81,7 @@ class Settings:
     leak: float | None = None
     max_questions: int | None = None
     prior: str = DEFAULT_PRIOR_MODE
+    long_row_exponent: float | None = None
 
 
 @dataclass(frozen=True)
@@ -95,7 +98,7 @@ MODES: dict[str, Mode] = {}
 
 def make_settings(eps: int | None = None, sensitivity: float | None = None,
                   leak: float | None = None, max_questions: int | None = None,
-                  prior: str | None = None) -> Settings:
+                  prior: str | None = None, long_row_exponent: float | None = None) -> Settings:
     """Settings with every value checked; ValueError says which is wrong and why."""
     if prior is not None and prior not in PRIOR_MODES:
         raise ValueError(f"unknown prior {prior!r}; choose one of {', '.join(PRIOR_MODES)}")
@@ -112,8 +115,10 @@ def make_settings(eps: int | None = None, sensitivity: float | None = None,
     else:
         ev.check_answer_model(ev.DEFAULT_SENSITIVITY if sensitivity is None else sensitivity,
                               ev.DEFAULT_LEAK if leak is None else leak)
+        if long_row_exponent is not None:
+            ev.check_long_row_exponent(long_row_exponent)
     return Settings(DEFAULT_EPS if eps is None else eps, sensitivity, leak, max_questions,
-                    prior or DEFAULT_PRIOR_MODE)
+                    prior or DEFAULT_PRIOR_MODE, long_row_exponent)
 
 
 def register_mode(mode: Mode) -> None:
@@ -166,6 +171,8 @@ def _evidence_run(target: str):
             ev.DEFAULT_SENSITIVITY if settings.sensitivity is None else settings.sensitivity,
             ev.DEFAULT_LEAK if settings.leak is None else settings.leak,
             None if np.isnan(leaks).all() else leaks,
+            ev.DEFAULT_LONG_ROW_EXPONENT if settings.long_row_exponent is None
+            else settings.long_row_exponent,
         )
         model = ev.EvidenceModel(problem, answers, target=target)
         cap = settings.max_questions or problem.n_queries
@@ -405,6 +412,7 @@ def report_json(report: Report) -> dict:
         "settings": {"prior": report.settings.prior,
                      "eps": report.settings.eps, "sensitivity": report.settings.sensitivity,
                      "leak": report.settings.leak,
+                     "long_row_exponent": report.settings.long_row_exponent,
                      "max_questions": report.settings.max_questions},
         "modes": [report.summary(m).as_dict() for m in report.modes],
         "cases": [
@@ -482,7 +490,9 @@ def format_report(report: Report) -> str:
         out.append(f"  (noise-gbs uses eps = {report.settings.eps}, every question error-prone)")
     if any(m.startswith("evidence") for m in report.modes):
         s, l_ = report.settings.sensitivity, report.settings.leak
+        a = report.settings.long_row_exponent
         out.append("  (evidence modes use sensitivity = "
                    f"{'the default' if s is None else s}, leak = "
-                   f"{'the default' if l_ is None else l_}; knowledge-base leaks override)")
+                   f"{'the default' if l_ is None else l_}, long-row exponent = "
+                   f"{'the default' if a is None else a}; knowledge-base leaks override)")
     return "\n".join(out)

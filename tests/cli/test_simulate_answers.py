@@ -57,6 +57,8 @@ def test_persistent_uses_the_noise_settings(capsys):
     (["--answers", "flip:0.1", "--sensitivity", "0"], "--sensitivity: sensitivity is 0"),
     (["--answers", "flip:0.1", "--leak", "1.2"], "--leak: leak is 1.2"),
     (["--answers", "flip:0.1", "--threshold", "0.2"], "--threshold: threshold is 0.2"),
+    (["--answers", "flip:0.1", "--long-row-exponent", "1.5"],
+     "--long-row-exponent: long-row exponent is 1.5"),
     (["--answers", "flip:0.1", "--policy", "random"], "--answers compares"),
 ])
 def test_bad_input_exit_2(capsys, args, fragment):

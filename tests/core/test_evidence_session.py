@@ -44,6 +44,24 @@ def test_resume_restores_the_mode_and_old_journals_stay_strict(knowledge, home):
     assert old.mode == "strict"
 
 
+def test_resume_keeps_the_long_row_discount_and_old_journals_run_without_it(knowledge, home):
+    from responder.core.journal import list_journals
+    from responder.engine.evidence import DEFAULT_LONG_ROW_EXPONENT
+
+    it = Interview.start(knowledge, "chemical", "symptom", NoiseSettings(), weighted=True,
+                         evidence=EvidenceSettings(long_row_exponent=0.5))
+    it.answer(knowledge.symptom_index("cough"), Answer.YES)
+    assert it.config()["evidence"]["long_row_exponent"] == 0.5
+    data = next(d for d in list_journals() if d.id == it.id)
+    again, warnings = Interview.resume(knowledge, data)
+    assert again.evidence.long_row_exponent == 0.5 and not warnings
+    # A journal written before the discount existed resumes without it, as it ran.
+    data.config["evidence"].pop("long_row_exponent")
+    old, warnings = Interview.resume(knowledge, data)
+    assert old.evidence.long_row_exponent == 0.0 and not warnings
+    assert Interview(knowledge, weighted=True).evidence.long_row_exponent == DEFAULT_LONG_ROW_EXPONENT
+
+
 def test_class_notice_when_one_answer_sharply_lowers_a_class(knowledge):
     it = Interview(knowledge, weighted=True)
     notices = []

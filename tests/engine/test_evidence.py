@@ -10,10 +10,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from responder.engine.evidence import (
+    DEFAULT_LONG_ROW_EXPONENT,
     AnswerModel,
     EvidenceError,
     EvidenceModel,
     check_evidence_settings,
+    check_long_row_exponent,
     sharp_group_drops,
 )
 from responder.engine.problem import Problem
@@ -28,12 +30,25 @@ def toy(seed=0, M=7, N=6, groups=3, cats=2):
     )
 
 
+def row_sensitivities(problem, s, leaks, a):
+    """s_i written out: s min(1, (L / |B_i|)^a), L the prior-weighted mean row length,
+    never below (s + the largest leak) / 2."""
+    lengths = problem.matrix.sum(axis=1)
+    typical = sum(p * n for p, n in zip(problem.prior, lengths))
+    out = []
+    for n in lengths:
+        factor = 1.0 if a == 0 or n <= typical else (typical / n) ** a
+        out.append(max(s * factor, (s + max(leaks)) / 2) if a else s)
+    return np.array(out)
+
+
 def brute_force_gain(problem, s, leaks, posterior, q, target):
-    """I(target; Y_q) from the joint table P(target, answer), by explicit enumeration."""
+    """I(target; Y_q) from the joint table P(target, answer), by explicit enumeration;
+    ``s`` is one sensitivity per object."""
     labels = problem.object_groups if target == "group" else np.arange(problem.n_objects)
     joint = {}
     for i, w in enumerate(posterior):
-        p_yes = s if problem.matrix[i, q] else leaks[q]
+        p_yes = s[i] if problem.matrix[i, q] else leaks[q]
         for ans, p in ((1, p_yes), (0, 1 - p_yes)):
             key = (int(labels[i]), ans)
             joint[key] = joint.get(key, 0.0) + w * p
@@ -51,19 +66,29 @@ def brute_force_gain(problem, s, leaks, posterior, q, target):
     l_=st.floats(0.01, 0.5),
     target=st.sampled_from(["object", "group"]),
     n_answers=st.integers(0, 3),
+    a=st.sampled_from([0.0, 0.5, 1.0]),
 )
-def test_gain_is_the_mutual_information_of_an_explicit_joint_table(seed, s, l_, target, n_answers):
+def test_gain_is_the_mutual_information_of_an_explicit_joint_table(seed, s, l_, target, n_answers, a):
     problem = toy(seed)
     leaks = np.full(problem.n_queries, np.nan)
     leaks[0] = min(l_ * 1.5, s * 0.99)  # one per-symptom override
-    model = EvidenceModel(problem, AnswerModel(s, min(l_, s * 0.9), leaks), target=target)
+    model = EvidenceModel(problem, AnswerModel(s, min(l_, s * 0.9), leaks, a), target=target)
     rng = np.random.default_rng(seed)
     asked = rng.permutation(problem.n_queries)[:n_answers]
-    belief = model.belief({int(q): bool(rng.integers(0, 2)) for q in asked})
+    known = {int(q): bool(rng.integers(0, 2)) for q in asked}
+    belief = model.belief(known)
     full_leaks = model.leak_vector
+    s_i = row_sensitivities(problem, s, full_leaks, a)
+    np.testing.assert_allclose(model.sensitivities, s_i, rtol=1e-12)
+    # The posterior with every likelihood written out, each row with its own s_i.
+    expected_post = problem.prior.copy()
+    for q, yes in known.items():
+        p_yes = np.where(problem.matrix[:, q], s_i, full_leaks[q])
+        expected_post *= p_yes if yes else 1 - p_yes
+    np.testing.assert_allclose(belief.posterior, expected_post / expected_post.sum(), rtol=1e-9)
     for q in range(problem.n_queries):
         expected = 0.0 if q in asked else brute_force_gain(
-            problem, s, full_leaks, belief.posterior, q, target
+            problem, s_i, full_leaks, belief.posterior, q, target
         )
         assert belief.gains()[q] == pytest.approx(expected, abs=1e-9)
 
@@ -75,8 +100,9 @@ def test_posterior_is_prior_times_likelihoods_and_nothing_is_eliminated():
     known = {0: True, 2: False, 5: True}
     belief = model.belief(known)
     expected = problem.prior.copy()
+    s_i = row_sensitivities(problem, s, [l_], DEFAULT_LONG_ROW_EXPONENT)
     for q, yes in known.items():
-        p_yes = np.where(problem.matrix[:, q], s, l_)
+        p_yes = np.where(problem.matrix[:, q], s_i, l_)
         expected *= p_yes if yes else 1 - p_yes
     np.testing.assert_allclose(belief.posterior, expected / expected.sum(), rtol=1e-12)
     assert np.all(belief.posterior > 0)
@@ -170,20 +196,21 @@ def test_exact_answers_no_fit_only_when_no_candidate_is_possible():
     assert fit.fits and fit.unlisted == 0.0 and fit.against == 0
 
 
-def unlisted_by_enumeration(problem, s, l_, known, pi0):
+def unlisted_by_enumeration(problem, s, l_, known, pi0, a=DEFAULT_LONG_ROW_EXPONENT):
     """P(agent not listed | answers) with every likelihood written out term by term."""
     # An unlisted agent lists each sign with chance rho_i, the share of signs chemical i
-    # lists, i drawn from the prior (one term per chemical, not merged by equal shares).
+    # lists, i drawn from the prior (one term per chemical, not merged by equal shares),
+    # and shows a listed sign with the sensitivity of a row as long as chemical i's.
     rho = problem.matrix.sum(axis=1) / problem.n_queries
-    freq = problem.prior @ problem.matrix
+    s_i = row_sensitivities(problem, s, [l_], a)
     lik = np.ones(problem.n_objects)
     l_freq, l_rho = 1.0, np.ones(problem.n_objects)
     for q, yes in known.items():
-        p_obj = np.where(problem.matrix[:, q] == 1, s, l_)
+        p_obj = np.where(problem.matrix[:, q] == 1, s_i, l_)
         lik *= p_obj if yes else 1 - p_obj
-        r = l_ + (s - l_) * freq[q]
+        r = float(problem.prior @ p_obj)  # a victim of a chemical drawn from the prior
         l_freq *= r if yes else 1 - r
-        r_rho = l_ + (s - l_) * rho
+        r_rho = l_ + (s_i - l_) * rho
         l_rho *= r_rho if yes else 1 - r_rho
     l0 = 0.5 * l_freq + 0.5 * float(problem.prior @ l_rho)
     listed = float(problem.prior @ lik)
@@ -294,6 +321,61 @@ def test_bad_model_arguments():
         EvidenceModel(problem).root().pick_matrix("smart")
     with pytest.raises(EvidenceError, match="threshold"):
         EvidenceModel(problem, threshold=2)
+
+
+def test_long_rows_get_a_lower_sensitivity_and_short_rows_keep_s():
+    # Rows of 1, 2 and 8 signs, equal prior: the typical row has 11/3 signs.
+    B = np.zeros((3, 8), dtype=int)
+    B[0, 0] = 1
+    B[1, :2] = 1
+    B[2, :] = 1
+    problem = Problem.build(B)
+    s = EvidenceModel(problem, AnswerModel(0.8, 0.1, None, 0.5)).sensitivities
+    assert s[0] == s[1] == 0.8  # no longer than the typical row: s
+    assert s[2] == pytest.approx(0.8 * (11 / 3 / 8) ** 0.5)  # 0.54
+    assert np.all(EvidenceModel(problem, AnswerModel(0.8, 0.1, None, 0.0)).sensitivities == 0.8)
+    assert np.all(EvidenceModel(problem, AnswerModel.exact()).sensitivities == 1.0)
+    # a = 1 would give 0.8 * 11/24 = 0.37: floored at (0.8 + 0.1) / 2, above every leak.
+    assert EvidenceModel(problem, AnswerModel(0.8, 0.1, None, 1.0)).sensitivities[2] == 0.45
+    with pytest.raises(EvidenceError, match="long-row exponent is 1.5"):
+        AnswerModel(0.8, 0.1, None, 1.5)
+    with pytest.raises(EvidenceError, match="long-row exponent is -0.1"):
+        check_long_row_exponent(-0.1)
+
+
+def test_a_yes_favours_the_shorter_row_that_lists_the_sign():
+    """Positive-only evidence: both chemicals list sign 0; without the discount they tie,
+    with it the one whose row is not a long union of effects comes first. A "no" to a sign
+    only the long row lists still counts against it."""
+    B = np.zeros((3, 10), dtype=int)
+    B[0, :2] = 1          # short row
+    B[1, :] = 1           # long row: every sign
+    B[2, 5] = 1           # a third chemical, so the typical row is 13/3 signs
+    problem = Problem.build(B)
+    flat = EvidenceModel(problem, AnswerModel(0.8, 0.1, None, 0.0)).belief({0: True})
+    assert flat.posterior[0] == pytest.approx(flat.posterior[1])
+    post = EvidenceModel(problem, AnswerModel(0.8, 0.1, None, 0.25)).belief({0: True}).posterior
+    assert post[0] > post[1] > post[2]
+    no = EvidenceModel(problem, AnswerModel(0.8, 0.1, None, 0.25)).belief({0: True, 7: False})
+    assert no.posterior[1] < post[1]
+
+
+def test_bundled_kb_long_union_rows_are_discounted():
+    """On the bundled knowledge base the rows that list opposite signs (a fast and a slow
+    pulse, pinpoint and wide pupils) are the long ones, and they get the lower sensitivity."""
+    from responder.kb.resolve import resolve_kb
+
+    kb = resolve_kb(None)
+    model = EvidenceModel(kb.to_problem())
+    col = {s: j for j, s in enumerate(kb.symptom_ids)}
+    B = kb.matrix
+    both = B[:, col["fast_pulse"]] & B[:, col["slow_pulse"]]
+    both &= B[:, col["pinpoint_pupils"]] & B[:, col["dilated_pupils"]]
+    lengths = B.sum(axis=1)
+    assert both.sum() >= 5
+    assert np.all(lengths[both] > model.typical_row_length)
+    assert np.all(model.sensitivities[both] < model.sensitivity)
+    assert np.all(model.sensitivities[lengths <= model.typical_row_length] == model.sensitivity)
 
 
 def test_per_symptom_leak_makes_a_sign_weaker_evidence():

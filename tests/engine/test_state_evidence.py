@@ -133,25 +133,26 @@ def test_bad_settings():
 
 
 def test_an_observable_sign_comes_first_when_its_gain_is_close():
-    """Issue 12: prefer quickly observed signs when gains are close (evidence mode)."""
-    base = InterviewState(problem(), evidence=EvidenceSettings())
+    """Issue 12: prefer quickly observed signs when gains are close (evidence mode). The
+    gains below are those of one sensitivity for every row (no long-row discount)."""
+    base = InterviewState(problem(), evidence=EvidenceSettings(long_row_exponent=0.0))
     sug = base.belief.suggest_symptom()
     gains = dict(zip(sug.queries.tolist(), sug.gains.tolist()))
     # Queries 0, 1, 2 tie for the largest gain; 3 is about 2.5% below them.
     assert gains[0] == gains[1] == gains[2] > gains[3] > 0.97 * gains[0]
     assert base.suggestion().index == 0
     reported = np.array([True, True, True, False, False])  # 0-2 need a conscious victim
-    close = InterviewState(problem(), evidence=EvidenceSettings(), reported=reported,
+    close = InterviewState(problem(), evidence=EvidenceSettings(long_row_exponent=0.0), reported=reported,
                            observed_margin=0.03)
     assert close.suggestion().index == 3
-    far = InterviewState(problem(), evidence=EvidenceSettings(), reported=reported,
+    far = InterviewState(problem(), evidence=EvidenceSettings(long_row_exponent=0.0), reported=reported,
                          observed_margin=0.02)
     assert far.suggestion().index == 0
-    off = InterviewState(problem(), evidence=EvidenceSettings(), reported=reported)
+    off = InterviewState(problem(), evidence=EvidenceSettings(long_row_exponent=0.0), reported=reported)
     assert off.suggestion().index == 0  # margin 0: the gain alone decides
     # An observable best stays first whatever the margin.
     only_first_observed = np.array([False, True, True, True, True])
-    same = InterviewState(problem(), evidence=EvidenceSettings(), reported=only_first_observed,
+    same = InterviewState(problem(), evidence=EvidenceSettings(long_row_exponent=0.0), reported=only_first_observed,
                           observed_margin=0.5)
     assert same.suggestion().index == 0
     with pytest.raises(ValueError, match="observed_margin"):

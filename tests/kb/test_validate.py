@@ -292,6 +292,7 @@ def test_command_prints_summary_and_json(kb, tmp_path, capsys):
 @pytest.mark.parametrize("extra, words", [
     (["--mode", "telepathy"], "unknown mode 'telepathy'; choose from"),
     (["--eps", "-1"], "--eps is -1"),
+    (["--long-row-exponent", "-1"], "long-row exponent is -1"),
 ])
 def test_command_bad_options_exit_2(kb, tmp_path, capsys, extra, words):
     write_case(tmp_path / "cases", "c1", case_text())
@@ -338,6 +339,7 @@ def test_every_registered_mode_runs(kb, tmp_path):
     ({"leak": 0.0}, "leak is 0.0"),
     ({"sensitivity": 0.3, "leak": 0.4}, "must be below sensitivity"),
     ({"prior": "flat"}, "unknown prior 'flat'; choose one of chemical, class"),
+    ({"long_row_exponent": 2}, "long-row exponent is 2"),
 ])
 def test_impossible_settings_are_refused(kwargs, words):
     from responder.kb.validate import make_settings
