@@ -218,7 +218,7 @@ def _next_steps_markdown(ns: dict, what: str) -> list[str]:
         out.append(f"- No steps specific to {what} are recorded in this knowledge base; "
                    "general first aid only.")
     for gap in ns.get("gaps", []):
-        out.append(f"- Why no steps for {gap['class']}: {gap['reason']}")
+        out.append(f"- Why no steps for {gap.get('label', gap['class'])}: {gap['reason']}")
     numbers = {s["id"]: k for k, s in enumerate(ns["sources"], start=1)}
     for kind, steps in ns["steps"].items():
         out += ["", f"**{KIND_LABELS[kind]}**", ""]

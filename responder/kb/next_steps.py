@@ -72,11 +72,12 @@ class Step:
 
 @dataclass(frozen=True)
 class Gap:
-    """A class deliberately left without steps of its own, and why."""
+    """A class deliberately left without steps of its own, and why (``label``: the class's)."""
 
     class_id: str
     reason: str
     line: int | None = None
+    label: str = ""
 
 
 @dataclass(frozen=True)
@@ -122,7 +123,8 @@ class ResultSteps:
             "poison_centre": None if pc is None else
             {"line": pc.line, "label": pc.label, "note": pc.note},
             "specific": self.specific,
-            "gaps": [{"class": g.class_id, "reason": g.reason} for g in self.gaps],
+            "gaps": [{"class": g.class_id, "label": g.label or g.class_id, "reason": g.reason}
+                     for g in self.gaps],
             "steps": {kind: [{"text": s.text, "for": list(s.targets), "source": s.source.id}
                              for s in steps] for kind, steps in self.by_kind.items()},
             "sources": [{"id": s.id, "title": s.title, "url": s.url} for s in self.sources],
@@ -234,6 +236,7 @@ def parse_next_steps(text: str, kb: KnowledgeBase, where: str) -> NextSteps:
     lines = text.splitlines()
     issues: list[KBIssue] = []
     class_ids = {c.id for c in kb.classes}
+    class_labels = {c.id: c.label for c in kb.classes}
     chemical_ids = {chemical_key(c) for c in kb.chemicals}
     known = {ANY} | class_ids | chemical_ids
     extra = set(data) - {"poison_centre", "source", "step", "gap"}
@@ -366,7 +369,7 @@ def parse_next_steps(text: str, kb: KnowledgeBase, where: str) -> NextSteps:
                 issues.append(_issue(where, line, f'class "{t}" is listed as a gap twice',
                                      "keep one [[gap]] for it"))
             elif reason:
-                gaps[t] = Gap(t, reason, line)
+                gaps[t] = Gap(t, reason, line, class_labels.get(t, t))
     if issues:
         raise KBError(issues)
     return NextSteps(tuple(steps), centre, sources, gaps=gaps)

@@ -45,8 +45,9 @@ async def test_a_class_without_steps_says_so_and_keeps_first_aid():
         assert "No steps specific to" in text
         assert "fresh air" in text and "1-800-222-1222" in text
         # the class is a recorded gap: the screen says why, from kb/next_steps.toml
-        reason = steps_for(app.knowledge).gaps["convulsants"].reason
-        assert "Why no steps for convulsants" in text and reason[:40] in " ".join(text.split())
+        gap = steps_for(app.knowledge).gaps["convulsants"]
+        assert gap.label == "Convulsants" and "Why no steps for Convulsants:" in text
+        assert gap.reason[:40] in " ".join(text.split())
 
 
 async def test_export_carries_next_steps_and_names_every_chemical(home):

@@ -217,7 +217,8 @@ def test_a_class_whose_chemicals_alone_have_steps_is_not_covered(kb):
 def test_a_gap_class_result_carries_the_reason_and_a_covered_one_does_not(bundled):
     metals = bundled.for_result(["metals"], ["arsenic_inorganic_compounds"])
     assert [g.class_id for g in metals.gaps] == ["metals"]
-    assert metals.to_dict()["gaps"] == [{"class": "metals", "reason": metals.gaps[0].reason}]
+    assert metals.to_dict()["gaps"] == [{"class": "metals", "label": "Metals and metal fumes",
+                                         "reason": metals.gaps[0].reason}]
     # a chemical of a gap class with its own steps is specific, and the class gap still shows
     arsine = bundled.for_result(["metals"], ["arsine"])
     assert arsine.specific and [g.class_id for g in arsine.gaps] == ["metals"]

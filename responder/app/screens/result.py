@@ -40,7 +40,7 @@ def next_steps_text(steps: ResultSteps, what: str) -> Text:
         text.append(f"  No steps specific to {what} are recorded in this knowledge base; "
                     "general first aid only.\n", style="yellow")
     for gap in steps.gaps:
-        text.append(f"  Why no steps for {gap.class_id}: {gap.reason}\n", style="dim yellow")
+        text.append(f"  Why no steps for {gap.label or gap.class_id}: {gap.reason}\n", style="dim yellow")
     numbers = {s.id: k for k, s in enumerate(steps.sources, start=1)}
     for kind, items in steps.by_kind.items():
         text.append(f"  {KIND_LABELS[kind]}\n", style="bold")
