@@ -103,6 +103,131 @@ class SplitStats:
         return entropy(self.group_total)
 
 
+@dataclass(frozen=True)
+class SplitStatsBatch:
+    """:class:`SplitStats` of D noise-free nodes at once, one row per node (the batched
+    simulator's, :meth:`responder.engine.simulate.PolicyInterviewer.run_batch`).
+
+    Attributes
+    ----------
+    total : ndarray of shape (D,)
+    no, yes : ndarrays of shape (D, N)
+        As in :class:`SplitStats` (asked queries: no = total, yes = 0).
+    group_total : ndarray of shape (D, G) or None
+        Masses of every target group (absent groups 0: they add nothing to any formula).
+    group_no, group_yes : ndarrays of shape (D, G, N) or None
+        None for the object target (each group one object: H(rho_a^i) = 0).
+    unasked : ndarray of shape (D, N), bool
+    """
+
+    total: np.ndarray
+    no: np.ndarray
+    yes: np.ndarray
+    group_total: np.ndarray | None
+    group_no: np.ndarray | None
+    group_yes: np.ndarray | None
+    unasked: np.ndarray
+
+    @cached_property
+    def reduction_factor(self) -> np.ndarray:
+        """rho_a(q) = max(pi_l, pi_r) / pi_a (Definition 1, ``defn:rhor``), shape (D, N)."""
+        return np.maximum(self.no, self.yes) / self.total[:, None]
+
+    @cached_property
+    def splits(self) -> np.ndarray:
+        """Unasked queries that send positive mass to both children, shape (D, N) bool (the
+        same relative tolerance as :attr:`SplitStats.splits`)."""
+        tol = _EMPTY * self.total[:, None]
+        return self.unasked & (self.no > tol) & (self.yes > tol)
+
+    @cached_property
+    def group_term(self) -> np.ndarray:
+        """sum_i (pi_a^i / pi_a) H(rho_a^i(q)), shape (D, N): the group part of GISA's cost
+        (Algorithm 2, Definition 2 (``defn:grhor``), Theorem 2 (``thm:group
+        identification``)), computed as :attr:`SplitStats.group_term` (g log g - l log l -
+        r log r per group, 0 on columns that send no mass to one side)."""
+        out = np.zeros_like(self.no)
+        if self.group_no is None:
+            return out
+        term = xlog2x(self.group_total).sum(axis=1)[:, None] - (
+            xlog2x(self.group_no).sum(axis=1) + xlog2x(self.group_yes).sum(axis=1)
+        )
+        cols = self.unasked & (self.no > 0) & (self.yes > 0)
+        np.divide(np.maximum(term, 0.0), self.total[:, None], out=out, where=cols)
+        return out
+
+
+#: Rows per block in :func:`rows_times`: small enough that OpenBLAS runs each product on the
+#: calling thread (its worker threads thrash on a busy 2-core machine), large enough that the
+#: Python loop costs little.
+_ROW_BLOCK_CELLS = 200_000
+
+
+def rows_times(weights: np.ndarray, matrix: np.ndarray) -> np.ndarray:
+    """weights @ matrix, shape (D, N), in row blocks that each run on the calling thread."""
+    D, K = weights.shape
+    out = np.empty((D, matrix.shape[1]))
+    step = max(1, _ROW_BLOCK_CELLS // max(1, K * matrix.shape[1]))
+    for s in range(0, D, step):
+        np.matmul(weights[s:s + step], matrix, out=out[s:s + step])
+    return out
+
+
+def split_batch(model: "Model", weights: np.ndarray, asked: np.ndarray) -> SplitStatsBatch:
+    """Split statistics of D noise-free nodes, each given by its candidates' masses.
+
+    ``weights`` (D, M) holds each node's mass of every object (0 for non-candidates), ``asked``
+    (D, N) its asked queries. The "yes" mass of every query at every node is one product
+    weights @ B (the sum over the candidates answering yes, as :meth:`Node.split`); per
+    target group, one product per group on the group's columns.
+    """
+    if model.noise is not None:
+        raise ValueError("split_batch is for noise-free models")
+    unasked = ~asked
+    total = weights.sum(axis=1)
+    yes = rows_times(weights, model.matrix_f)
+    gtot = gno = gyes = None
+    if not model.singleton_target:
+        order, starts = model.group_blocks
+        W = weights[:, order]
+        Bs = model.matrix_f[order]
+        G = starts.size - 1
+        gyes = np.empty((weights.shape[0], G, yes.shape[1]))
+        gtot = np.empty((weights.shape[0], G))
+        for g in range(G):
+            a, b = starts[g], starts[g + 1]
+            gyes[:, g, :] = rows_times(W[:, a:b], Bs[a:b])
+            gtot[:, g] = W[:, a:b].sum(axis=1)
+        gno = gtot[:, :, None] - gyes
+    no = np.where(unasked, total[:, None] - yes, total[:, None])
+    yes = np.where(unasked, yes, 0.0)
+    return SplitStatsBatch(total, no, yes, gtot, gno, gyes, unasked)
+
+
+def resolved_batch(model: "Model", cand: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """:meth:`Node.is_resolved` for D noise-free nodes, shape (D,) bool.
+
+    ``cand`` (D, M) marks each node's candidates, ``weights`` (D, M) their masses. A node is
+    resolved when it has at most one candidate, when one target group is left, or when no
+    unasked query splits its candidates. Without noise every candidate agrees with the answers
+    given, so no unasked query splits them exactly when all candidates of positive mass share
+    one row: the test compares each node's candidates with its first one (O(M) per node, no
+    product over the queries). Exact zero is the only mass treated as empty here; the split
+    statistics' relative tolerance (1e-12) differs from it only for priors spanning twelve
+    orders of magnitude.
+    """
+    count = cand.sum(axis=1)
+    rows = np.arange(cand.shape[0])
+    first = cand.argmax(axis=1)
+    codes = model.target_codes
+    one_group = ~(cand & (codes[None, :] != codes[first][:, None])).any(axis=1)
+    positive = weights > 0
+    first_pos = positive.argmax(axis=1)
+    twins = model.twins[first_pos]
+    no_split = ~(positive & ~twins).any(axis=1) | ~positive[rows, first_pos]
+    return (count <= 1) | one_group | no_split
+
+
 class Model:
     """A problem, a target and, optionally, persistent noise: what the tree is built on.
 
@@ -140,6 +265,22 @@ class Model:
             self.n_target = problem.n_objects
         self.singleton_target = target == "object"
         self.table = BinomialTable(noise) if noise is not None else None
+
+    @cached_property
+    def twins(self) -> np.ndarray:
+        """twins[i, k]: objects i and k have identical rows, shape (M, M) bool."""
+        B = self.matrix
+        _, inverse = np.unique(B, axis=0, return_inverse=True)
+        inverse = inverse.reshape(-1)
+        return inverse[:, None] == inverse[None, :]
+
+    @cached_property
+    def group_blocks(self) -> tuple[np.ndarray, np.ndarray]:
+        """Objects sorted by target group (stable) and where each group's block starts,
+        shape (M,) and (n_target + 1,)."""
+        order = np.argsort(self.target_codes, kind="stable")
+        counts = np.bincount(self.target_codes, minlength=self.n_target)
+        return order, np.concatenate([[0], np.cumsum(counts)])
 
     # -- nodes ---------------------------------------------------------------------------
 

@@ -31,7 +31,7 @@ from responder.engine.simulate import (
     PolicyInterviewer,
     draw_victims,
     random_streams,
-    simulate_interviews,
+    simulate_batch,
 )
 from responder.engine.tree import applies as level_tree_applies
 from responder.engine.tree import build_level_tree
@@ -278,10 +278,10 @@ def monte_carlo(
     streams = random_streams(seed)
     root = start if start is not None else model.root()
     victims = draw_victims(root, trials, streams.victims)
-    outcomes = simulate_interviews(victims, PersistentNoiseAnswers(truth),
-                                   PolicyInterviewer(model, policy, start=root), streams)
-    counts = np.array([o.questions for o in outcomes], dtype=float)
-    correct = sum(o.correct for o in outcomes)
+    done = simulate_batch(victims, PersistentNoiseAnswers(truth),
+                          PolicyInterviewer(model, policy, start=root), streams)
+    counts = done.questions.astype(float)
+    correct = int(done.correct.sum())
     mean = float(counts.mean())
     half = 1.96 * float(counts.std(ddof=1)) / np.sqrt(trials) if trials > 1 else float("nan")
     return Evaluation(

@@ -28,7 +28,7 @@ import numpy as np
 
 from responder.engine.belief import Model, Node
 from responder.engine.noise import BinomialTable
-from responder.engine.policies import Policy, pick_query
+from responder.engine.policies import Policy, choose_batch, pick_query
 
 
 def error_count_distribution(n_prone: int, eps_eff: int, model: int, p: float) -> np.ndarray:
@@ -241,14 +241,17 @@ class PolicyInterviewer:
 
     Suggestions are cached per node state, so each state is scored once however many
     interviews pass through it (``cache=False`` scores every step, e.g. to time a step).
+    :func:`simulate_batch` runs noise-free interviews together (:meth:`run_batch`);
+    ``batch=False`` keeps them one by one (:meth:`run`), the reference the tests compare with.
     """
 
     def __init__(self, model: Model, policy: Policy, start: Node | None = None,
-                 cache: bool = True):
+                 cache: bool = True, batch: bool = True):
         self.model = model
         self.policy = policy
         self.start = start if start is not None else model.root()
         self._cache: dict[bytes, object] | None = {} if cache else None
+        self._batch = batch
 
     def run(self, answers: np.ndarray, rng: np.random.Generator) -> tuple[int, Node]:
         node = self.start
@@ -271,6 +274,61 @@ class PolicyInterviewer:
     def correct(self, end: Node, true: int) -> bool:
         return ended_on_truth(self.model, end, true)
 
+    @property
+    def batchable(self) -> bool:
+        """Whether :meth:`run_batch` runs these interviews: a noise-free model, the engine's
+        own policy and interviewer (subclasses that change either run one by one)."""
+        return (self._batch and self.model.noise is None and self._cache is not None
+                and type(self) is PolicyInterviewer
+                and type(self.policy).choose is Policy.choose)
+
+    def run_batch(self, answers: np.ndarray, uniforms: np.ndarray):
+        """Run one interview per row of ``answers`` (T, N), all together, noise-free.
+
+        The interviews advance one question at a time in step. At each step the trials are
+        grouped by the node they stand at (trials that gave the same answers to the same
+        questions), the policy's choice is computed once per distinct node for all of them
+        at once (:func:`responder.engine.policies.choose_batch`), and every trial draws its
+        pick from its node's choice with its own uniform: the k-th question of interview t
+        uses ``uniforms[t, k]`` (inverse CDF over the choice's ``probs``), so an interview
+        depends on its own answers and uniforms only. Each interview asks what
+        :meth:`run` would ask with picks drawn from the same distribution.
+
+        Returns (questions (T,), candidates at the end (T, M) bool, asked at the end (T, N)).
+        """
+        model, start = self.model, self.start
+        T, N = answers.shape
+        M = model.problem.n_objects
+        mass = np.zeros(M)
+        mass[start.idx] = start.mass
+        cand = np.zeros((T, M), dtype=bool)
+        cand[:, start.idx] = True
+        asked = np.tile(start.asked, (T, 1))
+        k = np.zeros(T, dtype=np.int64)
+        BT = np.ascontiguousarray(model.matrix.T)  # (N, M): row q is every object's answer
+        active = np.arange(T)
+        node = np.zeros(T, dtype=np.int64)  # which distinct node each active trial is at
+        while active.size:
+            _, rep, inverse = np.unique(node, return_index=True, return_inverse=True)
+            reps = active[rep]
+            c = cand[reps]
+            resolved, probs = choose_batch(self.policy, model, c, c * mass, asked[reps])
+            go = ~resolved[inverse]
+            active, inverse = active[go], inverse[go]
+            if not active.size:
+                break
+            p = probs[inverse]
+            cdf = np.cumsum(p, axis=1)
+            u = uniforms[active, k[active]] * cdf[:, -1]
+            q = (cdf <= u[:, None]).sum(axis=1)
+            q = np.minimum(q, N - 1 - np.argmax(p[:, ::-1] > 0, axis=1))  # u * total rounded up
+            a = answers[active, q]
+            cand[active] &= BT[q] == a[:, None]
+            asked[active, q] = True
+            k[active] += 1
+            node = inverse * (2 * N) + 2 * q + a
+        return k, cand, asked
+
 
 @dataclass(frozen=True)
 class Outcome:
@@ -283,17 +341,81 @@ class Outcome:
     correct: bool
 
 
-def simulate_interviews(victims: np.ndarray, answers: AnswerModel, interviewer: Interviewer,
-                        streams: Streams, n_errors=None) -> list[Outcome]:
+@dataclass(frozen=True)
+class Interviews:
+    """Simulated interviews as arrays, one entry per victim (:func:`simulate_batch`).
+
+    ``outcomes()`` gives them as :class:`Outcome` objects, with their end nodes.
+    """
+
+    victims: np.ndarray
+    answers: np.ndarray  # (T, N) bool
+    questions: np.ndarray  # (T,) int
+    correct: np.ndarray  # (T,) bool
+    _ends: Any  # () -> list of end states
+
+    def outcomes(self) -> list[Outcome]:
+        return [Outcome(int(t), row, int(k), end, bool(ok)) for t, row, k, end, ok in
+                zip(self.victims.tolist(), self.answers, self.questions.tolist(), self._ends(),
+                    self.correct.tolist())]
+
+
+def simulate_batch(victims: np.ndarray, answers: AnswerModel, interviewer: Interviewer,
+                   streams: Streams, n_errors=None) -> Interviews:
     """One interview per victim: draw its answers, let the interviewer ask, judge the end.
 
     ``n_errors`` (one entry per victim, None for the answer model's own draw) forces the
     number of wrong answers, to measure what happens past the budget.
+
+    The answers are drawn victim by victim from the errors stream, as always. A
+    :class:`PolicyInterviewer` on a noise-free model then runs all the interviews together
+    (:meth:`PolicyInterviewer.run_batch`), with one row of pick uniforms per interview from the
+    picks stream; any other interviewer runs them one by one with the picks stream itself.
+    Both draw each pick from the policy's choice at the node, so the interviews have the same
+    distribution; single-query policies (no picks) ask exactly the same questions either way.
     """
     plans = [None] * len(victims) if n_errors is None else n_errors
-    out = []
-    for true, n_err in zip(victims.tolist(), plans):
-        row = answers.draw(true, streams.errors, n_err)
-        k, end = interviewer.run(row, streams.picks)
-        out.append(Outcome(true, row, k, end, interviewer.correct(end, true)))
-    return out
+    if (isinstance(answers, PersistentNoiseAnswers) and answers.model.noise is None
+            and all(p is None for p in plans)):
+        rows = answers.model.matrix[victims]  # no errors to draw: the true rows
+    else:
+        rows = np.array([answers.draw(true, streams.errors, n_err)
+                         for true, n_err in zip(victims.tolist(), plans)])
+    if isinstance(interviewer, PolicyInterviewer) and interviewer.batchable and len(victims):
+        model = interviewer.model
+        uniforms = streams.picks.random(rows.shape)
+        k, cand, asked = interviewer.run_batch(rows, uniforms)
+        correct = ended_on_truth_batch(model, cand, victims)
+        mass = np.zeros(model.problem.n_objects)
+        mass[interviewer.start.idx] = interviewer.start.mass
+
+        def ends():
+            out = []
+            for c, a in zip(cand, asked):
+                idx = np.flatnonzero(c)
+                out.append(Node(model, idx, mass[idx], a.copy()))
+            return out
+
+        return Interviews(victims, rows, k, correct, ends)
+    runs = [interviewer.run(row, streams.picks) for row in rows]
+    k = np.array([r[0] for r in runs], dtype=np.int64)
+    correct = np.array([interviewer.correct(r[1], t) for r, t in zip(runs, victims.tolist())],
+                       dtype=bool)
+    return Interviews(victims, rows, k, correct, lambda: [r[1] for r in runs])
+
+
+def simulate_interviews(victims: np.ndarray, answers: AnswerModel, interviewer: Interviewer,
+                        streams: Streams, n_errors=None) -> list[Outcome]:
+    """:func:`simulate_batch` as a list of :class:`Outcome` (with the end nodes)."""
+    return simulate_batch(victims, answers, interviewer, streams, n_errors).outcomes()
+
+
+def ended_on_truth_batch(model: Model, cand: np.ndarray, victims: np.ndarray) -> np.ndarray:
+    """:func:`ended_on_truth` for T interviews that ended with candidates ``cand`` (T, M),
+    shape (T,) bool."""
+    if model.target == "group":
+        groups = model.problem.object_groups
+        other = groups[None, :] != groups[victims][:, None]
+        return cand.any(axis=1) & ~(cand & other).any(axis=1)
+    rows = np.arange(victims.size)
+    return cand[rows, victims] & ~(cand & ~model.twins[victims]).any(axis=1)
