@@ -173,13 +173,15 @@ def rows_times(weights: np.ndarray, matrix: np.ndarray) -> np.ndarray:
     return out
 
 
-def split_batch(model: "Model", weights: np.ndarray, asked: np.ndarray) -> SplitStatsBatch:
+def split_batch(model: "Model", weights: np.ndarray, asked: np.ndarray,
+                groups: bool = True) -> SplitStatsBatch:
     """Split statistics of D noise-free nodes, each given by its candidates' masses.
 
     ``weights`` (D, M) holds each node's mass of every object (0 for non-candidates), ``asked``
     (D, N) its asked queries. The "yes" mass of every query at every node is one product
     weights @ B (the sum over the candidates answering yes, as :meth:`Node.split`); per
-    target group, one product per group on the group's columns.
+    target group, one product per group on the group's columns (skipped with
+    ``groups=False``, for costs without the group term: then ``group_term`` is 0).
     """
     if model.noise is not None:
         raise ValueError("split_batch is for noise-free models")
@@ -187,7 +189,7 @@ def split_batch(model: "Model", weights: np.ndarray, asked: np.ndarray) -> Split
     total = weights.sum(axis=1)
     yes = rows_times(weights, model.matrix_f)
     gtot = gno = gyes = None
-    if not model.singleton_target:
+    if groups and not model.singleton_target:
         order, starts = model.group_blocks
         W = weights[:, order]
         Bs = model.matrix_f[order]

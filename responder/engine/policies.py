@@ -95,6 +95,10 @@ class Policy:
         hold for either: they allow any p_j(q) at each node.
     """
 
+    #: The random policy draws among every unasked query ("unasked", the paper's passive
+    #: baseline) or only among those that split the candidates ("splits").
+    among = "unasked"
+
     def __init__(self, name: str, ties: str = "first", seed: int | None = None, tol: float = 1e-9,
                  pick: str = "any"):
         if name not in POLICIES:
@@ -135,6 +139,8 @@ class Policy:
         stats = node.split()
         unasked = np.flatnonzero(stats.unasked)
         if self.name == "random":
+            if self.among == "splits":
+                unasked = np.flatnonzero(stats.splits)
             return Choice("any", -1, unasked, np.full(unasked.size, 1.0 / unasked.size))
         if not self.uses_categories:
             costs = np.where(stats.splits, QUERY_COSTS[self.name](stats), np.inf)
@@ -190,7 +196,7 @@ def choose_batch(policy: Policy, model, cand: np.ndarray, weights: np.ndarray,
         return resolved, probs
     unasked = ~asked[live]
     problem = model.problem
-    if policy.name == "random":
+    if policy.name == "random" and policy.among != "splits":
         probs[live] = unasked / unasked.sum(axis=1, keepdims=True)
         return resolved, probs
     if policy.name == "random-category":
@@ -201,10 +207,13 @@ def choose_batch(policy: Policy, model, cand: np.ndarray, weights: np.ndarray,
         n_open = (sums > 0).sum(axis=1, keepdims=True)
         probs[live] = p / n_open  # the mean of the open categories' rows of P
         return resolved, probs
-    stats = split_batch(model, weights[live], asked[live])
+    stats = split_batch(model, weights[live], asked[live],
+                        groups=policy.name in ("gisa", "gigqsa"))
     splits = stats.splits
     stuck = ~splits.any(axis=1)  # only at a relative mass below the split tolerance
-    if not policy.uses_categories:
+    if policy.name == "random":  # among the splitting queries only
+        probs[live] = splits / np.maximum(splits.sum(axis=1, keepdims=True), 1)
+    elif not policy.uses_categories:
         costs = np.where(splits, QUERY_COSTS[policy.name](stats), np.inf)
         costs[stuck] = 0.0
         q = _pick_best_batch(policy, costs)

@@ -317,17 +317,22 @@ class PolicyInterviewer:
             active, inverse = active[go], inverse[go]
             if not active.size:
                 break
-            p = probs[inverse]
-            cdf = np.cumsum(p, axis=1)
-            u = uniforms[active, k[active]] * cdf[:, -1]
-            q = (cdf <= u[:, None]).sum(axis=1)
-            q = np.minimum(q, N - 1 - np.argmax(p[:, ::-1] > 0, axis=1))  # u * total rounded up
+            q = draw_picks(probs[inverse], uniforms[active, k[active]])
             a = answers[active, q]
             cand[active] &= BT[q] == a[:, None]
             asked[active, q] = True
             k[active] += 1
             node = inverse * (2 * N) + 2 * q + a
         return k, cand, asked
+
+
+def draw_picks(probs: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
+    """One query per row of ``probs`` (R, N), drawn with that row's chances by inverse CDF
+    from ``uniforms`` (R,) in [0, 1), shape (R,). A query of chance 0 is never drawn."""
+    cdf = np.cumsum(probs, axis=1)
+    q = (cdf <= (uniforms * cdf[:, -1])[:, None]).sum(axis=1)
+    last = probs.shape[1] - 1 - np.argmax(probs[:, ::-1] > 0, axis=1)
+    return np.minimum(q, last)  # u * total rounded up to the total
 
 
 @dataclass(frozen=True)
