@@ -254,6 +254,7 @@ def monte_carlo(
     seed: int | None = None,
     start: Node | None = None,
     truth: Model | None = None,
+    batch: bool = True,
 ) -> Evaluation:
     """Estimate E[K] by simulating ``trials`` interviews with answers from the true row.
 
@@ -265,6 +266,10 @@ def monte_carlo(
     the policy's pick distribution. Suggestions are cached per node state, so each state is
     scored once. ``accuracy`` is the share of interviews that ended on the true object (see
     :func:`responder.engine.simulate.ended_on_truth`).
+
+    The interviews run together (:meth:`responder.engine.simulate.PolicyInterviewer.run_batch`)
+    where the simulator can batch them; ``batch=False`` runs them one by one, the reference
+    (the same distribution; policies with picks draw them from another stream).
     """
     if trials < 1:
         raise ValueError("trials must be at least 1")
@@ -279,7 +284,7 @@ def monte_carlo(
     root = start if start is not None else model.root()
     victims = draw_victims(root, trials, streams.victims)
     done = simulate_batch(victims, PersistentNoiseAnswers(truth),
-                          PolicyInterviewer(model, policy, start=root), streams)
+                          PolicyInterviewer(model, policy, start=root, batch=batch), streams)
     counts = done.questions.astype(float)
     correct = int(done.correct.sum())
     mean = float(counts.mean())

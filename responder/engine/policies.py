@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from responder.engine.belief import Node, resolved_batch, split_batch
+from responder.engine.belief import Node, NodeBatch, SplitStatsBatch
 from responder.engine.scoring import CATEGORY_COSTS, CATEGORY_COSTS_BATCH, QUERY_COSTS, PickRows
 
 POLICIES = ("gbs", "gisa", "gqsa", "gigqsa", "minmin", "minmax", "random", "random-category")
@@ -167,16 +167,8 @@ class Policy:
         return Choice("category", j, qs, P[j, qs], costs)
 
 
-def choose_batch(policy: Policy, model, cand: np.ndarray, weights: np.ndarray,
-                 asked: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """:meth:`Policy.choose` at D noise-free nodes at once.
-
-    Parameters
-    ----------
-    policy : Policy
-    model : responder.engine.belief.Model (noise-free)
-    cand, weights, asked : ndarrays of shape (D, M), (D, M), (D, N)
-        Each node's candidates, their masses (0 elsewhere) and its asked queries.
+def choose_batch(policy: Policy, nodes: NodeBatch) -> tuple[np.ndarray, np.ndarray]:
+    """:meth:`Policy.choose` at D nodes at once (:class:`~responder.engine.belief.NodeBatch`).
 
     Returns
     -------
@@ -188,13 +180,16 @@ def choose_batch(policy: Policy, model, cand: np.ndarray, weights: np.ndarray,
         query). Ties follow the policy's rule; with ``ties="random"`` they draw from the
         policy's generator, one draw per node.
     """
-    D, N = asked.shape
-    resolved = resolved_batch(model, cand, weights)
+    model = nodes.model
+    D, N = nodes.asked.shape
+    groups = policy.name in ("gisa", "gigqsa")
+    stats = nodes.split(groups) if model.noise is not None else None
+    resolved = nodes.resolved(stats)
     probs = np.zeros((D, N))
     live = np.flatnonzero(~resolved)
     if live.size == 0:
         return resolved, probs
-    unasked = ~asked[live]
+    unasked = ~nodes.asked[live]
     problem = model.problem
     if policy.name == "random" and policy.among != "splits":
         probs[live] = unasked / unasked.sum(axis=1, keepdims=True)
@@ -207,8 +202,13 @@ def choose_batch(policy: Policy, model, cand: np.ndarray, weights: np.ndarray,
         n_open = (sums > 0).sum(axis=1, keepdims=True)
         probs[live] = p / n_open  # the mean of the open categories' rows of P
         return resolved, probs
-    stats = split_batch(model, weights[live], asked[live],
-                        groups=policy.name in ("gisa", "gigqsa"))
+    if stats is None:
+        stats = nodes.take(live).split(groups)
+    else:
+        stats = SplitStatsBatch(stats.total[live], stats.no[live], stats.yes[live],
+                                stats.unasked[live],
+                                None if stats.group_x is None else stats.group_x[live],
+                                None if stats.children_x is None else stats.children_x[live])
     splits = stats.splits
     stuck = ~splits.any(axis=1)  # only at a relative mass below the split tolerance
     if policy.name == "random":  # among the splitting queries only

@@ -26,7 +26,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from responder.engine.belief import Model, Node
+from responder.engine.belief import Model, Node, NodeBatch
 from responder.engine.noise import BinomialTable
 from responder.engine.policies import Policy, choose_batch, pick_query
 
@@ -276,14 +276,16 @@ class PolicyInterviewer:
 
     @property
     def batchable(self) -> bool:
-        """Whether :meth:`run_batch` runs these interviews: a noise-free model, the engine's
-        own policy and interviewer (subclasses that change either run one by one)."""
-        return (self._batch and self.model.noise is None and self._cache is not None
+        """Whether :meth:`run_batch` runs these interviews: the engine's own policy and
+        interviewer (subclasses that change either run one by one), without noise or under
+        noise for the object target."""
+        return (self._batch and self._cache is not None
+                and (self.model.noise is None or self.model.singleton_target)
                 and type(self) is PolicyInterviewer
                 and type(self.policy).choose is Policy.choose)
 
-    def run_batch(self, answers: np.ndarray, uniforms: np.ndarray):
-        """Run one interview per row of ``answers`` (T, N), all together, noise-free.
+    def run_batch(self, answers: np.ndarray, uniforms: np.ndarray) -> tuple[np.ndarray, NodeBatch]:
+        """Run one interview per row of ``answers`` (T, N), all together.
 
         The interviews advance one question at a time in step. At each step the trials are
         grouped by the node they stand at (trials that gave the same answers to the same
@@ -294,36 +296,42 @@ class PolicyInterviewer:
         depends on its own answers and uniforms only. Each interview asks what
         :meth:`run` would ask with picks drawn from the same distribution.
 
-        Returns (questions (T,), candidates at the end (T, M) bool, asked at the end (T, N)).
+        Returns the questions asked (T,) and the nodes where the interviews ended.
         """
-        model, start = self.model, self.start
+        model = self.model
         T, N = answers.shape
-        M = model.problem.n_objects
-        mass = np.zeros(M)
-        mass[start.idx] = start.mass
-        cand = np.zeros((T, M), dtype=bool)
-        cand[:, start.idx] = True
-        asked = np.tile(start.asked, (T, 1))
+        start = NodeBatch.of(model, [self.start])
+        rows0 = np.zeros(T, dtype=np.int64)
+        end = start.take(rows0)  # every trial's state; rows of the active ones move on
         k = np.zeros(T, dtype=np.int64)
-        BT = np.ascontiguousarray(model.matrix.T)  # (N, M): row q is every object's answer
         active = np.arange(T)
+        here = start.take(rows0)  # the active trials' nodes
         node = np.zeros(T, dtype=np.int64)  # which distinct node each active trial is at
         while active.size:
             _, rep, inverse = np.unique(node, return_index=True, return_inverse=True)
-            reps = active[rep]
-            c = cand[reps]
-            resolved, probs = choose_batch(self.policy, model, c, c * mass, asked[reps])
+            resolved, probs = choose_batch(self.policy, here.take(rep))
             go = ~resolved[inverse]
+            if not go.all():
+                _store(end, active[~go], here.take(np.flatnonzero(~go)))
             active, inverse = active[go], inverse[go]
             if not active.size:
                 break
+            here = here.take(np.flatnonzero(go))
             q = draw_picks(probs[inverse], uniforms[active, k[active]])
             a = answers[active, q]
-            cand[active] &= BT[q] == a[:, None]
-            asked[active, q] = True
+            here = here.children(q, a)
             k[active] += 1
             node = inverse * (2 * N) + 2 * q + a
-        return k, cand, asked
+        return k, end
+
+
+def _store(into: NodeBatch, rows: np.ndarray, nodes: NodeBatch) -> None:
+    into.cand[rows] = nodes.cand
+    into.asked[rows] = nodes.asked
+    into.mass[rows] = nodes.mass
+    if into.delta is not None:
+        into.delta[rows] = nodes.delta
+        into.n_unanswered[rows] = nodes.n_unanswered
 
 
 def draw_picks(probs: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
@@ -389,16 +397,18 @@ def simulate_batch(victims: np.ndarray, answers: AnswerModel, interviewer: Inter
     if isinstance(interviewer, PolicyInterviewer) and interviewer.batchable and len(victims):
         model = interviewer.model
         uniforms = streams.picks.random(rows.shape)
-        k, cand, asked = interviewer.run_batch(rows, uniforms)
-        correct = ended_on_truth_batch(model, cand, victims)
-        mass = np.zeros(model.problem.n_objects)
-        mass[interviewer.start.idx] = interviewer.start.mass
+        k, end = interviewer.run_batch(rows, uniforms)
+        correct = ended_on_truth_batch(model, end.cand, victims)
 
         def ends():
             out = []
-            for c, a in zip(cand, asked):
-                idx = np.flatnonzero(c)
-                out.append(Node(model, idx, mass[idx], a.copy()))
+            for d in range(len(victims)):
+                idx = np.flatnonzero(end.cand[d])
+                if end.delta is None:
+                    out.append(Node(model, idx, end.mass[d, idx], end.asked[d].copy()))
+                else:
+                    out.append(Node(model, idx, end.mass[d, idx], end.asked[d].copy(),
+                                    end.delta[d, idx], int(end.n_unanswered[d])))
             return out
 
         return Interviews(victims, rows, k, correct, ends)

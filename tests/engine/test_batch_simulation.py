@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from responder.engine.belief import Model, resolved_batch
+from responder.engine.belief import Model, NodeBatch
 from responder.engine.evaluate import exact, monte_carlo
 from responder.engine.policies import POLICIES, Policy, choose_batch
 from responder.engine.problem import Problem
@@ -30,6 +30,7 @@ from responder.engine.simulate import (
     run_simulation,
     simulate_batch,
 )
+from responder.engine.noise import NoiseModel
 
 
 def _problem(seed: int, M: int = 14, N: int = 9, density: float = 0.4, prior: bool = True,
@@ -68,24 +69,13 @@ def _random_nodes(model, rng, count):
     return nodes
 
 
-def _as_batch(model, nodes):
-    M = model.problem.n_objects
-    cand = np.zeros((len(nodes), M), dtype=bool)
-    weights = np.zeros((len(nodes), M))
-    for d, node in enumerate(nodes):
-        cand[d, node.idx] = True
-        weights[d, node.idx] = node.mass
-    asked = np.array([node.asked for node in nodes])
-    return cand, weights, asked
-
-
 @pytest.mark.parametrize("target", ["object", "group"])
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_resolved_batch_is_the_stopping_rule(target, seed):
+def test_batch_resolved_is_the_stopping_rule(target, seed):
     problem = _problem(seed, twins=True, density=0.25)
     model = Model(problem, target)
     nodes = _random_nodes(model, np.random.default_rng(seed), 300)
-    got = resolved_batch(model, *_as_batch(model, nodes)[:2])
+    got = NodeBatch.of(model, nodes).resolved()
     assert got.tolist() == [n.is_resolved() for n in nodes]
     assert 0 < got.sum() < len(nodes)  # both kinds were met
 
@@ -100,7 +90,7 @@ def test_choose_batch_suggests_what_choose_suggests(name, pick, target):
     policy = Policy(name.split()[0], pick=pick)
     if name == "random among splits":
         policy.among = "splits"
-    resolved, probs = choose_batch(policy, model, *_as_batch(model, nodes))
+    resolved, probs = choose_batch(policy, NodeBatch.of(model, nodes))
     for d, node in enumerate(nodes):
         choice = policy.choose(node)
         assert resolved[d] == (choice is None)
@@ -193,11 +183,90 @@ def test_run_simulation_without_noise_matches_monte_carlo():
         assert sim.accuracy_within_eps == mc.accuracy
 
 
-def test_noisy_models_stay_one_by_one():
-    from responder.engine.noise import NoiseModel  # noqa: PLC0415
-
+def test_which_interviews_run_together():
     problem = _problem(0)
     noise = NoiseModel(1, np.ones(problem.n_queries, dtype=bool))
-    assert not PolicyInterviewer(Model(problem, "object", noise), Policy("gbs")).batchable
+    assert PolicyInterviewer(Model(problem, "object", noise), Policy("gbs")).batchable
+    assert not PolicyInterviewer(Model(problem, "group", noise), Policy("gbs")).batchable
     assert PolicyInterviewer(Model(problem, "object"), Policy("gbs")).batchable
     assert not PolicyInterviewer(Model(problem, "object"), Policy("gbs"), cache=False).batchable
+
+
+def _noisy(seed, nu=0.6, eps=1, model=2, p=0.2):
+    problem = _problem(seed, M=12, N=9, density=0.45, twins=True)
+    prone = np.random.default_rng(seed).random(problem.n_queries) < nu
+    return Model(problem, "object", NoiseModel(eps, prone, model=model, p=p))
+
+
+@pytest.mark.parametrize("name", [*POLICIES, "random among splits"])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_choose_batch_under_noise_suggests_what_choose_suggests(name, seed):
+    """Appendix II's masses in batch (two sums and one product per node) give the same
+    stopping rule and choice as :meth:`Node.split` node by node."""
+    model = _noisy(seed)
+    nodes = _random_nodes(model, np.random.default_rng(seed), 250)
+    policy = Policy(name.split()[0])
+    if name == "random among splits":
+        policy.among = "splits"
+    batch = NodeBatch.of(model, nodes)
+    stats = batch.split()
+    for d, node in enumerate(nodes):
+        if node.idx.size == 0:
+            continue
+        one = node.split()
+        np.testing.assert_allclose(stats.yes[d], one.yes, rtol=1e-9, atol=1e-15)
+        np.testing.assert_allclose(stats.no[d], one.no, rtol=1e-9, atol=1e-15)
+        np.testing.assert_allclose(stats.group_term[d], one.group_term, rtol=1e-9, atol=1e-12)
+    resolved, probs = choose_batch(policy, batch)
+    for d, node in enumerate(nodes):
+        choice = policy.choose(node)
+        assert resolved[d] == (choice is None)
+        if choice is None:
+            continue
+        want = np.zeros(model.problem.n_queries)
+        want[choice.queries] = choice.probs
+        np.testing.assert_allclose(probs[d], want, rtol=1e-12, atol=1e-15)
+
+
+def test_batch_children_under_noise_are_node_children():
+    model = _noisy(3, nu=0.8, eps=2, model=1)
+    nodes = [n for n in _random_nodes(model, np.random.default_rng(4), 120) if n.idx.size]
+    rng = np.random.default_rng(5)
+    q = np.array([rng.choice(np.flatnonzero(~n.asked)) if (~n.asked).any() else 0
+                  for n in nodes])
+    keep = np.array([(~n.asked).any() for n in nodes])
+    nodes = [n for n, k in zip(nodes, keep) if k]
+    q = q[keep]
+    a = rng.random(q.size) < 0.5
+    got = NodeBatch.of(model, nodes).children(q, a)
+    for d, node in enumerate(nodes):
+        child = node.child(int(q[d]), bool(a[d]))
+        assert np.flatnonzero(got.cand[d]).tolist() == child.idx.tolist()
+        np.testing.assert_array_equal(got.mass[d, child.idx], child.mass)
+        np.testing.assert_array_equal(got.delta[d, child.idx], child.delta)
+        assert got.n_unanswered[d] == child.n_unanswered
+
+
+@pytest.mark.parametrize("name", ["gbs", "gisa"])
+@pytest.mark.parametrize("seed", [0, 2])
+def test_single_query_policies_under_noise_ask_the_per_trial_questions(name, seed):
+    model = _noisy(seed, nu=0.7, eps=1)
+    old = _simulate(model, Policy(name), 600, seed, batch=False)
+    new = _simulate(model, Policy(name), 600, seed, batch=True)
+    assert new.questions.tolist() == old.questions.tolist()
+    assert new.correct.tolist() == old.correct.tolist()
+    for x, y in zip(old.outcomes(), new.outcomes()):
+        assert x.end.idx.tolist() == y.end.idx.tolist()
+        assert x.end.delta.tolist() == y.end.delta.tolist()
+
+
+@pytest.mark.parametrize("name", ["gqsa", "minmin", "random", "random-category"])
+def test_monte_carlo_under_noise_agrees_with_exact_expected_queries(name):
+    """Under persistent noise (Section 6) the batched mean lies within 4.5 standard errors of
+    the exact E[K] of the dilated tree, as the per-trial one does."""
+    model = _noisy(5, nu=0.5, eps=1, model=1)
+    truth = exact(model, Policy(name)).expected_queries
+    for batch, seed in ((True, 1), (False, 2)):
+        got = _simulate(model, Policy(name), 5000, seed, batch=batch).questions
+        se = got.std(ddof=1) / np.sqrt(got.size)
+        assert abs(got.mean() - truth) <= 4.5 * se + 1e-12
