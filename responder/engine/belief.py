@@ -221,6 +221,24 @@ class NodeBatch:
         n = None if delta is None else np.array([node.n_unanswered for node in nodes])
         return cls(model, cand, asked, delta, n, mass)
 
+    @classmethod
+    def concat(cls, batches: list["NodeBatch"]) -> "NodeBatch":
+        """One batch of the nodes of ``batches``, in order."""
+        first = batches[0]
+        noisy = first.delta is not None
+        return cls(first.model, np.concatenate([b.cand for b in batches]),
+                   np.concatenate([b.asked for b in batches]),
+                   np.concatenate([b.delta for b in batches]) if noisy else None,
+                   np.concatenate([b.n_unanswered for b in batches]) if noisy else None,
+                   np.concatenate([b.mass for b in batches]))
+
+    def chunks(self, size: int) -> list["NodeBatch"]:
+        """The nodes in batches of at most ``size``."""
+        D = self.cand.shape[0]
+        if D <= size:
+            return [self]
+        return [self.take(np.arange(s, min(s + size, D))) for s in range(0, D, size)]
+
     def take(self, rows: np.ndarray) -> "NodeBatch":
         """The nodes at ``rows``."""
         noisy = self.delta is not None

@@ -34,7 +34,8 @@ from responder.engine.simulate import (
     simulate_batch,
 )
 from responder.engine.tree import applies as level_tree_applies
-from responder.engine.tree import build_level_tree
+from responder.engine.tree import build_level_tree, build_noisy_level_tree
+from responder.engine.tree import noisy_applies as noisy_level_applies
 
 DEFAULT_MAX_STATES = 50_000
 MIN_MONTE_CARLO_TRIALS = 10_000
@@ -139,6 +140,9 @@ def exact(
     root = start if start is not None else model.root()
     if level_wise and level_tree_applies(model, policy):
         built = build_level_tree(model, policy.name, policy.tol, root)
+        return _evaluation(model, root, built.depth, built.decomposition_sum, built.height, -1)
+    if level_wise and noisy_level_applies(model, policy):
+        built = build_noisy_level_tree(model, policy, root)
         return _evaluation(model, root, built.depth, built.decomposition_sum, built.height, -1)
     memo: dict[bytes, tuple[np.ndarray, float, int]] = {}
     memoise = branches(policy)

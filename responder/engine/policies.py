@@ -167,8 +167,10 @@ class Policy:
         return Choice("category", j, qs, P[j, qs], costs)
 
 
-def choose_batch(policy: Policy, nodes: NodeBatch) -> tuple[np.ndarray, np.ndarray]:
-    """:meth:`Policy.choose` at D nodes at once (:class:`~responder.engine.belief.NodeBatch`).
+def choose_batch(policy: Policy, nodes: NodeBatch,
+                 stats: SplitStatsBatch | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """:meth:`Policy.choose` at D nodes at once (:class:`~responder.engine.belief.NodeBatch`),
+    with their split statistics ``stats`` when already computed (with the group term).
 
     Returns
     -------
@@ -183,7 +185,8 @@ def choose_batch(policy: Policy, nodes: NodeBatch) -> tuple[np.ndarray, np.ndarr
     model = nodes.model
     D, N = nodes.asked.shape
     groups = policy.name in ("gisa", "gigqsa")
-    stats = nodes.split(groups) if model.noise is not None else None
+    if stats is None and model.noise is not None:
+        stats = nodes.split(groups)
     resolved = nodes.resolved(stats)
     probs = np.zeros((D, N))
     live = np.flatnonzero(~resolved)
