@@ -22,6 +22,7 @@ when ``extra_errors`` > 0, to show what happens past the budget).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Protocol
 
 import numpy as np
@@ -31,12 +32,16 @@ from responder.engine.noise import BinomialTable
 from responder.engine.policies import Policy, choose_batch, pick_query
 
 
+@lru_cache(maxsize=256)
 def error_count_distribution(n_prone: int, eps_eff: int, model: int, p: float) -> np.ndarray:
     """Pr(e errors) for e = 0..eps' under probability model 1 or 2 (Section 6), shape (eps'+1,).
 
     The normaliser is the engine's own (:meth:`responder.engine.noise.BinomialTable.error_counts`).
+    Cached (read-only): every simulated victim of a model draws from the same distribution.
     """
-    return BinomialTable.for_counts(n_prone, eps_eff, 0.5 if model == 1 else p).error_counts()
+    out = BinomialTable.for_counts(n_prone, eps_eff, 0.5 if model == 1 else p).error_counts()
+    out.setflags(write=False)
+    return out
 
 
 def draw_answers(
