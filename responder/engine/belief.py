@@ -197,12 +197,15 @@ class NodeBatch:
         self.asked = asked
         self.delta = delta
         self.n_unanswered = n_unanswered
-        if mass is None:
-            if model.noise is None:
-                mass = cand * model.problem.prior
-            else:
-                mass = cand * model.problem.prior * model.table.mass_rows(n_unanswered, delta)
-        self.mass = mass
+        if mass is None and model.noise is not None:
+            mass = cand * model.problem.prior * model.table.mass_rows(n_unanswered, delta)
+        self._mass = mass  # without noise, computed when first needed
+
+    @property
+    def mass(self) -> np.ndarray:
+        if self._mass is None:
+            self._mass = self.cand * self.model.problem.prior
+        return self._mass
 
     @classmethod
     def of(cls, model: "Model", nodes: list["Node"]) -> "NodeBatch":
@@ -219,7 +222,7 @@ class NodeBatch:
                 delta[d, node.idx] = node.delta
         asked = np.array([node.asked for node in nodes]).reshape(D, -1)
         n = None if delta is None else np.array([node.n_unanswered for node in nodes])
-        return cls(model, cand, asked, delta, n, mass)
+        return cls(model, cand, asked, delta, n, mass if delta is not None else None)
 
     @classmethod
     def concat(cls, batches: list["NodeBatch"]) -> "NodeBatch":
@@ -244,7 +247,8 @@ class NodeBatch:
         noisy = self.delta is not None
         return NodeBatch(self.model, self.cand[rows], self.asked[rows],
                          self.delta[rows] if noisy else None,
-                         self.n_unanswered[rows] if noisy else None, self.mass[rows])
+                         self.n_unanswered[rows] if noisy else None,
+                         None if self._mass is None else self._mass[rows])
 
     def split(self, groups: bool = True) -> SplitStatsBatch:
         """:meth:`Node.split` of every node at once.
@@ -326,7 +330,7 @@ class NodeBatch:
             if stats is None:
                 stats = self.split(groups=False)
             return (count <= 1) | one_group | ~stats.splits.any(axis=1)
-        positive = self.mass > 0
+        positive = cand & (model.problem.prior > 0)  # mass > 0 without noise
         first_pos = positive.argmax(axis=1)
         twins = model.twins[first_pos]
         rows = np.arange(cand.shape[0])

@@ -333,8 +333,8 @@ class PolicyInterviewer:
 def _store(into: NodeBatch, rows: np.ndarray, nodes: NodeBatch) -> None:
     into.cand[rows] = nodes.cand
     into.asked[rows] = nodes.asked
-    into.mass[rows] = nodes.mass
     if into.delta is not None:
+        into.mass[rows] = nodes.mass
         into.delta[rows] = nodes.delta
         into.n_unanswered[rows] = nodes.n_unanswered
 
@@ -410,7 +410,7 @@ def simulate_batch(victims: np.ndarray, answers: AnswerModel, interviewer: Inter
             for d in range(len(victims)):
                 idx = np.flatnonzero(end.cand[d])
                 if end.delta is None:
-                    out.append(Node(model, idx, end.mass[d, idx], end.asked[d].copy()))
+                    out.append(Node(model, idx, model.problem.prior[idx], end.asked[d].copy()))
                 else:
                     out.append(Node(model, idx, end.mass[d, idx], end.asked[d].copy(),
                                     end.delta[d, idx], int(end.n_unanswered[d])))
