@@ -11,9 +11,12 @@ A simulated interview has three separable pieces, each replaceable on its own:
 - **an interviewer**: who asks, and when the interview stops (:class:`PolicyInterviewer`,
   a policy on the engine's nodes).
 
-:func:`simulate_interviews` runs them with three random streams (victims, answer errors,
-the responder's picks), so every interviewer run with one seed meets the same victims with
-the same errors. :func:`responder.engine.evaluate.monte_carlo` estimates E[K] with it;
+:func:`simulate_batch` (and :func:`simulate_interviews`, the same as a list) runs them with
+three random streams (victims, answer errors, the responder's picks), so every interviewer
+run with one seed meets the same victims with the same errors. A :class:`PolicyInterviewer`
+runs its interviews together (:meth:`PolicyInterviewer.run_batch`): the policy's choice is
+computed once per distinct node for all the trials standing there, and each interview draws
+its picks from its own row of uniforms. :func:`responder.engine.evaluate.monte_carlo` estimates E[K] with it;
 :func:`run_simulation` measures E[K] and how often the interview ends on the true object,
 separately for interviews with at most eps errors and with more (errors beyond eps are drawn
 when ``extra_errors`` > 0, to show what happens past the budget).
