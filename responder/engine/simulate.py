@@ -16,10 +16,11 @@ three random streams (victims, answer errors, the responder's picks), so every i
 run with one seed meets the same victims with the same errors. A :class:`PolicyInterviewer`
 runs its interviews together (:meth:`PolicyInterviewer.run_batch`): the policy's choice is
 computed once per distinct node for all the trials standing there, and each interview draws
-its picks from its own row of uniforms. :func:`responder.engine.evaluate.monte_carlo` estimates E[K] with it;
-:func:`run_simulation` measures E[K] and how often the interview ends on the true object,
-separately for interviews with at most eps errors and with more (errors beyond eps are drawn
-when ``extra_errors`` > 0, to show what happens past the budget).
+its picks from its own row of uniforms. :func:`responder.engine.evaluate.monte_carlo`
+estimates E[K] with it; :func:`run_simulation` measures E[K] and how often the interview
+ends on the true object, separately for interviews with at most eps errors and with more
+(errors beyond eps are drawn when ``extra_errors`` > 0, to show what happens past the
+budget).
 """
 
 from __future__ import annotations
