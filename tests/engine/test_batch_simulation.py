@@ -190,6 +190,8 @@ def test_which_interviews_run_together():
     assert not PolicyInterviewer(Model(problem, "group", noise), Policy("gbs")).batchable
     assert PolicyInterviewer(Model(problem, "object"), Policy("gbs")).batchable
     assert not PolicyInterviewer(Model(problem, "object"), Policy("gbs"), cache=False).batchable
+    big = Problem.build(np.eye(1001, 500, dtype=bool))  # past BATCH_MAX_CELLS: one by one
+    assert not PolicyInterviewer(Model(big, "object"), Policy("gbs")).batchable
 
 
 def _noisy(seed, nu=0.6, eps=1, model=2, p=0.2):

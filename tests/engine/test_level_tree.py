@@ -158,3 +158,6 @@ def test_noisy_level_tree_only_for_the_object_target_and_first_ties():
     assert not noisy_applies(Model(problem, "object", noise), Policy("gqsa"))
     assert not noisy_applies(Model(problem, "object", noise), Policy("gbs", ties="random"))
     assert not noisy_applies(Model(problem, "object"), Policy("gbs"))
+    big = Problem.build(np.eye(600, 60, dtype=bool))  # the walk is faster there
+    assert not noisy_applies(Model(big, "object", NoiseModel(1, np.ones(60, dtype=bool))),
+                             Policy("gbs"))
