@@ -64,8 +64,15 @@ def values(seed: int) -> dict[str, str]:
                        p=float(rng.uniform(0.05, 0.45)))
     noisy = Model(problem, "object", noise)
     for name in ("gbs", "gqsa"):
-        out[f"noise/{name}"] = exact(noisy, Policy(name), max_states=None).expected_queries.hex()
-    mc = monte_carlo(noisy, Policy("gqsa"), trials=20, seed=seed)
+        # The node-by-node walk: engine/tree.py's noisy level-wise GBS tree is the same tree,
+        # but sums each object's expected depth in another order (last bit;
+        # tests/engine/test_level_tree.py compares the two).
+        out[f"noise/{name}"] = exact(noisy, Policy(name), max_states=None,
+                                     level_wise=False).expected_queries.hex()
+    # The per-trial simulator, the reference: the batched one (the default) draws the
+    # responder's picks from another stream (tests/engine/test_batch_simulation.py compares
+    # the two in distribution and with the exact E[K]).
+    mc = monte_carlo(noisy, Policy("gqsa"), trials=20, seed=seed, batch=False)
     out["monte-carlo/gqsa"] = mc.expected_queries.hex()
     out["monte-carlo/gqsa/accuracy"] = float(mc.accuracy).hex()
     return out

@@ -103,6 +103,259 @@ class SplitStats:
         return entropy(self.group_total)
 
 
+@dataclass(frozen=True)
+class SplitStatsBatch:
+    """:class:`SplitStats` of D nodes at once, one row per node (the batched simulator's and
+    the level-wise noisy tree's, see :class:`NodeBatch`).
+
+    Attributes
+    ----------
+    total : ndarray of shape (D,)
+    no, yes : ndarrays of shape (D, N)
+        As in :class:`SplitStats` (asked queries: no = total, yes = 0).
+    unasked : ndarray of shape (D, N), bool
+    group_x : ndarray of shape (D,) or None
+        sum over the target groups i of pi_a^i log2 pi_a^i; None when the group term is 0
+        (noise-free object target: each group is one object) or was not asked for.
+    children_x : ndarray of shape (D, N) or None
+        sum over the groups of l log2 l + r log2 r, with l and r the group's masses in the
+        two children of each query.
+    """
+
+    total: np.ndarray
+    no: np.ndarray
+    yes: np.ndarray
+    unasked: np.ndarray
+    group_x: np.ndarray | None = None
+    children_x: np.ndarray | None = None
+
+    @cached_property
+    def reduction_factor(self) -> np.ndarray:
+        """rho_a(q) = max(pi_l, pi_r) / pi_a (Definition 1, ``defn:rhor``), shape (D, N)."""
+        return np.maximum(self.no, self.yes) / self.total[:, None]
+
+    @cached_property
+    def splits(self) -> np.ndarray:
+        """Unasked queries that send positive mass to both children, shape (D, N) bool (the
+        same relative tolerance as :attr:`SplitStats.splits`)."""
+        tol = _EMPTY * self.total[:, None]
+        return self.unasked & (self.no > tol) & (self.yes > tol)
+
+    @cached_property
+    def group_term(self) -> np.ndarray:
+        """sum_i (pi_a^i / pi_a) H(rho_a^i(q)), shape (D, N): the group part of GISA's cost
+        (Algorithm 2, Definition 2 (``defn:grhor``), Theorem 2 (``thm:group
+        identification``)), as :attr:`SplitStats.group_term`: pi_a^i H(rho_a^i) = g log g -
+        l log l - r log r per group, 0 on columns that send no mass to one side."""
+        out = np.zeros_like(self.no)
+        if self.group_x is None:
+            return out
+        term = self.group_x[:, None] - self.children_x
+        cols = self.unasked & (self.no > 0) & (self.yes > 0)
+        np.divide(np.maximum(term, 0.0), self.total[:, None], out=out, where=cols)
+        return out
+
+
+#: Rows per block in :func:`rows_times`: small enough that OpenBLAS runs each product on the
+#: calling thread (its worker threads thrash on a busy 2-core machine), large enough that the
+#: Python loop costs little.
+_ROW_BLOCK_CELLS = 200_000
+
+
+def rows_times(weights: np.ndarray, matrix: np.ndarray) -> np.ndarray:
+    """weights @ matrix, shape (D, N), in row blocks that each run on the calling thread."""
+    D, K = weights.shape
+    out = np.empty((D, matrix.shape[1]))
+    step = max(1, _ROW_BLOCK_CELLS // max(1, K * matrix.shape[1]))
+    for s in range(0, D, step):
+        np.matmul(weights[s:s + step], matrix, out=out[s:s + step])
+    return out
+
+
+class NodeBatch:
+    """D nodes of one model at once, as dense arrays (one row per node).
+
+    Attributes
+    ----------
+    cand : ndarray of shape (D, M), bool
+        Each node's candidates.
+    asked : ndarray of shape (D, N), bool
+    delta : ndarray of shape (D, M), int, or None
+        Under noise, each candidate's mismatches on the error-prone queries (Appendix II).
+    n_unanswered : ndarray of shape (D,), int, or None
+        Under noise, n_a: error-prone queries not yet answered.
+    mass : ndarray of shape (D, M)
+        Candidate masses (0 elsewhere): pi_i without noise; under noise pi_i times the
+        dilated group mass of Appendix II (:meth:`BinomialTable.mass_rows`), as :class:`Node`.
+
+    Under noise only the object target is batched (each dilated group is one object's).
+    """
+
+    def __init__(self, model: "Model", cand, asked, delta=None, n_unanswered=None, mass=None):
+        self.model = model
+        self.cand = cand
+        self.asked = asked
+        self.delta = delta
+        self.n_unanswered = n_unanswered
+        if mass is None and model.noise is not None:
+            mass = cand * model.problem.prior * model.table.mass_rows(n_unanswered, delta)
+        self._mass = mass  # without noise, computed when first needed
+
+    @property
+    def mass(self) -> np.ndarray:
+        if self._mass is None:
+            self._mass = self.cand * self.model.problem.prior
+        return self._mass
+
+    @classmethod
+    def of(cls, model: "Model", nodes: list["Node"]) -> "NodeBatch":
+        """The batch of the given :class:`Node` objects."""
+        M = model.problem.n_objects
+        D = len(nodes)
+        cand = np.zeros((D, M), dtype=bool)
+        mass = np.zeros((D, M))
+        delta = None if model.noise is None else np.zeros((D, M), dtype=np.int64)
+        for d, node in enumerate(nodes):
+            cand[d, node.idx] = True
+            mass[d, node.idx] = node.mass
+            if delta is not None:
+                delta[d, node.idx] = node.delta
+        asked = np.array([node.asked for node in nodes]).reshape(D, -1)
+        n = None if delta is None else np.array([node.n_unanswered for node in nodes])
+        return cls(model, cand, asked, delta, n, mass if delta is not None else None)
+
+    @classmethod
+    def concat(cls, batches: list["NodeBatch"]) -> "NodeBatch":
+        """One batch of the nodes of ``batches``, in order."""
+        first = batches[0]
+        noisy = first.delta is not None
+        return cls(first.model, np.concatenate([b.cand for b in batches]),
+                   np.concatenate([b.asked for b in batches]),
+                   np.concatenate([b.delta for b in batches]) if noisy else None,
+                   np.concatenate([b.n_unanswered for b in batches]) if noisy else None,
+                   np.concatenate([b.mass for b in batches]))
+
+    def chunks(self, size: int) -> list["NodeBatch"]:
+        """The nodes in batches of at most ``size``."""
+        D = self.cand.shape[0]
+        if D <= size:
+            return [self]
+        return [self.take(np.arange(s, min(s + size, D))) for s in range(0, D, size)]
+
+    def take(self, rows: np.ndarray) -> "NodeBatch":
+        """The nodes at ``rows``."""
+        noisy = self.delta is not None
+        return NodeBatch(self.model, self.cand[rows], self.asked[rows],
+                         self.delta[rows] if noisy else None,
+                         self.n_unanswered[rows] if noisy else None,
+                         None if self._mass is None else self._mass[rows])
+
+    def split(self, groups: bool = True) -> SplitStatsBatch:
+        """:meth:`Node.split` of every node at once.
+
+        Without noise the "yes" mass of every query at every node is one product mass @ B
+        (the sum over the candidates answering yes); per target group one product per group
+        on its columns (skipped with ``groups=False``: then the group term is 0).
+
+        Under noise (object target) a candidate splits on an unasked error-prone query q as
+        in :meth:`Node.child_masses` (Appendix II, ``sec:reduction factor calculation``):
+        no = pi_i f(delta_i + b_iq) and yes = pi_i f(delta_i + 1 - b_iq), with
+        f(d) = r^d S[n_a - 1, min(n_a - 1, eps' - d)] / Z. Both are linear in b_iq, so
+        no_q = sum_i pi_i f(delta_i) - sum_i pi_i [f(delta_i) - f(delta_i + 1)] b_iq, and
+        yes_q likewise: two sums and one product for all queries.
+        """
+        model = self.model
+        B = model.matrix_f
+        unasked = ~self.asked
+        mass = self.mass
+        total = mass.sum(axis=1)
+        yes = rows_times(mass, B)
+        no = total[:, None] - yes
+        gx = cx = None
+        if model.noise is None:
+            if groups and not model.singleton_target:
+                order, starts = model.group_blocks
+                W, Bs = mass[:, order], B[order]
+                gx = np.zeros(mass.shape[0])
+                cx = np.zeros_like(yes)
+                for g in range(starts.size - 1):
+                    a, b = starts[g], starts[g + 1]
+                    if a == b:
+                        continue
+                    gyes = rows_times(W[:, a:b], Bs[a:b])
+                    gtot = W[:, a:b].sum(axis=1)
+                    gx += xlog2x(gtot)
+                    cx += xlog2x(gyes) + xlog2x(gtot[:, None] - gyes)
+        else:
+            if not model.singleton_target:
+                raise ValueError("noisy nodes are batched for the object target only")
+            n = self.n_unanswered
+            prior = self.cand * model.problem.prior
+            live = n > 0
+            f0 = prior * model.table.mass_rows(np.maximum(n - 1, 0), self.delta)
+            f1 = prior * model.table.mass_rows(np.maximum(n - 1, 0), self.delta + 1)
+            diff = rows_times(f0 - f1, B)
+            use = (model.noise.prone[None, :] & unasked) & live[:, None]
+            no = np.where(use, f0.sum(axis=1)[:, None] - diff, no)
+            yes = np.where(use, f1.sum(axis=1)[:, None] + diff, yes)
+            if groups:
+                # Each dilated group is one object: on a noise-free column it goes wholly to
+                # one side (term 0); on an error-prone one it sends pi f(delta) and
+                # pi f(delta + 1), one to each side, whatever b_iq is.
+                gx = xlog2x(mass).sum(axis=1)
+                prone_x = (xlog2x(f0) + xlog2x(f1)).sum(axis=1)
+                cx = np.where(use, prone_x[:, None], gx[:, None])
+        no = np.where(unasked, no, total[:, None])
+        yes = np.where(unasked, yes, 0.0)
+        return SplitStatsBatch(total, no, yes, unasked, gx, cx)
+
+    def resolved(self, stats: SplitStatsBatch | None = None) -> np.ndarray:
+        """:meth:`Node.is_resolved` of every node, shape (D,) bool.
+
+        At most one candidate, one target group left, or no unasked query splits the
+        candidates. Without noise every candidate agrees with the answers given, so no
+        unasked query splits them exactly when all candidates of positive mass share one row:
+        that is tested against each node's first candidate (O(M) per node, no product). Exact
+        zero is the only mass treated as empty there; the split statistics' relative
+        tolerance (1e-12) differs from it only for priors spanning twelve orders of
+        magnitude. Under noise the split statistics decide (``stats`` if already computed).
+        """
+        model = self.model
+        cand = self.cand
+        count = cand.sum(axis=1)
+        first = cand.argmax(axis=1)
+        codes = model.target_codes
+        one_group = ~(cand & (codes[None, :] != codes[first][:, None])).any(axis=1)
+        if model.noise is not None:
+            if stats is None:
+                stats = self.split(groups=False)
+            return (count <= 1) | one_group | ~stats.splits.any(axis=1)
+        positive = cand & (model.problem.prior > 0)  # mass > 0 without noise
+        first_pos = positive.argmax(axis=1)
+        twins = model.twins[first_pos]
+        rows = np.arange(cand.shape[0])
+        no_split = ~(positive & ~twins).any(axis=1) | ~positive[rows, first_pos]
+        return (count <= 1) | one_group | no_split
+
+    def children(self, q: np.ndarray, answers: np.ndarray) -> "NodeBatch":
+        """Node d after answering query q[d] with answers[d] (:meth:`Node.child`)."""
+        model = self.model
+        rows = np.arange(q.size)
+        col = model.matrix.T[q]  # (D, M): every object's answer to each node's query
+        asked = self.asked.copy()
+        asked[rows, q] = True
+        mism = col != answers[:, None]
+        if model.noise is None:
+            return NodeBatch(model, self.cand & ~mism, asked)
+        prone = model.noise.prone[q]
+        delta = self.delta + (mism & prone[:, None])
+        n = self.n_unanswered - prone
+        cand = self.cand & np.where(prone[:, None], delta <= model.noise.eps_eff, ~mism)
+        out = NodeBatch(model, cand, asked, delta, n)
+        out.cand &= out.mass > 0  # as Model._noisy_node: masses of 0 leave
+        return out
+
+
 class Model:
     """A problem, a target and, optionally, persistent noise: what the tree is built on.
 
@@ -140,6 +393,22 @@ class Model:
             self.n_target = problem.n_objects
         self.singleton_target = target == "object"
         self.table = BinomialTable(noise) if noise is not None else None
+
+    @cached_property
+    def twins(self) -> np.ndarray:
+        """twins[i, k]: objects i and k have identical rows, shape (M, M) bool."""
+        B = self.matrix
+        _, inverse = np.unique(B, axis=0, return_inverse=True)
+        inverse = inverse.reshape(-1)
+        return inverse[:, None] == inverse[None, :]
+
+    @cached_property
+    def group_blocks(self) -> tuple[np.ndarray, np.ndarray]:
+        """Objects sorted by target group (stable) and where each group's block starts,
+        shape (M,) and (n_target + 1,)."""
+        order = np.argsort(self.target_codes, kind="stable")
+        counts = np.bincount(self.target_codes, minlength=self.n_target)
+        return order, np.concatenate([[0], np.cumsum(counts)])
 
     # -- nodes ---------------------------------------------------------------------------
 

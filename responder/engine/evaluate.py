@@ -31,10 +31,11 @@ from responder.engine.simulate import (
     PolicyInterviewer,
     draw_victims,
     random_streams,
-    simulate_interviews,
+    simulate_batch,
 )
 from responder.engine.tree import applies as level_tree_applies
-from responder.engine.tree import build_level_tree
+from responder.engine.tree import build_level_tree, build_noisy_level_tree
+from responder.engine.tree import noisy_applies as noisy_level_applies
 
 DEFAULT_MAX_STATES = 50_000
 MIN_MONTE_CARLO_TRIALS = 10_000
@@ -139,6 +140,9 @@ def exact(
     root = start if start is not None else model.root()
     if level_wise and level_tree_applies(model, policy):
         built = build_level_tree(model, policy.name, policy.tol, root)
+        return _evaluation(model, root, built.depth, built.decomposition_sum, built.height, -1)
+    if level_wise and noisy_level_applies(model, policy):
+        built = build_noisy_level_tree(model, policy, root)
         return _evaluation(model, root, built.depth, built.decomposition_sum, built.height, -1)
     memo: dict[bytes, tuple[np.ndarray, float, int]] = {}
     memoise = branches(policy)
@@ -254,6 +258,7 @@ def monte_carlo(
     seed: int | None = None,
     start: Node | None = None,
     truth: Model | None = None,
+    batch: bool = True,
 ) -> Evaluation:
     """Estimate E[K] by simulating ``trials`` interviews with answers from the true row.
 
@@ -265,6 +270,10 @@ def monte_carlo(
     the policy's pick distribution. Suggestions are cached per node state, so each state is
     scored once. ``accuracy`` is the share of interviews that ended on the true object (see
     :func:`responder.engine.simulate.ended_on_truth`).
+
+    The interviews run together (:meth:`responder.engine.simulate.PolicyInterviewer.run_batch`)
+    where the simulator can batch them; ``batch=False`` runs them one by one, the reference
+    (the same distribution; policies with picks draw them from another stream).
     """
     if trials < 1:
         raise ValueError("trials must be at least 1")
@@ -278,10 +287,10 @@ def monte_carlo(
     streams = random_streams(seed)
     root = start if start is not None else model.root()
     victims = draw_victims(root, trials, streams.victims)
-    outcomes = simulate_interviews(victims, PersistentNoiseAnswers(truth),
-                                   PolicyInterviewer(model, policy, start=root), streams)
-    counts = np.array([o.questions for o in outcomes], dtype=float)
-    correct = sum(o.correct for o in outcomes)
+    done = simulate_batch(victims, PersistentNoiseAnswers(truth),
+                          PolicyInterviewer(model, policy, start=root, batch=batch), streams)
+    counts = done.questions.astype(float)
+    correct = int(done.correct.sum())
     mean = float(counts.mean())
     half = 1.96 * float(counts.std(ddof=1)) / np.sqrt(trials) if trials > 1 else float("nan")
     return Evaluation(

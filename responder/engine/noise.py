@@ -218,6 +218,24 @@ class BinomialTable:
         with np.errstate(over="ignore"):
             return float(np.exp(self.log_Z))
 
+    def mass_rows(self, n_unanswered: np.ndarray, delta: np.ndarray) -> np.ndarray:
+        """:meth:`mass` for D nodes at once: row d with n_a = ``n_unanswered[d]``, shape like
+        ``delta`` (D, M). The same formula, elementwise, so the same floats."""
+        n = np.asarray(n_unanswered, dtype=np.int64)
+        delta = np.asarray(delta)
+        width = self.eps + 1
+        sums = np.full((int(n.max(initial=0)) + 1, width), np.nan)
+        for v in np.unique(n).tolist():
+            row = self.log_sums(v)
+            sums[v, :row.size] = row
+        ok = delta <= self.eps
+        d = np.where(ok, delta, 0)
+        tau = np.minimum(n[:, None], self.eps - d)
+        with np.errstate(invalid="ignore"):
+            log_r_pow = np.where(d == 0, 0.0, d * self.log_r)
+        log_out = log_r_pow + sums[n[:, None], tau] - self.log_Z
+        return np.where(ok, np.exp(log_out), 0.0)
+
     def mass(self, n_unanswered: int, delta: np.ndarray) -> np.ndarray:
         """Relative mass r^delta S[n, min(n, eps'-delta)] / Z of each group, shape like delta.
 

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from responder.engine.belief import Node
-from responder.engine.scoring import CATEGORY_COSTS, QUERY_COSTS
+from responder.engine.belief import Node, NodeBatch, SplitStatsBatch
+from responder.engine.scoring import CATEGORY_COSTS, CATEGORY_COSTS_BATCH, QUERY_COSTS, PickRows
 
 POLICIES = ("gbs", "gisa", "gqsa", "gigqsa", "minmin", "minmax", "random", "random-category")
 CATEGORY_POLICIES = frozenset({"gqsa", "gigqsa", "minmin", "minmax", "random-category"})
@@ -95,6 +95,10 @@ class Policy:
         hold for either: they allow any p_j(q) at each node.
     """
 
+    #: The random policy draws among every unasked query ("unasked", the paper's passive
+    #: baseline) or only among those that split the candidates ("splits").
+    among = "unasked"
+
     def __init__(self, name: str, ties: str = "first", seed: int | None = None, tol: float = 1e-9,
                  pick: str = "any"):
         if name not in POLICIES:
@@ -135,6 +139,8 @@ class Policy:
         stats = node.split()
         unasked = np.flatnonzero(stats.unasked)
         if self.name == "random":
+            if self.among == "splits":
+                unasked = np.flatnonzero(stats.splits)
             return Choice("any", -1, unasked, np.full(unasked.size, 1.0 / unasked.size))
         if not self.uses_categories:
             costs = np.where(stats.splits, QUERY_COSTS[self.name](stats), np.inf)
@@ -159,6 +165,98 @@ class Policy:
         j = self._pick_best(costs)
         qs = np.flatnonzero(P[j] > 0)
         return Choice("category", j, qs, P[j, qs], costs)
+
+
+def choose_batch(policy: Policy, nodes: NodeBatch,
+                 stats: SplitStatsBatch | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """:meth:`Policy.choose` at D nodes at once (:class:`~responder.engine.belief.NodeBatch`),
+    with their split statistics ``stats`` when already computed (with the group term).
+
+    Returns
+    -------
+    resolved : ndarray of shape (D,), bool
+        The stopping rule (:meth:`responder.engine.belief.Node.is_resolved`).
+    probs : ndarray of shape (D, N)
+        Where the node is not resolved, the chance that the responder asks each query next:
+        the :class:`Choice`'s ``probs`` on its ``queries``, 0 elsewhere (one 1 for a single
+        query). Ties follow the policy's rule; with ``ties="random"`` they draw from the
+        policy's generator, one draw per node.
+    """
+    model = nodes.model
+    D, N = nodes.asked.shape
+    groups = policy.name in ("gisa", "gigqsa")
+    if stats is None and model.noise is not None:
+        stats = nodes.split(groups)
+    resolved = nodes.resolved(stats)
+    probs = np.zeros((D, N))
+    live = np.flatnonzero(~resolved)
+    if live.size == 0:
+        return resolved, probs
+    unasked = ~nodes.asked[live]
+    problem = model.problem
+    if policy.name == "random" and policy.among != "splits":
+        probs[live] = unasked / unasked.sum(axis=1, keepdims=True)
+        return resolved, probs
+    if policy.name == "random-category":
+        pw = problem.pick_weights * unasked
+        cat = problem.query_groups
+        sums = rows_of_categories(pw, cat, problem.n_query_groups)
+        p = np.divide(pw, sums[:, cat], out=np.zeros_like(pw), where=sums[:, cat] > 0)
+        n_open = (sums > 0).sum(axis=1, keepdims=True)
+        probs[live] = p / n_open  # the mean of the open categories' rows of P
+        return resolved, probs
+    if stats is None:
+        stats = nodes.take(live).split(groups)
+    else:
+        stats = SplitStatsBatch(stats.total[live], stats.no[live], stats.yes[live],
+                                stats.unasked[live],
+                                None if stats.group_x is None else stats.group_x[live],
+                                None if stats.children_x is None else stats.children_x[live])
+    splits = stats.splits
+    stuck = ~splits.any(axis=1)  # only at a relative mass below the split tolerance
+    if policy.name == "random":  # among the splitting queries only
+        probs[live] = splits / np.maximum(splits.sum(axis=1, keepdims=True), 1)
+    elif not policy.uses_categories:
+        costs = np.where(splits, QUERY_COSTS[policy.name](stats), np.inf)
+        costs[stuck] = 0.0
+        q = _pick_best_batch(policy, costs)
+        probs[live, q] = 1.0
+    else:
+        cat = problem.query_groups
+        n = problem.n_query_groups
+        pw = problem.pick_weights * stats.unasked
+        if policy.pick == "informed":
+            pw = pw * splits
+        sums = rows_of_categories(pw, cat, n)
+        p = np.divide(pw, sums[:, cat], out=np.zeros_like(pw), where=sums[:, cat] > 0)
+        split_count = rows_of_categories(splits.astype(float), cat, n)
+        costs = np.where(split_count > 0,
+                         CATEGORY_COSTS_BATCH[policy.name](stats, PickRows(p, cat, n)), np.inf)
+        costs[stuck] = 0.0
+        j = _pick_best_batch(policy, costs)
+        probs[live] = np.where(cat[None, :] == j[:, None], p, 0.0)
+    resolved[live[stuck]] = True
+    probs[live[stuck]] = 0.0
+    return resolved, probs
+
+
+def rows_of_categories(x: np.ndarray, categories: np.ndarray, n: int) -> np.ndarray:
+    """sum of x[d, q] over the queries q of each category, shape (D, n)."""
+    out = np.zeros((x.shape[0], n))
+    for j in range(n):  # categories, not queries
+        out[:, j] = x[:, categories == j].sum(axis=1)
+    return out
+
+
+def _pick_best_batch(policy: Policy, costs: np.ndarray) -> np.ndarray:
+    """:meth:`Policy._pick_best` on each row of ``costs`` (D, K), shape (D,)."""
+    best = costs.min(axis=1, keepdims=True)
+    tied = costs <= best + policy.tol
+    if policy.ties == "first":
+        return tied.argmax(axis=1)
+    count = tied.sum(axis=1)
+    r = np.minimum((policy.rng.random(costs.shape[0]) * count).astype(np.int64), count - 1)
+    return (np.cumsum(tied, axis=1) > r[:, None]).argmax(axis=1)
 
 
 def pick_query(choice: Choice, rng: np.random.Generator) -> int:

@@ -20,7 +20,7 @@ import numpy as np
 
 from responder.engine.belief import Model
 from responder.engine.evaluate import evaluate
-from responder.engine.policies import Choice, Policy
+from responder.engine.policies import Policy
 from responder.engine.problem import Problem
 from responder.experiments.common import Context
 from responder.experiments.datasets import (
@@ -44,14 +44,10 @@ PLACEMENTS = {
 class SplittingRandomPolicy(Policy):
     """Random search that draws only among unasked queries that split the candidates."""
 
+    among = "splits"
+
     def __init__(self, seed: int | None = None):
         super().__init__("random", seed=seed)  # the name makes evaluate() treat it as random
-
-    def choose(self, node):
-        if node.is_resolved():
-            return None
-        qs = np.flatnonzero(node.split().splits)
-        return Choice("any", -1, qs, np.full(qs.size, 1.0 / qs.size))
 
 
 def placement_gammas(placement: str, n: int, d1: float, d2: float, rng):

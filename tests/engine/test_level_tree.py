@@ -19,7 +19,7 @@ from responder.engine.evaluate import exact
 from responder.engine.noise import NoiseModel
 from responder.engine.policies import Policy
 from responder.engine.problem import Problem
-from responder.engine.tree import applies, build_level_tree
+from responder.engine.tree import applies, build_level_tree, noisy_applies
 
 
 def random_problem(seed: int) -> Problem:
@@ -99,3 +99,65 @@ def test_only_noise_free_single_query_first_ties():
     assert not applies(Model(big, "group"), Policy("gisa"))  # the walk is faster there
     with pytest.raises(ValueError, match="choose one of gbs, gisa"):
         build_level_tree(model, "gqsa", 1e-9, model.root())
+
+
+# -- under persistent noise: engine/tree.py's build_noisy_level_tree -------------------------------
+
+
+def noisy_model(seed: int) -> Model:
+    rng = np.random.default_rng(seed)
+    problem = random_problem(seed)
+    prone = rng.random(problem.n_queries) < rng.choice([0.3, 0.7, 1.0])
+    noise = NoiseModel(int(rng.integers(0, 3)), prone, model=int(rng.integers(1, 3)),
+                       p=float(rng.uniform(0.0, 0.5)))
+    return Model(problem, "object", noise)
+
+
+def assert_same_noisy_tree(model: Model, policy: str, start=None) -> None:
+    """The same tree as the walk: the same height, each object's expected depth and E[K] equal
+    up to round-off (summed in another order), and the decomposition of Theorems 1 and 2 on
+    the dilated groups still equal to E[K]."""
+    fast = exact(model, Policy(policy), start=start)
+    slow = exact(model, Policy(policy), start=start, level_wise=False)
+    assert fast.max_depth == slow.max_depth
+    np.testing.assert_allclose(fast.per_object_depth, slow.per_object_depth, rtol=1e-12,
+                               atol=1e-12)
+    assert fast.expected_queries == pytest.approx(slow.expected_queries, rel=1e-12)
+    assert fast.decomposition == pytest.approx(slow.decomposition, abs=1e-9)
+    assert fast.decomposition == pytest.approx(fast.expected_queries, abs=1e-9)
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_same_noisy_tree_as_node_by_node(seed):
+    model = noisy_model(seed)
+    assert noisy_applies(model, Policy("gbs"))
+    for policy in ("gbs", "gisa"):
+        assert_same_noisy_tree(model, policy)
+
+
+@pytest.mark.parametrize("seed", range(15))
+def test_same_noisy_tree_from_a_later_node_with_skipped_queries(seed):
+    model = noisy_model(3000 + seed)
+    problem = model.problem
+    if problem.n_queries < 3:
+        return
+    truth = int(np.random.default_rng(seed).integers(problem.n_objects))
+    start = model.node_from_answers({0: bool(problem.matrix[truth, 0])},
+                                    skipped=[problem.n_queries - 1])
+    if start.idx.size == 0:
+        return
+    for policy in ("gbs", "gisa"):
+        assert_same_noisy_tree(model, policy, start=start)
+
+
+def test_noisy_level_tree_only_for_the_object_target_and_first_ties():
+    problem = random_problem(4)
+    noise = NoiseModel(1, np.ones(problem.n_queries, dtype=bool))
+    assert noisy_applies(Model(problem, "object", noise), Policy("gisa"))
+    assert not noisy_applies(Model(problem, "group", noise), Policy("gisa"))
+    assert not noisy_applies(Model(problem, "object", noise), Policy("gqsa"))
+    assert not noisy_applies(Model(problem, "object", noise), Policy("gbs", ties="random"))
+    assert not noisy_applies(Model(problem, "object"), Policy("gbs"))
+    big = Problem.build(np.eye(600, 60, dtype=bool))  # the walk is faster there
+    assert not noisy_applies(Model(big, "object", NoiseModel(1, np.ones(60, dtype=bool))),
+                             Policy("gbs"))
