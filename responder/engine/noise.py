@@ -228,11 +228,7 @@ class BinomialTable:
         for v in np.unique(n).tolist():
             row = self.log_sums(v)
             sums[v, :row.size] = row
-        ok = delta <= self.eps
-        d = np.where(ok, delta, 0)
-        tau = np.minimum(n[:, None], self.eps - d)
-        with np.errstate(invalid="ignore"):
-            log_r_pow = np.where(d == 0, 0.0, d * self.log_r)
+        ok, tau, log_r_pow = self._mass_terms(n[:, None], delta)
         log_out = log_r_pow + sums[n[:, None], tau] - self.log_Z
         return np.where(ok, np.exp(log_out), 0.0)
 
@@ -241,11 +237,16 @@ class BinomialTable:
 
         Zero where delta > eps'.
         """
-        delta = np.asarray(delta)
+        ok, tau, log_r_pow = self._mass_terms(n_unanswered, np.asarray(delta))
+        log_out = log_r_pow + self.log_sums(n_unanswered)[tau] - self.log_Z
+        return np.where(ok, np.exp(log_out), 0.0)
+
+    def _mass_terms(self, n_unanswered, delta: np.ndarray):
+        """The parts of :meth:`mass` that depend on delta: where it is within eps' (``ok``),
+        the index min(n, eps' - delta) into the row of S, and log r^delta (0 at delta 0)."""
         ok = delta <= self.eps
         d = np.where(ok, delta, 0)
         tau = np.minimum(n_unanswered, self.eps - d)
         with np.errstate(invalid="ignore"):
             log_r_pow = np.where(d == 0, 0.0, d * self.log_r)
-        log_out = log_r_pow + self.log_sums(n_unanswered)[tau] - self.log_Z
-        return np.where(ok, np.exp(log_out), 0.0)
+        return ok, tau, log_r_pow
