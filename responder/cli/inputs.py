@@ -259,7 +259,6 @@ def evidence_from_args(args, symptom_leaks=None) -> EvidenceSettings:
         )
     except EvidenceError as exc:
         option = str(exc).split(" ", 1)[0].replace("(", "")
-        flag = (option if option in ("sensitivity", "leak", "threshold", "long-row")
-                else "sensitivity/--leak")
-        flag = "long-row-exponent" if flag == "long-row" else flag
+        flag = {"sensitivity": "sensitivity", "leak": "leak", "threshold": "threshold",
+                "long-row": "long-row-exponent"}.get(option, "sensitivity/--leak")
         raise InputError(f"--{flag}: {exc}") from None
