@@ -14,6 +14,7 @@ import sys
 
 import numpy as np
 
+from responder.cli.inputs import InputError
 from responder.engine import diagnostics as dg
 from responder.kb.csv_import import import_csv
 from responder.kb.model import DEFAULT_PRIOR_MODE, KBError, KnowledgeBase
@@ -341,22 +342,33 @@ def cmd_import(args) -> int:
 # --- validate ---------------------------------------------------------------------------
 
 
+def _validation_settings(val, args):
+    """The run's settings; an InputError naming the option when one is out of range (each
+    option is checked alone first, so the message names the one that is wrong)."""
+    options = (("--eps", "eps", args.eps), ("--prior", "prior", args.prior),
+               ("--sensitivity", "sensitivity", args.sensitivity), ("--leak", "leak", args.leak),
+               ("--long-row-exponent", "long_row_exponent", args.long_row_exponent))
+    for flag, name, value in options:
+        try:
+            val.make_settings(**{name: value})
+        except ValueError as exc:
+            raise InputError(f"{flag}: {exc}") from None
+    try:
+        return val.make_settings(**{name: value for _, name, value in options})
+    except ValueError as exc:  # only the pair can still fail: the leak must be below s
+        raise InputError(f"--sensitivity/--leak: {exc}") from None
+
+
 def cmd_validate(args) -> int:
     """``responder kb validate [CASES] [--kb ...] [--mode NAME]... [--eps N] [--json]``."""
     from responder.kb import validate as val  # noqa: PLC0415 (numpy work only when asked)
     from responder.kb.cases import load_cases  # noqa: PLC0415
 
-    if args.eps is not None and args.eps < 0:
-        print(f"error: --eps is {args.eps}; give a whole number 0 or more", file=sys.stderr)
-        return EXIT_INVALID
+    settings = _validation_settings(val, args)
     try:
-        settings = val.make_settings(eps=args.eps, sensitivity=args.sensitivity, leak=args.leak,
-                                     prior=args.prior,
-                                     long_row_exponent=args.long_row_exponent)
         modes = val.check_modes(args.modes)
     except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return EXIT_INVALID
+        raise InputError(f"--mode: {exc}") from None
     try:
         kb = resolve_kb(getattr(args, "kb", None))
         cases, warnings = load_cases(args.cases, kb)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 from pathlib import Path
 
@@ -11,7 +10,7 @@ import pytest
 
 from responder.kb import load_kb
 from responder.kb.cases import bundled_cases_dir, load_cases
-from responder.cli.kb import register
+from responder.cli import main as cli_main
 from responder.kb.model import KBError
 from responder.kb.validate import (
     MODES,
@@ -268,10 +267,7 @@ def test_long_quotes_are_refused(kb, tmp_path):
 
 
 def run(argv, capsys):
-    parser = argparse.ArgumentParser(prog="responder")
-    register(parser.add_subparsers(dest="command"))
-    args = parser.parse_args(argv)
-    code = args.handler(args)
+    code = cli_main(argv)  # the real entry point: its one error style and exit codes
     out, err = capsys.readouterr()
     return code, out, err
 
@@ -291,8 +287,11 @@ def test_command_prints_summary_and_json(kb, tmp_path, capsys):
 
 @pytest.mark.parametrize("extra, words", [
     (["--mode", "telepathy"], "unknown mode 'telepathy'; choose from"),
-    (["--eps", "-1"], "--eps is -1"),
-    (["--long-row-exponent", "-1"], "long-row exponent is -1"),
+    (["--eps", "-1"], "responder: error: --eps: eps is -1"),
+    (["--long-row-exponent", "-1"], "responder: error: --long-row-exponent: long-row exponent is -1"),
+    (["--sensitivity", "2"], "responder: error: --sensitivity: sensitivity is 2.0"),
+    (["--leak", "0.9"], "responder: error: --leak: leak (0.9) must be below"),
+    (["--prior", "flat"], "responder: error: --prior: unknown prior 'flat'"),
 ])
 def test_command_bad_options_exit_2(kb, tmp_path, capsys, extra, words):
     write_case(tmp_path / "cases", "c1", case_text())
