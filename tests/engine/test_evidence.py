@@ -268,8 +268,10 @@ def test_bundled_kb_unlisted_agents_get_no_fit_far_more_often_than_true_victims(
             reasons[kind].append(end.stop().reason)
     assert reasons["true"].count("no_fit") <= 4  # measured: about 1%
     assert reasons["unlisted"].count("no_fit") >= 12  # measured: about 30%
-    # And an unlisted agent is rarely called identified.
-    assert reasons["unlisted"].count("confident") <= 16
+    # And an unlisted agent is called identified far less often than a true victim (a ratio,
+    # not a count: the count moves with every knowledge-base edit; measured on 600 of each,
+    # 25 Nov 2026: 18% against 66%).
+    assert reasons["unlisted"].count("confident") <= reasons["true"].count("confident") / 2
 
 
 def test_answers_against_each_candidate():
