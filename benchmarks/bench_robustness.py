@@ -5,6 +5,7 @@
     python benchmarks/bench_robustness.py --json out.json
     python benchmarks/bench_robustness.py --frontier --interviews 800  # the s, l, threshold sweep
     python benchmarks/bench_robustness.py --refinements --interviews 400  # other selections
+    python benchmarks/bench_robustness.py --settings 0.8,0.1,0.95 0.7,0.08,0.95 --interviews 3000 --seed 2
 
 All modes side by side in one run, on the same simulated victims (one victim stream; the truth
 drawn from the knowledge base's prior):
@@ -110,6 +111,14 @@ def bayes_ceiling(problem, s, l_, n, seed=0):
     pg = post @ G
     order = np.argsort(-pg, axis=1)
     return float(np.mean(order[:, 0] == rows[true])), float(np.mean((order[:, :5] == rows[true][:, None]).any(axis=1)))
+
+
+def settings_comparison(problem, settings, interviews, seed):
+    """The evidence mode at each (s, l, threshold) of ``settings`` on the three scenarios."""
+    modes = [EvidenceMode(EvidenceModel(problem, answer_model(s, l_), threshold=t),
+                          name=f"s={s:g} l={l_:g} t={t:g}") for s, l_, t in settings]
+    return {spec: compare_modes(problem, parse_victims(spec), modes, interviews, seed=seed)
+            for spec in SCENARIOS}
 
 
 def frontier(problem, interviews, seed):
@@ -293,6 +302,9 @@ def main(argv=None) -> int:
                     help="sweep sensitivity, leak and threshold instead (evidence mode only)")
     ap.add_argument("--refinements", action="store_true",
                     help="compare other question selections near the stop instead")
+    ap.add_argument("--settings", nargs="+", metavar="S,L,T", default=None,
+                    help="evidence settings (sensitivity,leak,threshold) to compare on the "
+                    "three scenarios instead")
     ap.add_argument("--kb", metavar="NAME|PATH", default=None,
                     help="knowledge base (default: the bundled one); a folder pins it")
     ap.add_argument("--long-row-exponent", type=float, default=DEFAULT_LONG_ROW_EXPONENT,
@@ -317,6 +329,21 @@ def main(argv=None) -> int:
             f, v = by["flip:0.1"][k], by["victim:0.7,0.05"][k]
             print(f"| {mode.name} | {mode.mean_questions:.2f} | {f.top1:.1%} / "
                   f"{f.silently_wrong:.1%} | {v.top1:.1%} / {v.silently_wrong:.1%} |")
+        if args.json:
+            Path(args.json).write_text(json.dumps(
+                {spec: [m.as_dict() for m in ms] for spec, ms in by.items()}, indent=2))
+        return 0
+    if args.settings:
+        chosen = [tuple(float(x) for x in spec.split(",")) for spec in args.settings]
+        by = settings_comparison(problem, chosen, args.interviews, args.seed)
+        print("\n| s | l | threshold | flips: top-1 / top-5 / silently wrong | "
+              "victims: top-1 / silently wrong | questions, no errors |")
+        print("|---|---|---|---|---|---:|")
+        for k, (s, l_, t) in enumerate(chosen):
+            f, v, e = (by[spec][k] for spec in SCENARIOS)
+            print(f"| {s:g} | {l_:g} | {t:g} | {f.top1:.1%} / {f.top5:.1%} / "
+                  f"{f.silently_wrong:.1%} | {v.top1:.1%} / {v.silently_wrong:.1%} | "
+                  f"{e.mean_questions:.2f} |")
         if args.json:
             Path(args.json).write_text(json.dumps(
                 {spec: [m.as_dict() for m in ms] for spec, ms in by.items()}, indent=2))
