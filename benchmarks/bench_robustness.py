@@ -124,10 +124,7 @@ def settings_comparison(problem, settings, interviews, seed):
 def frontier(problem, interviews, seed):
     """Every (s, l, threshold) of the FRONTIER grid on flip:0, flip:0.1 and victim:0.7,0.05."""
     settings = [(s, l_, t) for s in FRONTIER_S for l_ in FRONTIER_L for t in FRONTIER_T if l_ < s]
-    modes = [EvidenceMode(EvidenceModel(problem, answer_model(s, l_), threshold=t),
-                          name=f"s={s:g} l={l_:g} t={t:g}") for s, l_, t in settings]
-    by = {spec: compare_modes(problem, parse_victims(spec), modes, interviews, seed=seed)
-          for spec in ("flip:0", "flip:0.1", "victim:0.7,0.05")}
+    by = settings_comparison(problem, settings, interviews, seed)
     rows = []
     for k, (s, l_, t) in enumerate(settings):
         exact, flips, victims = by["flip:0"][k], by["flip:0.1"][k], by["victim:0.7,0.05"][k]

@@ -102,19 +102,25 @@ def test_choose_batch_suggests_what_choose_suggests(name, pick, target):
         np.testing.assert_allclose(probs[d], want, rtol=1e-12, atol=1e-15)
 
 
+def _assert_batch_asks_the_per_trial_questions(model, policy, trials, seed, end_fields):
+    """The batched simulator's interviews equal the per-trial ones: questions, correctness and
+    each named field of every interview's end state."""
+    old = _simulate(model, policy, trials, seed, batch=False)
+    new = _simulate(model, policy, trials, seed, batch=True)
+    assert new.questions.tolist() == old.questions.tolist()
+    assert new.correct.tolist() == old.correct.tolist()
+    for a, b in zip(old.outcomes(), new.outcomes()):
+        for field in end_fields:
+            np.testing.assert_array_equal(getattr(a.end, field), getattr(b.end, field))
+
+
 @pytest.mark.parametrize("target, name", [("object", "gbs"), ("object", "gisa"),
                                           ("group", "gbs"), ("group", "gisa")])
 @pytest.mark.parametrize("seed", [0, 3])
 def test_single_query_policies_ask_exactly_the_per_trial_questions(target, name, seed):
     model = Model(_problem(seed, M=30, N=14, twins=True), target)
-    old = _simulate(model, Policy(name), 500, seed, batch=False)
-    new = _simulate(model, Policy(name), 500, seed, batch=True)
-    assert new.questions.tolist() == old.questions.tolist()
-    assert new.correct.tolist() == old.correct.tolist()
-    for a, b in zip(old.outcomes(), new.outcomes()):
-        assert a.end.idx.tolist() == b.end.idx.tolist()
-        assert a.end.asked.tolist() == b.end.asked.tolist()
-        np.testing.assert_array_equal(a.end.mass, b.end.mass)
+    _assert_batch_asks_the_per_trial_questions(model, Policy(name), 500, seed,
+                                               ("idx", "asked", "mass"))
 
 
 @pytest.mark.parametrize("target", ["object", "group"])
@@ -253,13 +259,7 @@ def test_batch_children_under_noise_are_node_children():
 @pytest.mark.parametrize("seed", [0, 2])
 def test_single_query_policies_under_noise_ask_the_per_trial_questions(name, seed):
     model = _noisy(seed, nu=0.7, eps=1)
-    old = _simulate(model, Policy(name), 600, seed, batch=False)
-    new = _simulate(model, Policy(name), 600, seed, batch=True)
-    assert new.questions.tolist() == old.questions.tolist()
-    assert new.correct.tolist() == old.correct.tolist()
-    for x, y in zip(old.outcomes(), new.outcomes()):
-        assert x.end.idx.tolist() == y.end.idx.tolist()
-        assert x.end.delta.tolist() == y.end.delta.tolist()
+    _assert_batch_asks_the_per_trial_questions(model, Policy(name), 600, seed, ("idx", "delta"))
 
 
 @pytest.mark.parametrize("name", ["gqsa", "minmin", "random", "random-category"])
