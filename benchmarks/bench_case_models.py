@@ -52,8 +52,12 @@ from responder.kb.cases import load_cases  # noqa: E402
 from responder.kb.resolve import resolve_kb  # noqa: E402
 
 S, LEAK = 0.8, 0.1
-PAIRS = [("pinpoint_pupils", "dilated_pupils"), ("fast_pulse", "slow_pulse"),
-         ("high_blood_pressure", "low_blood_pressure"), ("rapid_breathing", "slow_breathing")]
+PAIRS = [
+    ("pinpoint_pupils", "dilated_pupils"),
+    ("fast_pulse", "slow_pulse"),
+    ("high_blood_pressure", "low_blood_pressure"),
+    ("rapid_breathing", "slow_breathing"),
+]
 
 
 def half(case) -> str:
@@ -105,8 +109,14 @@ class Cases:
 
     def score(self, cases, S_, leak, prior):
         """Counts and ranks with all stated signs answered at once."""
-        out = {"cases": len(cases), "chemical_cases": 0, "top1": 0, "top5": 0, "class": 0,
-               "ranks": {}}
+        out = {
+            "cases": len(cases),
+            "chemical_cases": 0,
+            "top1": 0,
+            "top5": 0,
+            "class": 0,
+            "ranks": {},
+        }
         for c in cases:
             p = self.posterior(c, S_, leak, prior)
             g = np.bincount(self.class_of, weights=p, minlength=len(self.classes))
@@ -148,33 +158,47 @@ def loo(cx):
     cases = [c for c in cx.cases if c.chemicals and not c.class_only]
     prior = cx.prior()
     grid = {}
-    for a, lu, pr in itertools.product((0.0, 0.25, 0.5, 0.75, 1.0), (0.1, 0.2, 0.3, 0.4),
-                                       (False, True)):
+    for a, lu, pr in itertools.product(
+        (0.0, 0.25, 0.5, 0.75, 1.0), (0.1, 0.2, 0.3, 0.4), (False, True)
+    ):
         S_, leak = cx.sens(a, pr), np.where(cx.urgent, lu, LEAK)
-        grid[a, lu, pr] = {c.id: V.chemical_rank(cx.B, cx.posterior(c, S_, leak, prior),
-                                                 c.chemicals) for c in cases}
+        grid[a, lu, pr] = {
+            c.id: V.chemical_rank(cx.B, cx.posterior(c, S_, leak, prior), c.chemicals)
+            for c in cases
+        }
     base = grid[0.0, 0.1, False]
     picked, chosen = {}, []
     for c in cases:
         others = [d.id for d in cases if d.id != c.id]
-        best = min(grid, key=lambda k: (np.mean([np.log2(grid[k][i]) for i in others]),
-                                        k != (0.0, 0.1, False)))
+        best = min(
+            grid,
+            key=lambda k: (np.mean([np.log2(grid[k][i]) for i in others]), k != (0.0, 0.1, False)),
+        )
         chosen.append(best)
         picked[c.id] = grid[best][c.id]
     return {
         "cases": len(cases),
-        "before": {"top1": sum(r == 1 for r in base.values()),
-                   "top5": sum(r <= 5 for r in base.values())},
-        "loo": {"top1": sum(r == 1 for r in picked.values()),
-                "top5": sum(r <= 5 for r in picked.values())},
+        "before": {
+            "top1": sum(r == 1 for r in base.values()),
+            "top5": sum(r <= 5 for r in base.values()),
+        },
+        "loo": {
+            "top1": sum(r == 1 for r in picked.values()),
+            "top5": sum(r <= 5 for r in picked.values()),
+        },
         "better": sum(picked[k] < base[k] for k in base),
         "worse": sum(picked[k] > base[k] for k in base),
-        "chosen": {f"a={k[0]:g} urgent leak={k[1]:g} pairs={k[2]}": chosen.count(k)
-                   for k in sorted(set(chosen))},
+        "chosen": {
+            f"a={k[0]:g} urgent leak={k[1]:g} pairs={k[2]}": chosen.count(k)
+            for k in sorted(set(chosen))
+        },
         "discount_only": {
-            f"a={a:g}": {"better": sum(grid[a, 0.1, False][k] < base[k] for k in base),
-                         "worse": sum(grid[a, 0.1, False][k] > base[k] for k in base)}
-            for a in (0.25, 0.5, 1.0)},
+            f"a={a:g}": {
+                "better": sum(grid[a, 0.1, False][k] < base[k] for k in base),
+                "worse": sum(grid[a, 0.1, False][k] > base[k] for k in base),
+            }
+            for a in (0.25, 0.5, 1.0)
+        },
     }
 
 
@@ -197,23 +221,36 @@ def per_case(cx):
             for sg in c.signs:
                 Bc[i, cx.col[sg.symptom]] = sg.present
         oracle = V.chemical_rank(Bc, cx.posterior(c, base_s, base_l, prior, Bc), c.chemicals)
-        missing = [sg.symptom for sg in c.signs
-                   if sg.present != bool(cx.B[truth, cx.col[sg.symptom]])]
+        missing = [
+            sg.symptom for sg in c.signs if sg.present != bool(cx.B[truth, cx.col[sg.symptom]])
+        ]
         rival = int(np.argmax(np.where(np.arange(cx.M) == truth, -1, p)))
-        rival_extra = [sg.symptom for sg in c.signs if sg.present
-                       and cx.B[rival, cx.col[sg.symptom]] and not cx.B[truth, cx.col[sg.symptom]]]
-        rows.append({
-            "case": c.id, "half": half(c), "truth": cx.kb.chemicals[truth].name,
-            "truth_signs": int(cx.lengths[truth]),
-            "present": sum(sg.present for sg in c.signs),
-            "absent": sum(not sg.present for sg in c.signs),
-            "rank_before": r0, "rank_after": r1, "rank_completed_row": oracle,
-            "truth_row_lacks": missing,
-            "first_rival": cx.kb.chemicals[rival].name if r0 > 1 else None,
-            "rival_signs": int(cx.lengths[rival]), "rival_class": cx.kb.chemicals[rival].class_id,
-            "rival_long": bool(cx.lengths[rival] > typical),
-            "rival_lists_what_truth_lacks": rival_extra,
-        })
+        rival_extra = [
+            sg.symptom
+            for sg in c.signs
+            if sg.present
+            and cx.B[rival, cx.col[sg.symptom]]
+            and not cx.B[truth, cx.col[sg.symptom]]
+        ]
+        rows.append(
+            {
+                "case": c.id,
+                "half": half(c),
+                "truth": cx.kb.chemicals[truth].name,
+                "truth_signs": int(cx.lengths[truth]),
+                "present": sum(sg.present for sg in c.signs),
+                "absent": sum(not sg.present for sg in c.signs),
+                "rank_before": r0,
+                "rank_after": r1,
+                "rank_completed_row": oracle,
+                "truth_row_lacks": missing,
+                "first_rival": cx.kb.chemicals[rival].name if r0 > 1 else None,
+                "rival_signs": int(cx.lengths[rival]),
+                "rival_class": cx.kb.chemicals[rival].class_id,
+                "rival_long": bool(cx.lengths[rival] > typical),
+                "rival_lists_what_truth_lacks": rival_extra,
+            }
+        )
     return rows
 
 
@@ -227,10 +264,15 @@ def main(argv=None) -> int:
     kb = resolve_kb(args.kb)
     cases, _ = load_cases(args.cases, kb)
     cx = Cases(kb, cases)
-    out = {"knowledge_base": kb.name, "cases": len(cases),
-           "halves": {h: sum(half(c) == h for c in cases) for h in ("tune", "held")}}
-    print(f"{len(cases)} cases on knowledge base {kb.name!r} ({cx.M} chemicals); halves: "
-          f"{out['halves']}; default long-row exponent {DEFAULT_LONG_ROW_EXPONENT:g}\n")
+    out = {
+        "knowledge_base": kb.name,
+        "cases": len(cases),
+        "halves": {h: sum(half(c) == h for c in cases) for h in ("tune", "held")},
+    }
+    print(
+        f"{len(cases)} cases on knowledge base {kb.name!r} ({cx.M} chemicals); halves: "
+        f"{out['halves']}; default long-row exponent {DEFAULT_LONG_ROW_EXPONENT:g}\n"
+    )
 
     # 1. kb validate, before and after, every mode
     print("| mode | long-row exponent | top-1 | top-5 | class | questions |")
@@ -242,31 +284,45 @@ def main(argv=None) -> int:
             if a and not m.startswith("evidence"):
                 continue  # the strict and noise modes do not use the answer model
             s = rep.summary(m)
-            print(f"| {m} | {a:g} | {s.top1}/{s.chemical_cases} | {s.top5}/{s.chemical_cases} | "
-                  f"{s.class_top1}/{s.cases} | {s.mean_questions:.1f} |")
+            print(
+                f"| {m} | {a:g} | {s.top1}/{s.chemical_cases} | {s.top5}/{s.chemical_cases} | "
+                f"{s.class_top1}/{s.cases} | {s.mean_questions:.1f} |"
+            )
             out["validate"][f"{m} a={a:g}"] = s.as_dict()
         # the same interviews per half
         for h in ("tune", "held"):
             sub = [c for c in cases if half(c) == h]
-            rep = V.validate(kb, sub, ["evidence", "evidence-class"],
-                             V.make_settings(long_row_exponent=a))
+            rep = V.validate(
+                kb, sub, ["evidence", "evidence-class"], V.make_settings(long_row_exponent=a)
+            )
             for m in rep.modes:
                 out["validate"][f"{m} a={a:g} {h}"] = rep.summary(m).as_dict()
 
     print("\nInterviews per half (evidence / evidence-class):\n")
-    print("| long-row exponent | half | evidence top-1 | top-5 | class | evidence-class top-1 | top-5 | class |")
+    print(
+        "| long-row exponent | half | evidence top-1 | top-5 | class | evidence-class top-1 | top-5 | class |"
+    )
     print("|---:|---|---:|---:|---:|---:|---:|---:|")
     for a in (0.0, DEFAULT_LONG_ROW_EXPONENT):
         for h in ("tune", "held"):
-            e, g = out["validate"][f"evidence a={a:g} {h}"], out["validate"][f"evidence-class a={a:g} {h}"]
-            print(f"| {a:g} | {h} | {e['top1']}/{e['chemical_cases']} | {e['top5']}/{e['chemical_cases']} | "
-                  f"{e['class']}/{e['cases']} | {g['top1']}/{g['chemical_cases']} | "
-                  f"{g['top5']}/{g['chemical_cases']} | {g['class']}/{g['cases']} |")
+            e, g = (
+                out["validate"][f"evidence a={a:g} {h}"],
+                out["validate"][f"evidence-class a={a:g} {h}"],
+            )
+            print(
+                f"| {a:g} | {h} | {e['top1']}/{e['chemical_cases']} | {e['top5']}/{e['chemical_cases']} | "
+                f"{e['class']}/{e['cases']} | {g['top1']}/{g['chemical_cases']} | "
+                f"{g['top5']}/{g['chemical_cases']} | {g['class']}/{g['cases']} |"
+            )
 
     # 2. variants, all stated signs at once, per half
-    print("\nAll stated signs at once, per half (top-1, top-5 of cases naming a chemical; class of all; "
-          "mean log2 rank):\n")
-    print("| variant | tune top-1 | top-5 | class | log2 rank | held top-1 | top-5 | class | log2 rank |")
+    print(
+        "\nAll stated signs at once, per half (top-1, top-5 of cases naming a chemical; class of all; "
+        "mean log2 rank):\n"
+    )
+    print(
+        "| variant | tune top-1 | top-5 | class | log2 rank | held top-1 | top-5 | class | log2 rank |"
+    )
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     out["variants"] = {}
     for name, S_, leak, prior_mode in variants(cx):
@@ -274,43 +330,58 @@ def main(argv=None) -> int:
         row = {}
         for h in ("tune", "held"):
             row[h] = cx.score([c for c in cases if half(c) == h], S_, leak, prior)
-        out["variants"][name] = {h: {k: v for k, v in r.items() if k != "ranks"} for h, r in row.items()}
+        out["variants"][name] = {
+            h: {k: v for k, v in r.items() if k != "ranks"} for h, r in row.items()
+        }
         t, d = row["tune"], row["held"]
-        print(f"| {name} | {t['top1']}/{t['chemical_cases']} | {t['top5']}/{t['chemical_cases']} | "
-              f"{t['class']}/{t['cases']} | {t['mean_log2_rank']:.2f} | "
-              f"{d['top1']}/{d['chemical_cases']} | {d['top5']}/{d['chemical_cases']} | "
-              f"{d['class']}/{d['cases']} | {d['mean_log2_rank']:.2f} |")
+        print(
+            f"| {name} | {t['top1']}/{t['chemical_cases']} | {t['top5']}/{t['chemical_cases']} | "
+            f"{t['class']}/{t['cases']} | {t['mean_log2_rank']:.2f} | "
+            f"{d['top1']}/{d['chemical_cases']} | {d['top5']}/{d['chemical_cases']} | "
+            f"{d['class']}/{d['cases']} | {d['mean_log2_rank']:.2f} |"
+        )
 
     # 3. leave-one-out
     lo = loo(cx)
     out["leave_one_out"] = lo
-    print(f"\nLeave-one-out over (a, urgent leak, pairs), by mean log2 rank, {lo['cases']} cases in "
-          f"the knowledge base: top-1 {lo['before']['top1']} -> {lo['loo']['top1']}, top-5 "
-          f"{lo['before']['top5']} -> {lo['loo']['top5']}; rank better in {lo['better']}, worse "
-          f"in {lo['worse']}; chosen {lo['chosen']}; the discount alone: {lo['discount_only']}")
+    print(
+        f"\nLeave-one-out over (a, urgent leak, pairs), by mean log2 rank, {lo['cases']} cases in "
+        f"the knowledge base: top-1 {lo['before']['top1']} -> {lo['loo']['top1']}, top-5 "
+        f"{lo['before']['top5']} -> {lo['loo']['top5']}; rank better in {lo['better']}, worse "
+        f"in {lo['worse']}; chosen {lo['chosen']}; the discount alone: {lo['discount_only']}"
+    )
 
     # 4. per case
     rows = per_case(cx)
     out["per_case"] = rows
     gap = sum(bool(r["truth_row_lacks"]) for r in rows)
     long_rival = sum(r["rank_before"] > 1 and r["rival_long"] for r in rows)
-    print(f"\n{len(rows)} cases with the agent in the knowledge base: the truth's row lacks a "
-          f"stated sign (or lists a stated absent one) in {gap}; the first rival of a missed "
-          f"truth has a longer-than-typical row in {long_rival} of "
-          f"{sum(r['rank_before'] > 1 for r in rows)}; with the truth's row completed from the "
-          f"report: top-1 {sum(r['rank_completed_row'] == 1 for r in rows)}, top-5 "
-          f"{sum(r['rank_completed_row'] <= 5 for r in rows)}")
+    print(
+        f"\n{len(rows)} cases with the agent in the knowledge base: the truth's row lacks a "
+        f"stated sign (or lists a stated absent one) in {gap}; the first rival of a missed "
+        f"truth has a longer-than-typical row in {long_rival} of "
+        f"{sum(r['rank_before'] > 1 for r in rows)}; with the truth's row completed from the "
+        f"report: top-1 {sum(r['rank_completed_row'] == 1 for r in rows)}, top-5 "
+        f"{sum(r['rank_completed_row'] <= 5 for r in rows)}"
+    )
     if args.per_case:
-        print("\n| case | half | truth (signs) | +/- stated | rank before -> after | completed row "
-              "| truth's row lacks | first rival (signs, class): lists |")
+        print(
+            "\n| case | half | truth (signs) | +/- stated | rank before -> after | completed row "
+            "| truth's row lacks | first rival (signs, class): lists |"
+        )
         print("|---|---|---|---:|---:|---:|---|---|")
         for r in rows:
-            rival = ("" if r["first_rival"] is None else
-                     f"{r['first_rival']} ({r['rival_signs']}, {r['rival_class']}): "
-                     f"{', '.join(r['rival_lists_what_truth_lacks']) or 'nothing more'}")
-            print(f"| {r['case']} | {r['half']} | {r['truth']} ({r['truth_signs']}) | "
-                  f"{r['present']}/{r['absent']} | {r['rank_before']} -> {r['rank_after']} | "
-                  f"{r['rank_completed_row']} | {', '.join(r['truth_row_lacks'])} | {rival} |")
+            rival = (
+                ""
+                if r["first_rival"] is None
+                else f"{r['first_rival']} ({r['rival_signs']}, {r['rival_class']}): "
+                f"{', '.join(r['rival_lists_what_truth_lacks']) or 'nothing more'}"
+            )
+            print(
+                f"| {r['case']} | {r['half']} | {r['truth']} ({r['truth_signs']}) | "
+                f"{r['present']}/{r['absent']} | {r['rank_before']} -> {r['rank_after']} | "
+                f"{r['rank_completed_row']} | {', '.join(r['truth_row_lacks'])} | {rival} |"
+            )
     if args.json:
         Path(args.json).write_text(json.dumps(out, indent=2, default=int))
     return 0

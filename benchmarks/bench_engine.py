@@ -44,8 +44,9 @@ from responder.engine.problem import Problem  # noqa: E402
 POLICY_TARGETS = {"gbs": "object", "gisa": "group", "gqsa": "object", "gigqsa": "group"}
 
 
-def random_problem(m: int, n: int, seed: int = 0, density: float = 0.2, groups: int = 16,
-                   categories: int = 10) -> Problem:
+def random_problem(
+    m: int, n: int, seed: int = 0, density: float = 0.2, groups: int = 16, categories: int = 10
+) -> Problem:
     rng = np.random.default_rng(seed)
     B = rng.random((m, n)) < density
     return Problem.build(
@@ -159,9 +160,11 @@ def machine() -> dict:
         "sklearn": sklearn.__version__,
         "platform": platform.platform(),
         "processor": platform.processor() or platform.machine(),
-        "blas_threads_env": {k: os.environ[k] for k in
-                             ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
-                             if k in os.environ},
+        "blas_threads_env": {
+            k: os.environ[k]
+            for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+            if k in os.environ
+        },
         "loadavg_at_start": os.getloadavg() if hasattr(os, "getloadavg") else None,
     }
     try:
@@ -169,7 +172,8 @@ def machine() -> dict:
 
         info["blas"] = [
             {k: p.get(k) for k in ("internal_api", "version", "num_threads")}
-            for p in threadpool_info() if p.get("user_api") == "blas"
+            for p in threadpool_info()
+            if p.get("user_api") == "blas"
         ]
     except ImportError:
         pass
@@ -178,8 +182,11 @@ def machine() -> dict:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--quick", action="store_true",
-                    help="large instance 3,000 x 300 and fewer repeats (a smoke run)")
+    ap.add_argument(
+        "--quick",
+        action="store_true",
+        help="large instance 3,000 x 300 and fewer repeats (a smoke run)",
+    )
     ap.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
     args = ap.parse_args(argv)
 
@@ -188,8 +195,10 @@ def main(argv=None) -> int:
     out: dict = {"machine": machine()}
     ref = reference_seconds()
     out["reference_matmul_1000_s"] = ref
-    print(f"machine: {out['machine']['nproc']} cpu, python {out['machine']['python']}, "
-          f"numpy {out['machine']['numpy']}, sklearn {out['machine']['sklearn']}")
+    print(
+        f"machine: {out['machine']['nproc']} cpu, python {out['machine']['python']}, "
+        f"numpy {out['machine']['numpy']}, sklearn {out['machine']['sklearn']}"
+    )
     print(f"reference: 1000x1000 float64 matmul = {ref * 1e3:.1f} ms\n")
 
     instances = [("random 300 x 80", random_problem(300, 80, seed=1), 30)]
@@ -198,13 +207,16 @@ def main(argv=None) -> int:
         instances.append((f"bundled KB {kb.n_objects} x {kb.n_queries}", kb, 30))
     else:
         out["bundled_kb_unavailable"] = why
-    instances.append((f"random {big[0]:,} x {big[1]:,}", random_problem(*big, seed=2),
-                      2 if args.quick else 3))
+    instances.append(
+        (f"random {big[0]:,} x {big[1]:,}", random_problem(*big, seed=2), 2 if args.quick else 3)
+    )
 
     out["selection"] = {}
     print("(a) one selection, median over full interviews (fresh node each step)")
-    print(f"{'instance':<28}{'policy':<8}{'target':<8}{'median':>10}{'p90':>10}"
-          f"{'root':>10}{'x ref':>8}{'steps':>7}")
+    print(
+        f"{'instance':<28}{'policy':<8}{'target':<8}{'median':>10}{'p90':>10}"
+        f"{'root':>10}{'x ref':>8}{'steps':>7}"
+    )
     for label, problem, n_int in instances:
         rows = {}
         for name, target in POLICY_TARGETS.items():
@@ -215,10 +227,12 @@ def main(argv=None) -> int:
             r = selection_times(problem, name, n_int)
             r["ratio_to_reference"] = r["median_s"] / ref
             rows[name] = r
-            print(f"{label:<28}{name:<8}{target:<8}{r['median_s'] * 1e3:>8.3f}ms"
-                  f"{r['p90_s'] * 1e3:>8.3f}ms{r['first_s'] * 1e3:>8.3f}ms"
-                  f"{r['ratio_to_reference']:>8.3f}"
-                  f"{r['selections']:>7}")
+            print(
+                f"{label:<28}{name:<8}{target:<8}{r['median_s'] * 1e3:>8.3f}ms"
+                f"{r['p90_s'] * 1e3:>8.3f}ms{r['first_s'] * 1e3:>8.3f}ms"
+                f"{r['ratio_to_reference']:>8.3f}"
+                f"{r['selections']:>7}"
+            )
         out["selection"][label] = rows
     if why:
         print(f"(bundled KB skipped: {why})")
@@ -229,14 +243,22 @@ def main(argv=None) -> int:
     t["gisa_tree_x_ref"] = t["gisa_tree_s"] / ref
     t["sklearn_fit_x_ref"] = t["sklearn_fit_s"] / ref
     out["gisa_tree"] = t
-    print(f"GISA tree (evaluate.exact): {t['gisa_tree_s']:.3f} s  "
-          f"({t['gisa_tree_x_ref']:.1f} x ref; runs {', '.join(f'{v:.2f}' for v in t['gisa_tree_all_s'])})")
-    print(f"sklearn fit:                {t['sklearn_fit_s']:.3f} s  "
-          f"({t['sklearn_fit_x_ref']:.1f} x ref; runs {', '.join(f'{v:.2f}' for v in t['sklearn_fit_all_s'])})")
-    print(f"ratio GISA / sklearn = {t['ratio']:.2f} wall, {t['ratio_cpu']:.2f} CPU time "
-          f"({t['gisa_tree_cpu_s']:.3f} s / {t['sklearn_fit_cpu_s']:.3f} s)  (target <= 1.0)")
-    print(f"GISA E[K] = {t['gisa_expected_queries']:.4f}, depth {t['gisa_max_depth']}; "
-          f"sklearn {t['sklearn_nodes']} nodes, depth {t['sklearn_depth']}")
+    print(
+        f"GISA tree (evaluate.exact): {t['gisa_tree_s']:.3f} s  "
+        f"({t['gisa_tree_x_ref']:.1f} x ref; runs {', '.join(f'{v:.2f}' for v in t['gisa_tree_all_s'])})"
+    )
+    print(
+        f"sklearn fit:                {t['sklearn_fit_s']:.3f} s  "
+        f"({t['sklearn_fit_x_ref']:.1f} x ref; runs {', '.join(f'{v:.2f}' for v in t['sklearn_fit_all_s'])})"
+    )
+    print(
+        f"ratio GISA / sklearn = {t['ratio']:.2f} wall, {t['ratio_cpu']:.2f} CPU time "
+        f"({t['gisa_tree_cpu_s']:.3f} s / {t['sklearn_fit_cpu_s']:.3f} s)  (target <= 1.0)"
+    )
+    print(
+        f"GISA E[K] = {t['gisa_expected_queries']:.4f}, depth {t['gisa_max_depth']}; "
+        f"sklearn {t['sklearn_nodes']} nodes, depth {t['sklearn_depth']}"
+    )
     print("\nfor context, the same comparison on the smaller instances (no target there):")
     out["gisa_tree_small"] = {}
     for label, small, _ in instances[:-1]:
@@ -244,13 +266,17 @@ def main(argv=None) -> int:
             continue
         r = gisa_tree_vs_sklearn(small, 5)
         out["gisa_tree_small"][label] = r
-        print(f"  {label:<28} GISA tree {r['gisa_tree_s'] * 1e3:8.1f} ms, sklearn "
-              f"{r['sklearn_fit_s'] * 1e3:7.1f} ms, ratio {r['ratio']:.2f}")
+        print(
+            f"  {label:<28} GISA tree {r['gisa_tree_s'] * 1e3:8.1f} ms, sklearn "
+            f"{r['sklearn_fit_s'] * 1e3:7.1f} ms, ratio {r['ratio']:.2f}"
+        )
     if hasattr(os, "getloadavg"):
         out["machine"]["loadavg_at_end"] = os.getloadavg()
-        print(f"load average: start {out['machine']['loadavg_at_start'][0]:.2f}, "
-              f"end {out['machine']['loadavg_at_end'][0]:.2f} (1 min) on "
-              f"{out['machine']['nproc']} CPUs")
+        print(
+            f"load average: start {out['machine']['loadavg_at_start'][0]:.2f}, "
+            f"end {out['machine']['loadavg_at_end'][0]:.2f} (1 min) on "
+            f"{out['machine']['nproc']} CPUs"
+        )
     if args.json:
         Path(args.json).write_text(json.dumps(out, indent=2, default=float) + "\n")
     return 0

@@ -53,8 +53,10 @@ VARIANTS = [
 def random_problem(m, n, seed=0, density=0.2, groups=16, categories=10) -> Problem:
     rng = np.random.default_rng(seed)
     return Problem.build(
-        rng.random((m, n)) < density, prior=rng.random(m) + 0.05,
-        object_groups=rng.integers(0, groups, m), query_groups=rng.integers(0, categories, n),
+        rng.random((m, n)) < density,
+        prior=rng.random(m) + 0.05,
+        object_groups=rng.integers(0, groups, m),
+        query_groups=rng.integers(0, categories, n),
     )
 
 
@@ -120,34 +122,64 @@ def main(argv=None) -> int:
         from responder.kb.resolve import resolve_kb
 
         kb = resolve_kb(None)
-        instances.append((f"bundled KB {len(kb.chemicals)} x {len(kb.symptoms)}", kb.to_problem(),
-                          30 if not args.quick else 8, 90))
+        instances.append(
+            (
+                f"bundled KB {len(kb.chemicals)} x {len(kb.symptoms)}",
+                kb.to_problem(),
+                30 if not args.quick else 8,
+                90,
+            )
+        )
     except Exception as exc:  # noqa: BLE001 - the benchmark still runs without the KB
         print(f"(bundled KB not loaded: {exc})", file=sys.stderr)
-    instances.append(("random 10,000 x 1,000", random_problem(10_000, 1_000),
-                      8 if not args.quick else 1, 12 if not args.quick else 5))
+    instances.append(
+        (
+            "random 10,000 x 1,000",
+            random_problem(10_000, 1_000),
+            8 if not args.quick else 1,
+            12 if not args.quick else 5,
+        )
+    )
     ref = matmul_reference()
     rows = []
     print(f"reference: 1000x1000 matmul {ref * 1e3:.1f} ms; load {os.getloadavg()[0]:.2f}")
-    print("| instance | suggestion | median | p90 | root | strict root | x strict root | x matmul |")
+    print(
+        "| instance | suggestion | median | p90 | root | strict root | x strict root | x matmul |"
+    )
     print("|---|---|---:|---:|---:|---:|---:|---:|")
     for label, problem, interviews, max_steps in instances:
         for name, target, suggest, pick, strict in VARIANTS:
             r = evidence_times(problem, target, suggest, pick, interviews, max_steps)
             s_root = strict_root_seconds(problem, target, strict)
-            r.update(instance=label, suggestion=name, strict_policy=strict,
-                     strict_root_s=s_root, ratio_strict_root=r["root_s"] / s_root,
-                     ratio_matmul=r["median_s"] / ref)
+            r.update(
+                instance=label,
+                suggestion=name,
+                strict_policy=strict,
+                strict_root_s=s_root,
+                ratio_strict_root=r["root_s"] / s_root,
+                ratio_matmul=r["median_s"] / ref,
+            )
             rows.append(r)
-            print(f"| {label} | {name} | {r['median_s'] * 1e3:.3f} ms | {r['p90_s'] * 1e3:.3f} ms"
-                  f" | {r['root_s'] * 1e3:.3f} ms | {s_root * 1e3:.3f} ms ({strict})"
-                  f" | {r['ratio_strict_root']:.2f} | {r['ratio_matmul']:.3f} |", flush=True)
+            print(
+                f"| {label} | {name} | {r['median_s'] * 1e3:.3f} ms | {r['p90_s'] * 1e3:.3f} ms"
+                f" | {r['root_s'] * 1e3:.3f} ms | {s_root * 1e3:.3f} ms ({strict})"
+                f" | {r['ratio_strict_root']:.2f} | {r['ratio_matmul']:.3f} |",
+                flush=True,
+            )
     if args.json:
-        Path(args.json).write_text(json.dumps({
-            "reference_matmul_s": ref, "python": platform.python_version(),
-            "numpy": np.__version__, "cpus": os.cpu_count(), "load": os.getloadavg(),
-            "rows": rows,
-        }, indent=2))
+        Path(args.json).write_text(
+            json.dumps(
+                {
+                    "reference_matmul_s": ref,
+                    "python": platform.python_version(),
+                    "numpy": np.__version__,
+                    "cpus": os.cpu_count(),
+                    "load": os.getloadavg(),
+                    "rows": rows,
+                },
+                indent=2,
+            )
+        )
     return 0
 
 

@@ -25,15 +25,18 @@ def write_kb(root: Path, n: int) -> Path:
     symptoms = [f"s{j}" for j in range(30)]
     (root / "chemicals").mkdir(parents=True)
     (root / "symptoms.toml").write_text(
-        '[[category]]\nid = "c"\nlabel = "C"\n' + "".join(
-            f'\n[[symptom]]\nid = "{s}"\nlabel = "Symptom {s}"\ncategory = "c"\n'
-            for s in symptoms))
+        '[[category]]\nid = "c"\nlabel = "C"\n'
+        + "".join(
+            f'\n[[symptom]]\nid = "{s}"\nlabel = "Symptom {s}"\ncategory = "c"\n' for s in symptoms
+        )
+    )
     (root / "classes.toml").write_text('[[class]]\nid = "k"\nlabel = "K"\n')
     body = ['class = "k"\n']
     for i in range(n):
         chosen = ", ".join(f'"{s}"' for s in rnd.sample(symptoms, 6))
-        body.append(f'\n[[chemical]]\nname = "Chem {i}"\nsymptoms = [{chosen}]\n'
-                    'sources = ["Test source"]\n')
+        body.append(
+            f'\n[[chemical]]\nname = "Chem {i}"\nsymptoms = [{chosen}]\nsources = ["Test source"]\n'
+        )
     (root / "chemicals" / "k.toml").write_text("".join(body))
     return root
 
@@ -71,10 +74,12 @@ def noise_scale() -> None:
     for eps in (1, 2, 4, 8, 16, 33):
         model = Model(problem, "object", NoiseModel(eps, np.ones(200, bool)))
         work = measure_interviews(model, Policy("gbs"), seed=0, budget_seconds=2.0)
-        print(f"  eps {eps:2d}: {work.mean_questions:5.1f} questions, "
-              f"{work.seconds_per_interview:.3f} s per interview; simulate "
-              f"{duration_text(work.interviews_seconds(2000))}, exact tree ~"
-              f"{work.exact_tree_nodes():.1e} nodes ({duration_text(work.exact_seconds())})")
+        print(
+            f"  eps {eps:2d}: {work.mean_questions:5.1f} questions, "
+            f"{work.seconds_per_interview:.3f} s per interview; simulate "
+            f"{duration_text(work.interviews_seconds(2000))}, exact tree ~"
+            f"{work.exact_tree_nodes():.1e} nodes ({duration_text(work.exact_seconds())})"
+        )
 
 
 def main() -> int:

@@ -32,7 +32,6 @@ import datetime as _dt
 import json
 import os
 import platform
-import statistics
 import sys
 import time
 import tracemalloc
@@ -43,8 +42,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from responder.engine.belief import Model  # noqa: E402
-from responder.engine.dilated import build_dilated, dilated_rows  # noqa: E402
 from responder.engine.diagnostics import min_hamming_distance  # noqa: E402
+from responder.engine.dilated import build_dilated, dilated_rows  # noqa: E402
 from responder.engine.noise import NoiseModel  # noqa: E402
 from responder.engine.policies import Policy  # noqa: E402
 from responder.engine.problem import Problem  # noqa: E402
@@ -54,8 +53,9 @@ POLICIES = ("gbs", "gisa")
 TARGETS = ("object", "group")
 
 
-def random_problem(m: int, n: int, seed: int = 0, density: float = 0.2, groups: int = 16,
-                   min_delta: int = 1) -> Problem:
+def random_problem(
+    m: int, n: int, seed: int = 0, density: float = 0.2, groups: int = 16, min_delta: int = 1
+) -> Problem:
     """Random rows, each kept only if at Hamming distance >= ``min_delta`` from those kept."""
     rng = np.random.default_rng(seed)
     rows: list[np.ndarray] = []
@@ -97,8 +97,14 @@ def machine() -> dict:
     }
 
 
-def selection_times(problem: Problem, policy_name: str, target: str, noise: NoiseModel | None,
-                    interviews: int, seed: int = 0) -> dict:
+def selection_times(
+    problem: Problem,
+    policy_name: str,
+    target: str,
+    noise: NoiseModel | None,
+    interviews: int,
+    seed: int = 0,
+) -> dict:
     """Seconds of each Policy.choose over full interviews (answers with the error model)."""
     model = Model(problem, target, noise)
     policy = Policy(policy_name)
@@ -139,15 +145,23 @@ def latency(interviews: int) -> list[dict]:
             for eps in (2, 3):
                 noise = NoiseModel(eps, np.ones(problem.n_queries, bool), model=1)
                 t = selection_times(problem, name, target, noise, interviews, seed=2)
-                rows.append({
-                    "policy": name, "target": target, "eps": eps, **t,
-                    "noise_free_median_ms": base["median_ms"],
-                    "ratio_to_noise_free": t["median_ms"] / base["median_ms"],
-                })
-                print(f"  {name:5s} {target:6s} eps={eps}: median {t['median_ms']:.3f} ms "
-                      f"(p90 {t['p90_ms']:.3f}, max {t['max_ms']:.3f}; noise-free "
-                      f"{base['median_ms']:.3f} ms, x{rows[-1]['ratio_to_noise_free']:.1f}) "
-                      f"over {t['selections']} selections", flush=True)
+                rows.append(
+                    {
+                        "policy": name,
+                        "target": target,
+                        "eps": eps,
+                        **t,
+                        "noise_free_median_ms": base["median_ms"],
+                        "ratio_to_noise_free": t["median_ms"] / base["median_ms"],
+                    }
+                )
+                print(
+                    f"  {name:5s} {target:6s} eps={eps}: median {t['median_ms']:.3f} ms "
+                    f"(p90 {t['p90_ms']:.3f}, max {t['max_ms']:.3f}; noise-free "
+                    f"{base['median_ms']:.3f} ms, x{rows[-1]['ratio_to_noise_free']:.1f}) "
+                    f"over {t['selections']} selections",
+                    flush=True,
+                )
     return rows
 
 
@@ -185,8 +199,9 @@ def explicit_peak_bytes(problem: Problem, noise: NoiseModel, target: str, name: 
         tracemalloc.stop()
 
 
-def explicit_vs_implicit(eps_values=(2, 3), repeats: int = 3,
-                         max_explicit_gib: float = 2.0) -> list[dict]:
+def explicit_vs_implicit(
+    eps_values=(2, 3), repeats: int = 3, max_explicit_gib: float = 2.0
+) -> list[dict]:
     """Explicit B~ (best of ``repeats``) against implicit (best of 20) at the root.
 
     Two ratios: set-up and selection (build B~ + model + score, against implicit model +
@@ -208,12 +223,22 @@ def explicit_vs_implicit(eps_values=(2, 3), repeats: int = 3,
         for target in TARGETS:
             for name in POLICIES:
                 implicit_s = best_of(
-                    lambda: Policy(name).choose(Model(problem, target, noise).root()), 20)
+                    lambda name=name, target=target, noise=noise: Policy(name).choose(
+                        Model(problem, target, noise).root()
+                    ),
+                    20,
+                )
                 imp_model = Model(problem, target, noise)
-                implicit_score_s = best_of(lambda: Policy(name).choose(imp_model.root()), 20)
+                implicit_score_s = best_of(
+                    lambda name=name, imp_model=imp_model: Policy(name).choose(imp_model.root()), 20
+                )
                 row = {
-                    "eps": eps, "target": target, "policy": name, "delta": delta,
-                    "dilated_rows": rows, "dilated_bool_bytes": rows * problem.n_queries,
+                    "eps": eps,
+                    "target": target,
+                    "policy": name,
+                    "delta": delta,
+                    "dilated_rows": rows,
+                    "dilated_bool_bytes": rows * problem.n_queries,
                     "implicit_ms": 1e3 * implicit_s,
                     "implicit_score_ms": 1e3 * implicit_score_s,
                 }
@@ -225,15 +250,19 @@ def explicit_vs_implicit(eps_values=(2, 3), repeats: int = 3,
                         fits = mem is None or need <= mem
                         row["explicit"] = "not built"
                         row["fits_in_available_memory"] = fits
-                        print(f"  eps={eps} {target:6s} {name:5s}: implicit "
-                              f"{1e3 * implicit_s:.3f} ms; explicit B~ has {rows:,} rows x "
-                              f"{problem.n_queries} ({rows * problem.n_queries / 2**30:.2f} GiB "
-                              f"of cells), ~{need / 2**30:.1f} GiB peak for one selection"
-                              + ("" if mem is None else
-                                 f" ({mem / 2**30:.1f} GiB available)")
-                              + (": does not fit" if not fits else
-                                 f": not built (over the {max_explicit_gib:g} GiB limit)"),
-                              flush=True)
+                        print(
+                            f"  eps={eps} {target:6s} {name:5s}: implicit "
+                            f"{1e3 * implicit_s:.3f} ms; explicit B~ has {rows:,} rows x "
+                            f"{problem.n_queries} ({rows * problem.n_queries / 2**30:.2f} GiB "
+                            f"of cells), ~{need / 2**30:.1f} GiB peak for one selection"
+                            + ("" if mem is None else f" ({mem / 2**30:.1f} GiB available)")
+                            + (
+                                ": does not fit"
+                                if not fits
+                                else f": not built (over the {max_explicit_gib:g} GiB limit)"
+                            ),
+                            flush=True,
+                        )
                         out.append(row)
                         continue
                 else:
@@ -248,21 +277,30 @@ def explicit_vs_implicit(eps_values=(2, 3), repeats: int = 3,
                 ci = Policy(name).choose(Model(problem, target, noise).root())
                 assert ce.index == ci.index, (ce.index, ci.index)
                 total = build_s + model_s + score_s
-                row.update({
-                    "build_s": build_s, "model_s": model_s, "score_s": score_s,
-                    "explicit_total_s": total,
-                    "ratio_total": total / implicit_s,
-                    "ratio_score_only": score_s / implicit_score_s,
-                    "same_choice": True,
-                })
-                peak_txt = (f", peak {row['explicit_peak_bytes'] / 2**20:,.0f} MiB"
-                            if "explicit_peak_bytes" in row else "")
-                print(f"  eps={eps} {target:6s} {name:5s}: B~ {rows:,} rows{peak_txt}; build "
-                      f"{build_s:.3f} s + model {model_s:.3f} s + score {score_s:.3f} s = "
-                      f"{total:.3f} s; implicit {1e3 * implicit_s:.3f} ms (score "
-                      f"{1e3 * implicit_score_s:.3f} ms); ratio "
-                      f"{row['ratio_total']:,.0f}x (score only {row['ratio_score_only']:,.0f}x)",
-                      flush=True)
+                row.update(
+                    {
+                        "build_s": build_s,
+                        "model_s": model_s,
+                        "score_s": score_s,
+                        "explicit_total_s": total,
+                        "ratio_total": total / implicit_s,
+                        "ratio_score_only": score_s / implicit_score_s,
+                        "same_choice": True,
+                    }
+                )
+                peak_txt = (
+                    f", peak {row['explicit_peak_bytes'] / 2**20:,.0f} MiB"
+                    if "explicit_peak_bytes" in row
+                    else ""
+                )
+                print(
+                    f"  eps={eps} {target:6s} {name:5s}: B~ {rows:,} rows{peak_txt}; build "
+                    f"{build_s:.3f} s + model {model_s:.3f} s + score {score_s:.3f} s = "
+                    f"{total:.3f} s; implicit {1e3 * implicit_s:.3f} ms (score "
+                    f"{1e3 * implicit_score_s:.3f} ms); ratio "
+                    f"{row['ratio_total']:,.0f}x (score only {row['ratio_score_only']:,.0f}x)",
+                    flush=True,
+                )
                 out.append(row)
     return out
 
@@ -272,32 +310,51 @@ def main(argv=None) -> int:
     ap.add_argument("--quick", action="store_true", help="fewer interviews, no explicit B~")
     ap.add_argument("--interviews", type=int, default=None)
     ap.add_argument("--json", metavar="FILE", default=None)
-    ap.add_argument("--max-explicit-gib", type=float, default=2.0, metavar="G",
-                    help="build the explicit B~ only when one selection on it is expected to "
-                         "need at most G GiB (default 2; the machine may be shared)")
+    ap.add_argument(
+        "--max-explicit-gib",
+        type=float,
+        default=2.0,
+        metavar="G",
+        help="build the explicit B~ only when one selection on it is expected to "
+        "need at most G GiB (default 2; the machine may be shared)",
+    )
     args = ap.parse_args(argv)
     info = machine()
-    print(f"machine: {info['cpu']}, nproc {info['nproc']}, python {info['python']}, numpy "
-          f"{info['numpy']}, {info['date']}")
+    print(
+        f"machine: {info['cpu']}, nproc {info['nproc']}, python {info['python']}, numpy "
+        f"{info['numpy']}, {info['date']}"
+    )
     interviews = args.interviews or (5 if args.quick else 30)
-    print(f"(a) selection latency in noise mode, 300 x 80, all queries error-prone, "
-          f"{interviews} interviews per row")
+    print(
+        f"(a) selection latency in noise mode, 300 x 80, all queries error-prone, "
+        f"{interviews} interviews per row"
+    )
     lat = latency(interviews)
-    print("(b) explicit B~ against implicit, 131 x 79, all queries error-prone"
-          + (" (skipped with --quick)" if args.quick else ""))
-    exp = [] if args.quick else explicit_vs_implicit(
-        eps_values=(2, 3), max_explicit_gib=args.max_explicit_gib)
+    print(
+        "(b) explicit B~ against implicit, 131 x 79, all queries error-prone"
+        + (" (skipped with --quick)" if args.quick else "")
+    )
+    exp = (
+        []
+        if args.quick
+        else explicit_vs_implicit(eps_values=(2, 3), max_explicit_gib=args.max_explicit_gib)
+    )
     worst3 = max(r["median_ms"] for r in lat if r["eps"] == 3)
-    print(f"target <= 10 ms per selection at eps = 3: worst median {worst3:.3f} ms -> "
-          f"{'met' if worst3 <= 10 else 'MISSED'}")
+    print(
+        f"target <= 10 ms per selection at eps = 3: worst median {worst3:.3f} ms -> "
+        f"{'met' if worst3 <= 10 else 'MISSED'}"
+    )
     fitted = [r for r in exp if "ratio_total" in r]
     if fitted:
         low = min(r["ratio_total"] for r in fitted)
-        print(f"target implicit >= 100x faster where B~ fits: lowest ratio {low:,.0f}x -> "
-              f"{'met' if low >= 100 else 'MISSED'}")
+        print(
+            f"target implicit >= 100x faster where B~ fits: lowest ratio {low:,.0f}x -> "
+            f"{'met' if low >= 100 else 'MISSED'}"
+        )
     if args.json:
-        Path(args.json).write_text(json.dumps({"machine": info, "latency": lat,
-                                               "explicit_vs_implicit": exp}, indent=2))
+        Path(args.json).write_text(
+            json.dumps({"machine": info, "latency": lat, "explicit_vs_implicit": exp}, indent=2)
+        )
     return 0
 
 

@@ -50,8 +50,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from responder.engine.belief import Model  # noqa: E402
-from responder.engine.compare import EvidenceMode, StrictMode, compare_modes, parse_victims  # noqa: E402
 from responder.engine.bounds import binary_entropy  # noqa: E402
+from responder.engine.compare import EvidenceMode, StrictMode, compare_modes, parse_victims  # noqa: E402
 from responder.engine.evaluate import evaluate  # noqa: E402
 from responder.engine.evidence import (  # noqa: E402
     DEFAULT_LEAK,
@@ -85,12 +85,21 @@ def modes_for(problem):
     N = problem.n_queries
     modes = [StrictMode(problem, "gbs", name="strict gbs")]
     for eps in (1, 2, 3):
-        modes.append(StrictMode(problem, "gbs", noise=NoiseModel(eps, np.ones(N, dtype=bool)),
-                                name=f"noise gbs eps={eps}"))
+        modes.append(
+            StrictMode(
+                problem,
+                "gbs",
+                noise=NoiseModel(eps, np.ones(N, dtype=bool)),
+                name=f"noise gbs eps={eps}",
+            )
+        )
     for s, l_ in GRID:
         mark = " (default)" if (s, l_) == (DEFAULT_SENSITIVITY, DEFAULT_LEAK) else ""
-        modes.append(EvidenceMode(EvidenceModel(problem, answer_model(s, l_)),
-                                  name=f"evidence s={s:g} l={l_:g}{mark}"))
+        modes.append(
+            EvidenceMode(
+                EvidenceModel(problem, answer_model(s, l_)), name=f"evidence s={s:g} l={l_:g}{mark}"
+            )
+        )
     return modes
 
 
@@ -110,15 +119,24 @@ def bayes_ceiling(problem, s, l_, n, seed=0):
     G[np.arange(B.shape[0]), rows] = 1.0
     pg = post @ G
     order = np.argsort(-pg, axis=1)
-    return float(np.mean(order[:, 0] == rows[true])), float(np.mean((order[:, :5] == rows[true][:, None]).any(axis=1)))
+    return float(np.mean(order[:, 0] == rows[true])), float(
+        np.mean((order[:, :5] == rows[true][:, None]).any(axis=1))
+    )
 
 
 def settings_comparison(problem, settings, interviews, seed):
     """The evidence mode at each (s, l, threshold) of ``settings`` on the three scenarios."""
-    modes = [EvidenceMode(EvidenceModel(problem, answer_model(s, l_), threshold=t),
-                          name=f"s={s:g} l={l_:g} t={t:g}") for s, l_, t in settings]
-    return {spec: compare_modes(problem, parse_victims(spec), modes, interviews, seed=seed)
-            for spec in SCENARIOS}
+    modes = [
+        EvidenceMode(
+            EvidenceModel(problem, answer_model(s, l_), threshold=t),
+            name=f"s={s:g} l={l_:g} t={t:g}",
+        )
+        for s, l_, t in settings
+    ]
+    return {
+        spec: compare_modes(problem, parse_victims(spec), modes, interviews, seed=seed)
+        for spec in SCENARIOS
+    }
 
 
 def frontier(problem, interviews, seed):
@@ -128,18 +146,28 @@ def frontier(problem, interviews, seed):
     rows = []
     for k, (s, l_, t) in enumerate(settings):
         exact, flips, victims = by["flip:0"][k], by["flip:0.1"][k], by["victim:0.7,0.05"][k]
-        rows.append({"sensitivity": s, "leak": l_, "threshold": t,
-                     "questions_no_errors": exact.mean_questions,
-                     "flip_top1": flips.top1, "flip_top5": flips.top5,
-                     "flip_silently_wrong": flips.silently_wrong,
-                     "flip_questions": flips.mean_questions,
-                     "victim_top1": victims.top1, "victim_silently_wrong": victims.silently_wrong})
+        rows.append(
+            {
+                "sensitivity": s,
+                "leak": l_,
+                "threshold": t,
+                "questions_no_errors": exact.mean_questions,
+                "flip_top1": flips.top1,
+                "flip_top5": flips.top5,
+                "flip_silently_wrong": flips.silently_wrong,
+                "flip_questions": flips.mean_questions,
+                "victim_top1": victims.top1,
+                "victim_silently_wrong": victims.silently_wrong,
+            }
+        )
     for r in rows:  # Pareto: no other setting asks fewer questions and is silently wrong less
-        r["pareto"] = not any(o["questions_no_errors"] <= r["questions_no_errors"]
-                              and o["flip_silently_wrong"] <= r["flip_silently_wrong"]
-                              and (o["questions_no_errors"], o["flip_silently_wrong"])
-                              != (r["questions_no_errors"], r["flip_silently_wrong"])
-                              for o in rows)
+        r["pareto"] = not any(
+            o["questions_no_errors"] <= r["questions_no_errors"]
+            and o["flip_silently_wrong"] <= r["flip_silently_wrong"]
+            and (o["questions_no_errors"], o["flip_silently_wrong"])
+            != (r["questions_no_errors"], r["flip_silently_wrong"])
+            for o in rows
+        )
     rows.sort(key=lambda r: r["questions_no_errors"])
     return rows
 
@@ -174,9 +202,14 @@ def unlisted_agents(problem, interviews, seed):
                     i = int(rng.choice(alone))
                     keep = np.arange(M) != i
                     row = B[i]
-                    model = EvidenceModel(Problem.build(
-                        B[keep], prior=problem.prior[keep], object_groups=problem.object_groups[keep]),
-                        answer_model())
+                    model = EvidenceModel(
+                        Problem.build(
+                            B[keep],
+                            prior=problem.prior[keep],
+                            object_groups=problem.object_groups[keep],
+                        ),
+                        answer_model(),
+                    )
                 elif kind == "invented":
                     row = np.zeros(N, dtype=bool)
                     row[rng.choice(N, int(B[i].sum()), replace=False)] = True
@@ -202,8 +235,9 @@ class ConfidenceLookahead(EvidenceMode):
     def __init__(self, model, switch, name):
         super().__init__(model, name=name)
         self.switch = switch
-        self.p_yes = np.where(model.problem.matrix, model.sensitivities[:, None],
-                              model.leak_vector[None, :])
+        self.p_yes = np.where(
+            model.problem.matrix, model.sensitivities[:, None], model.leak_vector[None, :]
+        )
 
     def choose(self, belief, rng):
         w = belief.posterior[:, None]
@@ -214,8 +248,11 @@ class ConfidenceLookahead(EvidenceMode):
         known: dict[int, bool] = {}
         belief = self.model.root()
         while not belief.stop().stopped:
-            q = (self.choose(belief, rng) if belief.confidence() >= self.switch
-                 else next_query(belief, rng))
+            q = (
+                self.choose(belief, rng)
+                if belief.confidence() >= self.switch
+                else next_query(belief, rng)
+            )
             known[q] = bool(answers[q])
             belief = self.model.belief(known)
         return len(known), belief
@@ -233,23 +270,33 @@ class TopVersusRest(ConfidenceLookahead):
         yes_top = w[top] @ self.p_yes[top] / p_top
         yes_rest = w[~top] @ self.p_yes[~top] / max(1.0 - p_top, 1e-300)
         yes = p_top * yes_top + (1 - p_top) * yes_rest
-        gain = (binary_entropy(yes) - p_top * binary_entropy(yes_top)
-                - (1 - p_top) * binary_entropy(yes_rest))
+        gain = (
+            binary_entropy(yes)
+            - p_top * binary_entropy(yes_top)
+            - (1 - p_top) * binary_entropy(yes_rest)
+        )
         return int(np.argmax(np.where(belief.useful(), gain, -np.inf)))
 
 
 def refinements(problem, interviews, seed):
     """The default selection and the two refinements, on the same victims per scenario."""
+
     def model():
         return EvidenceModel(problem, answer_model())
 
     modes = [EvidenceMode(model(), name="expected information gain (default)")]
     for switch in (0.3, 0.5, 0.8):
-        modes.append(ConfidenceLookahead(model(), switch, f"expected top probability from top >= {switch:g}"))
+        modes.append(
+            ConfidenceLookahead(model(), switch, f"expected top probability from top >= {switch:g}")
+        )
     for switch in (0.3, 0.6):
-        modes.append(TopVersusRest(model(), switch, f"gain about 'top is the truth' from top >= {switch:g}"))
-    return {spec: compare_modes(problem, parse_victims(spec), modes, interviews, seed=seed)
-            for spec in ("flip:0", "flip:0.1", "victim:0.7,0.05")}
+        modes.append(
+            TopVersusRest(model(), switch, f"gain about 'top is the truth' from top >= {switch:g}")
+        )
+    return {
+        spec: compare_modes(problem, parse_victims(spec), modes, interviews, seed=seed)
+        for spec in ("flip:0", "flip:0.1", "victim:0.7,0.05")
+    }
 
 
 def case_vignettes(kb):
@@ -282,7 +329,9 @@ def run_case(problem, truth, signs, mode):
         if choice is None:
             break
         q = int(choice.index)
-        state.answer(q, Answer.UNKNOWN if q not in signs else (Answer.YES if signs[q] else Answer.NO))
+        state.answer(
+            q, Answer.UNKNOWN if q not in signs else (Answer.YES if signs[q] else Answer.NO)
+        )
     ranked = [c.objects for c in state.candidates()]
     if not ranked:
         ranked = [(i,) for i, _ in state.ranked_by_mismatch(5)]
@@ -295,108 +344,167 @@ def main(argv=None) -> int:
     ap.add_argument("--interviews", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--json", metavar="FILE")
-    ap.add_argument("--frontier", action="store_true",
-                    help="sweep sensitivity, leak and threshold instead (evidence mode only)")
-    ap.add_argument("--refinements", action="store_true",
-                    help="compare other question selections near the stop instead")
-    ap.add_argument("--settings", nargs="+", metavar="S,L,T", default=None,
-                    help="evidence settings (sensitivity,leak,threshold) to compare on the "
-                    "three scenarios instead")
-    ap.add_argument("--kb", metavar="NAME|PATH", default=None,
-                    help="knowledge base (default: the bundled one); a folder pins it")
-    ap.add_argument("--long-row-exponent", type=float, default=DEFAULT_LONG_ROW_EXPONENT,
-                    metavar="A", help="long-row discount of every evidence mode (0: none; "
-                    f"default {DEFAULT_LONG_ROW_EXPONENT})")
+    ap.add_argument(
+        "--frontier",
+        action="store_true",
+        help="sweep sensitivity, leak and threshold instead (evidence mode only)",
+    )
+    ap.add_argument(
+        "--refinements",
+        action="store_true",
+        help="compare other question selections near the stop instead",
+    )
+    ap.add_argument(
+        "--settings",
+        nargs="+",
+        metavar="S,L,T",
+        default=None,
+        help="evidence settings (sensitivity,leak,threshold) to compare on the "
+        "three scenarios instead",
+    )
+    ap.add_argument(
+        "--kb",
+        metavar="NAME|PATH",
+        default=None,
+        help="knowledge base (default: the bundled one); a folder pins it",
+    )
+    ap.add_argument(
+        "--long-row-exponent",
+        type=float,
+        default=DEFAULT_LONG_ROW_EXPONENT,
+        metavar="A",
+        help="long-row discount of every evidence mode (0: none; "
+        f"default {DEFAULT_LONG_ROW_EXPONENT})",
+    )
     args = ap.parse_args(argv)
     global LONG_ROWS
     LONG_ROWS = args.long_row_exponent
     kb = resolve_kb(args.kb)
     problem = kb.to_problem()
-    print(f"KB {args.kb or 'bundled'}: {problem.n_objects} chemicals x {problem.n_queries} symptoms, prior "
-          f"= class (default); {args.interviews} interviews per scenario, seed {args.seed}; "
-          f"load {os.getloadavg()[0]:.1f}; long-row exponent {LONG_ROWS:g}", flush=True)
+    print(
+        f"KB {args.kb or 'bundled'}: {problem.n_objects} chemicals x {problem.n_queries} symptoms, prior "
+        f"= class (default); {args.interviews} interviews per scenario, seed {args.seed}; "
+        f"load {os.getloadavg()[0]:.1f}; long-row exponent {LONG_ROWS:g}",
+        flush=True,
+    )
     ek = evaluate(Model(problem), Policy("gbs"), method="exact").expected_queries
     print(f"strict GBS exact E[K] = {ek:.3f}; 15% above it = {1.15 * ek:.3f}")
     if args.refinements:
         by = refinements(problem, args.interviews, args.seed)
-        print("\n| selection | questions, no errors | flips: top-1 / silently wrong | "
-              "victims: top-1 / silently wrong |")
+        print(
+            "\n| selection | questions, no errors | flips: top-1 / silently wrong | "
+            "victims: top-1 / silently wrong |"
+        )
         print("|---|---:|---:|---:|")
         for k, mode in enumerate(by["flip:0"]):
             f, v = by["flip:0.1"][k], by["victim:0.7,0.05"][k]
-            print(f"| {mode.name} | {mode.mean_questions:.2f} | {f.top1:.1%} / "
-                  f"{f.silently_wrong:.1%} | {v.top1:.1%} / {v.silently_wrong:.1%} |")
+            print(
+                f"| {mode.name} | {mode.mean_questions:.2f} | {f.top1:.1%} / "
+                f"{f.silently_wrong:.1%} | {v.top1:.1%} / {v.silently_wrong:.1%} |"
+            )
         if args.json:
-            Path(args.json).write_text(json.dumps(
-                {spec: [m.as_dict() for m in ms] for spec, ms in by.items()}, indent=2))
+            Path(args.json).write_text(
+                json.dumps({spec: [m.as_dict() for m in ms] for spec, ms in by.items()}, indent=2)
+            )
         return 0
     if args.settings:
         chosen = [tuple(float(x) for x in spec.split(",")) for spec in args.settings]
         by = settings_comparison(problem, chosen, args.interviews, args.seed)
-        print("\n| s | l | threshold | flips: top-1 / top-5 / silently wrong | "
-              "victims: top-1 / silently wrong | questions, no errors |")
+        print(
+            "\n| s | l | threshold | flips: top-1 / top-5 / silently wrong | "
+            "victims: top-1 / silently wrong | questions, no errors |"
+        )
         print("|---|---|---|---|---|---:|")
         for k, (s, l_, t) in enumerate(chosen):
             f, v, e = (by[spec][k] for spec in SCENARIOS)
-            print(f"| {s:g} | {l_:g} | {t:g} | {f.top1:.1%} / {f.top5:.1%} / "
-                  f"{f.silently_wrong:.1%} | {v.top1:.1%} / {v.silently_wrong:.1%} | "
-                  f"{e.mean_questions:.2f} |")
+            print(
+                f"| {s:g} | {l_:g} | {t:g} | {f.top1:.1%} / {f.top5:.1%} / "
+                f"{f.silently_wrong:.1%} | {v.top1:.1%} / {v.silently_wrong:.1%} | "
+                f"{e.mean_questions:.2f} |"
+            )
         if args.json:
-            Path(args.json).write_text(json.dumps(
-                {spec: [m.as_dict() for m in ms] for spec, ms in by.items()}, indent=2))
+            Path(args.json).write_text(
+                json.dumps({spec: [m.as_dict() for m in ms] for spec, ms in by.items()}, indent=2)
+            )
         return 0
     if args.frontier:
         rows = frontier(problem, args.interviews, args.seed)
-        print("\n| s | l | threshold | questions, no errors | flips: top-1 | flips: top-5 | "
-              "flips: silently wrong | flips: questions | victims: top-1 | victims: silently wrong |")
+        print(
+            "\n| s | l | threshold | questions, no errors | flips: top-1 | flips: top-5 | "
+            "flips: silently wrong | flips: questions | victims: top-1 | victims: silently wrong |"
+        )
         print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         for r in rows:
             star = "**" if r["pareto"] else ""
-            print(f"| {star}{r['sensitivity']:g}{star} | {r['leak']:g} | {r['threshold']:g} | "
-                  f"{r['questions_no_errors']:.2f} | {r['flip_top1']:.1%} | {r['flip_top5']:.1%} | "
-                  f"{r['flip_silently_wrong']:.1%} | {r['flip_questions']:.2f} | "
-                  f"{r['victim_top1']:.1%} | {r['victim_silently_wrong']:.1%} |")
+            print(
+                f"| {star}{r['sensitivity']:g}{star} | {r['leak']:g} | {r['threshold']:g} | "
+                f"{r['questions_no_errors']:.2f} | {r['flip_top1']:.1%} | {r['flip_top5']:.1%} | "
+                f"{r['flip_silently_wrong']:.1%} | {r['flip_questions']:.2f} | "
+                f"{r['victim_top1']:.1%} | {r['victim_silently_wrong']:.1%} |"
+            )
         if args.json:
-            Path(args.json).write_text(json.dumps({"gbs_exact_EK": ek, "interviews": args.interviews,
-                                                   "seed": args.seed, "frontier": rows}, indent=2))
+            Path(args.json).write_text(
+                json.dumps(
+                    {
+                        "gbs_exact_EK": ek,
+                        "interviews": args.interviews,
+                        "seed": args.seed,
+                        "frontier": rows,
+                    },
+                    indent=2,
+                )
+            )
         return 0
     out = {"gbs_exact_EK": ek, "interviews": args.interviews, "seed": args.seed, "scenarios": {}}
     for spec in SCENARIOS:
         t = time.time()
-        summaries = compare_modes(problem, parse_victims(spec), modes_for(problem),
-                                  args.interviews, seed=args.seed)
+        summaries = compare_modes(
+            problem, parse_victims(spec), modes_for(problem), args.interviews, seed=args.seed
+        )
         print(f"\n### {spec}  ({time.time() - t:.0f} s)\n")
         print("| mode | top-1 | top-5 | silently wrong | no fit | mean questions |")
         print("|---|---:|---:|---:|---:|---:|")
         for s in summaries:
-            print(f"| {s.name} | {_p(s.top1, s.top1_ci)} | {_p(s.top5, s.top5_ci)} | "
-                  f"{_p(s.silently_wrong, s.silently_wrong_ci)} | {100 * s.no_fit:.1f}% | "
-                  f"{s.mean_questions:.2f} "
-                  f"({s.mean_questions_ci[0]:.2f}-{s.mean_questions_ci[1]:.2f}) |", flush=True)
+            print(
+                f"| {s.name} | {_p(s.top1, s.top1_ci)} | {_p(s.top5, s.top5_ci)} | "
+                f"{_p(s.silently_wrong, s.silently_wrong_ci)} | {100 * s.no_fit:.1f}% | "
+                f"{s.mean_questions:.2f} "
+                f"({s.mean_questions_ci[0]:.2f}-{s.mean_questions_ci[1]:.2f}) |",
+                flush=True,
+            )
         out["scenarios"][spec] = [s.as_dict() for s in summaries]
     for s, l_ in [(0.7, 0.05), (0.9, 0.1)]:
         top1, top5 = bayes_ceiling(problem, s, l_, 20000, seed=args.seed)
-        print(f"\nBayes ceiling, victim:{s:g},{l_:g}, all {problem.n_queries} questions answered, "
-              f"matching model: top-1 {top1:.1%}, top-5 {top5:.1%}")
+        print(
+            f"\nBayes ceiling, victim:{s:g},{l_:g}, all {problem.n_queries} questions answered, "
+            f"matching model: top-1 {top1:.1%}, top-5 {top5:.1%}"
+        )
         out[f"bayes_ceiling_victim:{s:g},{l_:g}"] = {"top1": top1, "top5": top5}
     t = time.time()
     unlisted = unlisted_agents(problem, max(args.interviews // 4, 50), args.seed)
-    print(f"\n### Agents not in the knowledge base, default evidence mode ({time.time() - t:.0f} s)\n")
+    print(
+        f"\n### Agents not in the knowledge base, default evidence mode ({time.time() - t:.0f} s)\n"
+    )
     print("| victim | answers | no fit | identified | no question can help | mean questions |")
     print("|---|---|---:|---:|---:|---:|")
     for key, r in unlisted.items():
         kind, pattern = key.split(", ")
-        print(f"| {kind} | {pattern} | {r['no_fit']:.1%} | {r['confident']:.1%} | "
-              f"{r['no_gain']:.1%} | {r['mean_questions']:.1f} |", flush=True)
+        print(
+            f"| {kind} | {pattern} | {r['no_fit']:.1%} | {r['confident']:.1%} | "
+            f"{r['no_gain']:.1%} | {r['mean_questions']:.1f} |",
+            flush=True,
+        )
     out["unlisted_agents"] = unlisted
     cases = case_vignettes(kb)
     if cases:
         factories = {
             "strict gbs": lambda: InterviewState(problem),
             "noise gbs eps=2": lambda: InterviewState(
-                problem, noise=NoiseModel(2, np.ones(problem.n_queries, dtype=bool))),
+                problem, noise=NoiseModel(2, np.ones(problem.n_queries, dtype=bool))
+            ),
             "evidence (default)": lambda: InterviewState(
-                problem, evidence=EvidenceSettings(long_row_exponent=LONG_ROWS)),
+                problem, evidence=EvidenceSettings(long_row_exponent=LONG_ROWS)
+            ),
         }
         print(f"\n### {len(cases)} case vignettes (kb/cases/)\n")
         print("| mode | top-1 | top-5 |")

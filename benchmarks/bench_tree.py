@@ -53,7 +53,11 @@ def compare(problem, repeats: int, walk_repeats: int) -> dict:
         cpu[key].append(time.process_time() - c)
         return out
 
-    fit = lambda: DecisionTreeClassifier(criterion="entropy", random_state=0).fit(X, y, sample_weight=w)  # noqa: E731
+    def fit():
+        return DecisionTreeClassifier(criterion="entropy", random_state=0).fit(
+            X, y, sample_weight=w
+        )
+
     fast = slow = None
     for k in range(repeats):  # interleaved
         fast = timed("level", lambda: exact(model, Policy("gisa")))
@@ -66,12 +70,15 @@ def compare(problem, repeats: int, walk_repeats: int) -> dict:
     med_cpu = {k: statistics.median(v) for k, v in cpu.items()}
     return {
         "shape": list(problem.matrix.shape),
-        "repeats": repeats, "walk_repeats": walk_repeats,
-        "median_s": med, "median_cpu_s": med_cpu,
+        "repeats": repeats,
+        "walk_repeats": walk_repeats,
+        "median_s": med,
+        "median_cpu_s": med_cpu,
         "ratio_level_to_sklearn": med["level"] / med["sklearn"],
         "ratio_level_to_sklearn_cpu": med_cpu["level"] / med_cpu["sklearn"],
         "speedup_over_walk": med["walk"] / med["level"],
-        "expected_queries": fast.expected_queries, "identical_to_walk": True,
+        "expected_queries": fast.expected_queries,
+        "identical_to_walk": True,
         "depth": fast.max_depth,
     }
 
@@ -83,28 +90,42 @@ def main(argv=None) -> int:
     ap.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
     args = ap.parse_args(argv)
     out = {"machine": machine(), "instances": {}}
-    instances = [("random 300 x 80 (bench_engine, seed 1)", random_problem(300, 80, seed=1),
-                  args.repeats, args.repeats)]
+    instances = [
+        (
+            "random 300 x 80 (bench_engine, seed 1)",
+            random_problem(300, 80, seed=1),
+            args.repeats,
+            args.repeats,
+        )
+    ]
     kb, _why = bundled_problem()
     if kb is not None:
-        instances.append((f"bundled KB {kb.n_objects} x {kb.n_queries}", kb, args.repeats,
-                          args.repeats))
+        instances.append(
+            (f"bundled KB {kb.n_objects} x {kb.n_queries}", kb, args.repeats, args.repeats)
+        )
     if args.large:
-        instances.append(("random 10,000 x 1,000 (seed 2)", random_problem(10_000, 1_000, seed=2),
-                          3, 1))
-    print(f"{'instance':<40}{'GISA level':>12}{'sklearn':>10}{'ratio':>7}{'ratio CPU':>10}"
-          f"{'walk':>10}{'speed-up':>9}")
+        instances.append(
+            ("random 10,000 x 1,000 (seed 2)", random_problem(10_000, 1_000, seed=2), 3, 1)
+        )
+    print(
+        f"{'instance':<40}{'GISA level':>12}{'sklearn':>10}{'ratio':>7}{'ratio CPU':>10}"
+        f"{'walk':>10}{'speed-up':>9}"
+    )
     for label, problem, repeats, walk_repeats in instances:
         r = compare(problem, repeats, walk_repeats)
         out["instances"][label] = r
         m = r["median_s"]
-        print(f"{label:<40}{m['level'] * 1e3:>10.2f}ms{m['sklearn'] * 1e3:>8.2f}ms"
-              f"{r['ratio_level_to_sklearn']:>7.2f}{r['ratio_level_to_sklearn_cpu']:>10.2f}"
-              f"{m['walk'] * 1e3:>8.1f}ms{r['speedup_over_walk']:>8.1f}x")
+        print(
+            f"{label:<40}{m['level'] * 1e3:>10.2f}ms{m['sklearn'] * 1e3:>8.2f}ms"
+            f"{r['ratio_level_to_sklearn']:>7.2f}{r['ratio_level_to_sklearn_cpu']:>10.2f}"
+            f"{m['walk'] * 1e3:>8.1f}ms{r['speedup_over_walk']:>8.1f}x"
+        )
     if hasattr(os, "getloadavg"):
         out["machine"]["loadavg_at_end"] = os.getloadavg()
-        print(f"load average (1 min): start {out['machine']['loadavg_at_start'][0]:.2f}, end "
-              f"{out['machine']['loadavg_at_end'][0]:.2f} on {out['machine']['nproc']} CPUs")
+        print(
+            f"load average (1 min): start {out['machine']['loadavg_at_start'][0]:.2f}, end "
+            f"{out['machine']['loadavg_at_end'][0]:.2f} on {out['machine']['nproc']} CPUs"
+        )
     if args.json:
         Path(args.json).write_text(json.dumps(out, indent=2, default=float) + "\n")
     return 0

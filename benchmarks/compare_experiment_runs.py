@@ -54,8 +54,10 @@ def numbers(before: Path, after: Path, name: str) -> list[str]:
         else:
             tag = "/".join(str(p) for p in key if not isinstance(p, int))
             where.setdefault(tag, []).append(abs(va - vb))
-    out = [f"{name}: {len(a)} numbers, identical {same}, within 1e-9 {close}, "
-           f"different {sum(len(v) for v in where.values())}"]
+    out = [
+        f"{name}: {len(a)} numbers, identical {same}, within 1e-9 {close}, "
+        f"different {sum(len(v) for v in where.values())}"
+    ]
     for tag, ds in sorted(where.items(), key=lambda t: -len(t[1])):
         out.append(f"    {tag}: {len(ds)} differ, largest |difference| {max(ds):.4g}")
     return out
@@ -71,24 +73,34 @@ def paired(before: Path, after: Path) -> tuple[list[str], np.ndarray]:
         zs.append(z)
         rows.append(f"{label}: before {np.mean(x):.3f} after {np.mean(y):.3f} paired z {z:+.2f}")
 
-    for name, pols in (("group-id", ["random"]),
-                       ("query-groups", ["gqsa", "minmin", "minmax", "random"])):
+    for name, pols in (
+        ("group-id", ["random"]),
+        ("query-groups", ["gqsa", "minmin", "minmax", "random"]),
+    ):
         a = json.loads((before / f"{name}.json").read_text())
         b = json.loads((after / f"{name}.json").read_text())
         for pa, pb in zip(a["per_dataset"], b["per_dataset"]):
             point = {k: v for k, v in pa.items() if k != "results"}
             for p in pols:
-                add(f"{name} {p} {point}", [r[p] for r in pa["results"]],
-                    [r[p] for r in pb["results"]])
+                add(
+                    f"{name} {p} {point}",
+                    [r[p] for r in pa["results"]],
+                    [r[p] for r in pb["results"]],
+                )
     a = json.loads((before / "wiser-standin.json").read_text())
     b = json.loads((after / "wiser-standin.json").read_text())
     for pa, pb in zip(a["per_dataset"], b["per_dataset"]):
         point = {k: v for k, v in pa.items() if k != "results"}
-        for target, pols in (("group", ["random"]),
-                             ("object", ["gqsa", "minmin", "minmax", "random"])):
+        for target, pols in (
+            ("group", ["random"]),
+            ("object", ["gqsa", "minmin", "minmax", "random"]),
+        ):
             for p in pols:
-                add(f"wiser-standin {target}/{p} {point}",
-                    [r[target][p] for r in pa["results"]], [r[target][p] for r in pb["results"]])
+                add(
+                    f"wiser-standin {target}/{p} {point}",
+                    [r[target][p] for r in pa["results"]],
+                    [r[target][p] for r in pb["results"]],
+                )
     return rows, np.asarray(zs)
 
 
@@ -102,9 +114,11 @@ def main(argv: list[str]) -> int:
             print("\n".join(numbers(before, after, name)))
     rows, zs = paired(before, after)
     print("\n".join(rows))
-    print(f"{zs.size} Monte Carlo points: paired z mean {zs.mean():+.2f}, sd {zs.std():.2f}, "
-          f"largest |z| {np.abs(zs).max():.2f}, |z| > 2: {(np.abs(zs) > 2).sum()}, "
-          f"|z| > 3: {(np.abs(zs) > 3).sum()}")
+    print(
+        f"{zs.size} Monte Carlo points: paired z mean {zs.mean():+.2f}, sd {zs.std():.2f}, "
+        f"largest |z| {np.abs(zs).max():.2f}, |z| > 2: {(np.abs(zs) > 2).sum()}, "
+        f"|z| > 3: {(np.abs(zs) > 3).sum()}"
+    )
     return 0
 
 

@@ -40,8 +40,12 @@ def instance(seed: int) -> Problem:
     prior = rng.uniform(0.1, 1.0, size=m)
     groups = rng.integers(0, int(rng.integers(2, 5)), size=m)
     categories = rng.integers(0, int(rng.integers(2, 4)), size=n)
-    return Problem.build(matrix.astype(int), prior=prior, object_groups=groups.tolist(),
-                         query_groups=categories.tolist())
+    return Problem.build(
+        matrix.astype(int),
+        prior=prior,
+        object_groups=groups.tolist(),
+        query_groups=categories.tolist(),
+    )
 
 
 def values(seed: int) -> dict[str, str]:
@@ -60,15 +64,20 @@ def values(seed: int) -> dict[str, str]:
     rng = np.random.default_rng(seed + 10_000)
     prone = rng.random(problem.n_queries) < 0.7
     prone[0] = True
-    noise = NoiseModel(int(rng.integers(1, 3)), prone, model=int(rng.integers(1, 3)),
-                       p=float(rng.uniform(0.05, 0.45)))
+    noise = NoiseModel(
+        int(rng.integers(1, 3)),
+        prone,
+        model=int(rng.integers(1, 3)),
+        p=float(rng.uniform(0.05, 0.45)),
+    )
     noisy = Model(problem, "object", noise)
     for name in ("gbs", "gqsa"):
         # The node-by-node walk: engine/tree.py's noisy level-wise GBS tree is the same tree,
         # but sums each object's expected depth in another order (last bit;
         # tests/engine/test_level_tree.py compares the two).
-        out[f"noise/{name}"] = exact(noisy, Policy(name), max_states=None,
-                                     level_wise=False).expected_queries.hex()
+        out[f"noise/{name}"] = exact(
+            noisy, Policy(name), max_states=None, level_wise=False
+        ).expected_queries.hex()
     # The per-trial simulator, the reference: the batched one (the default) draws the
     # responder's picks from another stream (tests/engine/test_batch_simulation.py compares
     # the two in distribution and with the exact E[K]).

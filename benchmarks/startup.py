@@ -71,8 +71,13 @@ def subprocess_runs(kb: str | None, runs: int) -> list[float]:
         with tempfile.TemporaryDirectory() as home:
             env = {**os.environ, "RESPONDER_HOME": home}
             t0 = time.perf_counter()
-            proc = subprocess.run([sys.executable, "-c", CHILD, kb or ""], env=env,
-                                  capture_output=True, text=True, timeout=60)
+            proc = subprocess.run(
+                [sys.executable, "-c", CHILD, kb or ""],
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=60,
+            )
             wall = time.perf_counter() - t0
             ready = [line for line in proc.stdout.splitlines() if line.startswith("READY")]
             if proc.returncode != 0 or not ready:
@@ -110,13 +115,18 @@ def terminal_runs(kb: str | None, runs: int) -> list[float] | None:
             cmd = f"RESPONDER_HOME={home} responder" + (f" --kb '{kb}'" if kb else "")
             cmd += "; sleep 5"
             t0 = time.perf_counter()
-            subprocess.run(["tmux", "new-session", "-d", "-s", session, "-x", "120", "-y", "40",
-                            cmd], check=True)
+            subprocess.run(
+                ["tmux", "new-session", "-d", "-s", session, "-x", "120", "-y", "40", cmd],
+                check=True,
+            )
             try:
                 seen = None
                 while time.perf_counter() - t0 < 30:
-                    pane = subprocess.run(["tmux", "capture-pane", "-p", "-t", session],
-                                          capture_output=True, text=True).stdout
+                    pane = subprocess.run(
+                        ["tmux", "capture-pane", "-p", "-t", session],
+                        capture_output=True,
+                        text=True,
+                    ).stdout
                     if QUESTION_MARKER in pane:
                         seen = time.perf_counter() - t0
                         break
@@ -127,16 +137,19 @@ def terminal_runs(kb: str | None, runs: int) -> list[float] | None:
             finally:
                 subprocess.run(["tmux", "send-keys", "-t", session, "C-q"], check=False)
                 time.sleep(0.3)
-                subprocess.run(["tmux", "kill-session", "-t", session], check=False,
-                               capture_output=True)
+                subprocess.run(
+                    ["tmux", "kill-session", "-t", session], check=False, capture_output=True
+                )
     return out
 
 
 def _line(name: str, values: list[float]) -> str:
     med = statistics.median(values)
     verdict = "ok" if med <= TARGET_S else "OVER TARGET"
-    return (f"{name:<34} median {med * 1000:6.0f} ms   min {min(values) * 1000:6.0f} ms   "
-            f"max {max(values) * 1000:6.0f} ms   ({len(values)} runs, {verdict})")
+    return (
+        f"{name:<34} median {med * 1000:6.0f} ms   min {min(values) * 1000:6.0f} ms   "
+        f"max {max(values) * 1000:6.0f} ms   ({len(values)} runs, {verdict})"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -149,8 +162,10 @@ def main(argv: list[str] | None = None) -> int:
         from responder.kb.resolve import load_knowledge
 
         kn = load_knowledge(args.kb)
-        print(f"knowledge base {kn.name}: {len(kn.chemicals)} chemicals, {len(kn.symptoms)} "
-              f"symptoms; target {TARGET_S * 1000:.0f} ms from command to first question")
+        print(
+            f"knowledge base {kn.name}: {len(kn.chemicals)} chemicals, {len(kn.symptoms)} "
+            f"symptoms; target {TARGET_S * 1000:.0f} ms from command to first question"
+        )
         print(_line("in-process (Pilot, warm imports)", in_process(args.kb, args.runs)))
     print(_line("subprocess (cold interpreter)", subprocess_runs(args.kb, args.runs)))
     term = terminal_runs(args.kb, args.runs)

@@ -48,8 +48,7 @@ class InputRejected(ValueError):
     "kind" (not a regular file), "size", "encoding", "syntax", "depth", "number" or "io".
     """
 
-    def __init__(self, where: str, problem: str, fix: str, kind: str,
-                 line: int | None = None):
+    def __init__(self, where: str, problem: str, fix: str, kind: str, line: int | None = None):
         self.where, self.problem, self.fix, self.kind, self.line = where, problem, fix, kind, line
         self.path: list = []  # key path of a bad value (check_values), e.g. ["noise", "eps"]
         at = f"{where}:{line}" if line else where
@@ -97,26 +96,42 @@ def read_bytes(path: str | Path, what: str, max_bytes: int | None = None) -> byt
     except FileNotFoundError:
         if path.is_symlink():
             raise InputRejected(
-                str(path), f"the {what} is a symbolic link to {os.readlink(path)}, which does "
-                "not exist", "fix or remove the link", "missing") from None
-        raise InputRejected(str(path), "no such file", f"check the path of the {what}",
-                            "missing") from None
+                str(path),
+                f"the {what} is a symbolic link to {os.readlink(path)}, which does not exist",
+                "fix or remove the link",
+                "missing",
+            ) from None
+        raise InputRejected(
+            str(path), "no such file", f"check the path of the {what}", "missing"
+        ) from None
     except PermissionError:
-        raise InputRejected(str(path), f"permission denied reading the {what}",
-                            "check its permissions", "io") from None
+        raise InputRejected(
+            str(path), f"permission denied reading the {what}", "check its permissions", "io"
+        ) from None
     except OSError as exc:
-        raise InputRejected(str(path), f"cannot open the {what} ({exc.strerror or exc})",
-                            "check the path and the disk", "io") from None
+        raise InputRejected(
+            str(path),
+            f"cannot open the {what} ({exc.strerror or exc})",
+            "check the path and the disk",
+            "io",
+        ) from None
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             raise InputRejected(
-                str(path), f"the {what} is {_kind_name(info.st_mode)}, not a regular file",
-                "give the path of an ordinary file", "kind")
+                str(path),
+                f"the {what} is {_kind_name(info.st_mode)}, not a regular file",
+                "give the path of an ordinary file",
+                "kind",
+            )
         if info.st_size > limit:
             raise InputRejected(
-                str(path), f"the {what} is {_size(info.st_size)}, more than the "
-                f"{_size(limit)} a {what} may have", "check that it is the right file", "size")
+                str(path),
+                f"the {what} is {_size(info.st_size)}, more than the "
+                f"{_size(limit)} a {what} may have",
+                "check that it is the right file",
+                "size",
+            )
         chunks, total = [], 0
         while True:
             chunk = os.read(fd, min(limit + 1 - total, 4 * MiB))
@@ -126,12 +141,16 @@ def read_bytes(path: str | Path, what: str, max_bytes: int | None = None) -> byt
             total += len(chunk)
             if total > limit:
                 raise InputRejected(
-                    str(path), f"the {what} holds more than the {_size(limit)} a {what} may "
-                    "have", "check that it is the right file", "size")
+                    str(path),
+                    f"the {what} holds more than the {_size(limit)} a {what} may have",
+                    "check that it is the right file",
+                    "size",
+                )
         return b"".join(chunks)
     except OSError as exc:
-        raise InputRejected(str(path), f"cannot read the {what} ({exc.strerror or exc})",
-                            "check the disk", "io") from None
+        raise InputRejected(
+            str(path), f"cannot read the {what} ({exc.strerror or exc})", "check the disk", "io"
+        ) from None
     finally:
         os.close(fd)
 
@@ -145,8 +164,7 @@ def decode_text(data: bytes, where: str, what: str) -> str:
     InputRejected
     """
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        raise InputRejected(where, f"the {what} is UTF-16 text", "save it as UTF-8",
-                            "encoding", 1)
+        raise InputRejected(where, f"the {what} is UTF-16 text", "save it as UTF-8", "encoding", 1)
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     try:
@@ -154,14 +172,22 @@ def decode_text(data: bytes, where: str, what: str) -> str:
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         raise InputRejected(
-            where, f"the {what} is not UTF-8 text (byte 0x{data[exc.start]:02x})",
-            "save it as UTF-8", "encoding", line) from None
+            where,
+            f"the {what} is not UTF-8 text (byte 0x{data[exc.start]:02x})",
+            "save it as UTF-8",
+            "encoding",
+            line,
+        ) from None
     nul = text.find("\0")
     if nul >= 0:
         line = text.count("\n", 0, nul) + 1
         raise InputRejected(
-            where, f"the {what} holds a NUL byte, so it is binary data, not text",
-            "check that it is the right file", "encoding", line)
+            where,
+            f"the {what} holds a NUL byte, so it is binary data, not text",
+            "check that it is the right file",
+            "encoding",
+            line,
+        )
     return text
 
 
@@ -224,19 +250,28 @@ def _check_values(data: Any, max_depth: int, numbers: bool) -> None:
             if not numbers:
                 continue
             if isinstance(value, float) and not math.isfinite(value):
-                raise _ValueProblem(path, f"is {value}, not a finite number",
-                                    "give an ordinary number", "number")
+                raise _ValueProblem(
+                    path, f"is {value}, not a finite number", "give an ordinary number", "number"
+                )
             if isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_INT:
-                raise _ValueProblem(path, f"is a {len(str(abs(value)))}-digit number, too "
-                                    "large to be meant", "give an ordinary number", "number")
+                raise _ValueProblem(
+                    path,
+                    f"is a {len(str(abs(value)))}-digit number, too large to be meant",
+                    "give an ordinary number",
+                    "number",
+                )
             continue
         if depth >= max_depth:
-            raise _ValueProblem(path, f"is nested more than {max_depth} levels deep",
-                                "no responder file needs that: check the brackets", "depth")
+            raise _ValueProblem(
+                path,
+                f"is nested more than {max_depth} levels deep",
+                "no responder file needs that: check the brackets",
+                "depth",
+            )
         stack.extend((v, (path, k), depth + 1) for k, v in items)
 
 
-_LONG_DIGITS = re.compile(r"\d[\d_]{%d,}" % MAX_INT_DIGITS)
+_LONG_DIGITS = re.compile(rf"\d[\d_]{{{MAX_INT_DIGITS},}}")
 
 
 def _line_of(text: str, needle: str) -> int | None:
@@ -281,18 +316,32 @@ def loads_json(text: str, where: str, max_depth: int = MAX_DEPTH) -> Any:
         ``kind`` "syntax" (with ``line``), "number" or "depth".
     """
     try:
-        data = json.loads(text, parse_float=_json_float, parse_int=_json_int,
-                          parse_constant=_json_constant)
+        data = json.loads(
+            text, parse_float=_json_float, parse_int=_json_int, parse_constant=_json_constant
+        )
     except _BadNumber as exc:
-        raise InputRejected(where, f"the number {_shorten(exc.literal)} {exc.why}",
-                            "give an ordinary finite number", "number",
-                            _line_of(text, exc.literal)) from None
+        raise InputRejected(
+            where,
+            f"the number {_shorten(exc.literal)} {exc.why}",
+            "give an ordinary finite number",
+            "number",
+            _line_of(text, exc.literal),
+        ) from None
     except RecursionError:
-        raise InputRejected(where, f"the JSON is nested too deeply (more than {max_depth} "
-                            "levels)", "check the brackets", "depth") from None
+        raise InputRejected(
+            where,
+            f"the JSON is nested too deeply (more than {max_depth} levels)",
+            "check the brackets",
+            "depth",
+        ) from None
     except json.JSONDecodeError as exc:
-        raise InputRejected(where, f"not valid JSON at column {exc.colno} ({exc.msg})",
-                            "fix the syntax", "syntax", exc.lineno) from None
+        raise InputRejected(
+            where,
+            f"not valid JSON at column {exc.colno} ({exc.msg})",
+            "fix the syntax",
+            "syntax",
+            exc.lineno,
+        ) from None
     check_values(data, where, max_depth)
     return data
 
@@ -315,25 +364,48 @@ def loads_toml(text: str, where: str, max_depth: int = MAX_DEPTH, numbers: bool 
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         m = _TOML_POS.search(str(exc))
-        line = int(m.group(1)) if m else (
-            len(text.split("\n")) if "end of document" in str(exc) else None)
+        line = (
+            int(m.group(1))
+            if m
+            else (len(text.split("\n")) if "end of document" in str(exc) else None)
+        )
         reason = _TOML_POS_ANY.sub("", str(exc)).strip() or "invalid TOML"
-        raise InputRejected(where, f"not valid TOML: {reason}",
-                            "fix the syntax there (strings in double quotes, commas between "
-                            "list items, one key = value per line)", "syntax", line) from None
+        raise InputRejected(
+            where,
+            f"not valid TOML: {reason}",
+            "fix the syntax there (strings in double quotes, commas between "
+            "list items, one key = value per line)",
+            "syntax",
+            line,
+        ) from None
     except RecursionError:
-        raise InputRejected(where, f"nested too deeply (more than {max_depth} levels)",
-                            "check the brackets", "depth") from None
+        raise InputRejected(
+            where,
+            f"nested too deeply (more than {max_depth} levels)",
+            "check the brackets",
+            "depth",
+        ) from None
     except ValueError:  # e.g. Python's 4300-digit limit on integer literals
         m = _LONG_DIGITS.search(text)
-        raise InputRejected(where, "a number is far too long to be meant",
-                            "give an ordinary number", "number",
-                            text.count("\n", 0, m.start()) + 1 if m else None) from None
+        raise InputRejected(
+            where,
+            "a number is far too long to be meant",
+            "give an ordinary number",
+            "number",
+            text.count("\n", 0, m.start()) + 1 if m else None,
+        ) from None
     check_values(data, where, max_depth, numbers)
     return data
 
 
 __all__ = [
-    "InputRejected", "MAX_BYTES", "MAX_DEPTH", "check_values", "decode_text", "loads_json",
-    "loads_toml", "read_bytes", "read_text",
+    "InputRejected",
+    "MAX_BYTES",
+    "MAX_DEPTH",
+    "check_values",
+    "decode_text",
+    "loads_json",
+    "loads_toml",
+    "read_bytes",
+    "read_text",
 ]

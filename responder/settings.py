@@ -41,8 +41,8 @@ import tomlkit
 
 from responder import paths
 from responder.durable import atomic_write_bytes, atomic_write_text
-from responder.input_limits import InputRejected, loads_toml, read_bytes, read_text
 from responder.engine.evidence import EvidenceError, EvidenceSettings
+from responder.input_limits import InputRejected, loads_toml, read_bytes, read_text
 
 SETTINGS_FILE = "settings.toml"
 TARGETS = ("chemical", "class")
@@ -67,8 +67,10 @@ def _check_keys(where: str, table: str, data: dict, known: tuple[str, ...]) -> N
     unknown = sorted(set(data) - set(known))
     if unknown:
         prefix = f"{where}: " if where else ""
-        raise SettingsError(f"{prefix}unknown {table}key(s) {', '.join(map(str, unknown))}; "
-                            f"valid ones are {', '.join(sorted(known))}")
+        raise SettingsError(
+            f"{prefix}unknown {table}key(s) {', '.join(map(str, unknown))}; "
+            f"valid ones are {', '.join(sorted(known))}"
+        )
 
 
 @dataclass(frozen=True)
@@ -98,7 +100,7 @@ class NoiseSettings:
         }
 
     @classmethod
-    def from_dict(cls, data, where: str = "") -> "NoiseSettings":
+    def from_dict(cls, data, where: str = "") -> NoiseSettings:
         """Validate a ``[noise]`` table (or a journal's noise modes).
 
         Raises
@@ -134,7 +136,7 @@ class NoiseSettings:
             raise _bad(where, "noise.p", p, "a number from 0 to 0.5")
         return cls(enabled, eps, prone, int(model), float(p))
 
-    def with_enabled(self, enabled: bool) -> "NoiseSettings":
+    def with_enabled(self, enabled: bool) -> NoiseSettings:
         return replace(self, enabled=enabled)
 
 
@@ -151,11 +153,11 @@ class Settings:
 
     KEYS = ("target", "suggest", "theme", "kb", "noise", "keys", "mode", "evidence")
 
-    def with_changes(self, **changes) -> "Settings":
+    def with_changes(self, **changes) -> Settings:
         return replace(self, **changes)
 
     @classmethod
-    def from_dict(cls, data: dict, where: str = "") -> "Settings":
+    def from_dict(cls, data: dict, where: str = "") -> Settings:
         """Validate a whole settings table; raises :class:`SettingsError`."""
         _check_keys(where, "setting ", data, cls.KEYS)
         target = data.get("target", "chemical")
@@ -176,7 +178,9 @@ class Settings:
             raise _bad(where, "keys", keys, 'a [keys] table of binding id = "key,key"')
         mode = data.get("mode", "evidence")
         if mode not in ANSWER_MODES:
-            raise _bad(where, "mode", mode, '"evidence" or "strict" (noise tolerance: [noise] enabled)')
+            raise _bad(
+                where, "mode", mode, '"evidence" or "strict" (noise tolerance: [noise] enabled)'
+            )
         ev = data.get("evidence", {})
         if not isinstance(ev, dict):
             raise _bad(where, "evidence", ev, "an [evidence] table")
@@ -188,15 +192,28 @@ class Settings:
             name = "long_row_exponent" if name == "long-row" else name
             key = f"evidence.{name}" if name in EVIDENCE_SETTING_KEYS else "evidence"
             raise SettingsError(f"{where}: {key}: {exc}" if where else f"{key}: {exc}") from None
-        return cls(target, suggest, theme, None if kb == "bundled" else kb, noise, dict(keys),
-                   mode, evidence)
+        return cls(
+            target,
+            suggest,
+            theme,
+            None if kb == "bundled" else kb,
+            noise,
+            dict(keys),
+            mode,
+            evidence,
+        )
 
     def to_dict(self) -> dict:
         """The settings as TOML values (the [keys] table only when keys are remapped)."""
-        out = {"target": self.target, "suggest": self.suggest, "theme": self.theme,
-               "kb": self.kb or "bundled", "mode": self.mode,
-               "evidence": {k: getattr(self.evidence, k) for k in EVIDENCE_SETTING_KEYS},
-               "noise": self.noise.to_dict()}
+        out = {
+            "target": self.target,
+            "suggest": self.suggest,
+            "theme": self.theme,
+            "kb": self.kb or "bundled",
+            "mode": self.mode,
+            "evidence": {k: getattr(self.evidence, k) for k in EVIDENCE_SETTING_KEYS},
+            "noise": self.noise.to_dict(),
+        }
         if self.keys:
             out["keys"] = dict(sorted(self.keys.items()))
         return out
@@ -275,8 +292,9 @@ def save_settings(settings: Settings, path: Path | None = None) -> Path:
             previous = read_text(path, "settings file")
         except SettingsError:
             try:  # keep the hand edit; a FIFO or an oversized file is not copied
-                atomic_write_bytes(path.with_name(path.name + ".bad"),
-                                   read_bytes(path, "settings file"))
+                atomic_write_bytes(
+                    path.with_name(path.name + ".bad"), read_bytes(path, "settings file")
+                )
             except (InputRejected, OSError):
                 pass
     # a unique temporary name per write: two windows saving at once never share one

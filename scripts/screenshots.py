@@ -177,8 +177,9 @@ async def shoot(kb: str | None, out: Path, chemical: str | None) -> list[Path]:
         # answer "yes" to the most common symptom and "yes" to one no chemical with it has
         common = int(B.sum(axis=0).argmax())
         with_it = B[:, common]
-        rare = next((j for j in range(B.shape[1]) if B[:, j].any() and not (B[:, j] & with_it).any()),
-                    None)
+        rare = next(
+            (j for j in range(B.shape[1]) if B[:, j].any() and not (B[:, j] & with_it).any()), None
+        )
         if rare is not None:
             for q in (common, rare):
                 await _volunteer(pilot, app, q, kn.symptoms[q].label.lower()[:12])

@@ -24,13 +24,18 @@ def cell(mode_result: dict, case: dict) -> str:
 def main() -> int:
     report = json.load(sys.stdin)
     modes = [m["mode"] for m in report["modes"]]
-    print("| mode | top-1 (of {n}) | top-5 (of {n}) | class top-1 (of {c}) | mean questions |"
-          .format(n=report["modes"][0]["chemical_cases"], c=report["modes"][0]["cases"]))
+    print(
+        "| mode | top-1 (of {n}) | top-5 (of {n}) | class top-1 (of {c}) | mean questions |".format(
+            n=report["modes"][0]["chemical_cases"], c=report["modes"][0]["cases"]
+        )
+    )
     print("|---|---|---|---|---|")
     for m in report["modes"]:
-        print(f"| `{m['mode']}` | {m['top1']} ({m['top1_rate']:.0%}) | {m['top5']} "
-              f"({m['top5_rate']:.0%}) | {m['class']} ({m['class_rate']:.0%}) | "
-              f"{m['mean_questions']:.1f} |")
+        print(
+            f"| `{m['mode']}` | {m['top1']} ({m['top1_rate']:.0%}) | {m['top5']} "
+            f"({m['top5_rate']:.0%}) | {m['class']} ({m['class_rate']:.0%}) | "
+            f"{m['mean_questions']:.1f} |"
+        )
     print()
     print("| case | agent | " + " | ".join(f"`{m}`" for m in modes) + " |")
     print("|---|---|" + "---|" * len(modes))
@@ -38,10 +43,15 @@ def main() -> int:
         agent = case["class"] if case["class_only"] else case["agent"]
         if isinstance(agent, list):
             agent = ", ".join(agent)
-        print(f"| {case['case']} | {agent} | "
-              + " | ".join(cell(case["modes"][m], case) for m in modes) + " |")
-    print(f"\nsigns listed: {report['signs_listed']} of {report['signs_present']} stated present",
-          file=sys.stderr)
+        print(
+            f"| {case['case']} | {agent} | "
+            + " | ".join(cell(case["modes"][m], case) for m in modes)
+            + " |"
+        )
+    print(
+        f"\nsigns listed: {report['signs_listed']} of {report['signs_present']} stated present",
+        file=sys.stderr,
+    )
     return 0
 
 

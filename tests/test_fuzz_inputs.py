@@ -15,22 +15,63 @@ from pathlib import Path
 import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_input_limits import CLASSES, SYMPTOMS
 
 from responder.cli.inputs import InputError, load_interchange
 from responder.kb import KBError, load_kb
 from responder.kb.csv_import import load_csv
-from test_input_limits import CLASSES, SYMPTOMS
 
-FUZZ = settings(max_examples=120, deadline=None, derandomize=True,
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+FUZZ = settings(
+    max_examples=120,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 
 #: Fragments that broke readers before: nesting, huge or non-finite numbers, quotes, NUL,
 #: bad UTF-8, headers, line breaks.
 NASTY = [
-    "[", "]", "{", "}", '"', "'", "=", ",", "\n", "\r\n", "\\", "#", "\x00", "\x7f", "é", "Кашель",
-    "头痛", "1e400", "-1e400", "nan", "inf", "NaN", "Infinity", "9" * 5000, "1" * 45, "0", "1",
-    "-1", "true", "[[chemical]]", "[[symptom]]", "[" * 300, "]" * 300, "[" * 2000,
-    '"""', "'''", "prior = 1e308", 'symptoms = ["cough"]', "class = 1", "\ufeff", "\u2028",
+    "[",
+    "]",
+    "{",
+    "}",
+    '"',
+    "'",
+    "=",
+    ",",
+    "\n",
+    "\r\n",
+    "\\",
+    "#",
+    "\x00",
+    "\x7f",
+    "é",
+    "Кашель",
+    "头痛",
+    "1e400",
+    "-1e400",
+    "nan",
+    "inf",
+    "NaN",
+    "Infinity",
+    "9" * 5000,
+    "1" * 45,
+    "0",
+    "1",
+    "-1",
+    "true",
+    "[[chemical]]",
+    "[[symptom]]",
+    "[" * 300,
+    "]" * 300,
+    "[" * 2000,
+    '"""',
+    "'''",
+    "prior = 1e308",
+    'symptoms = ["cough"]',
+    "class = 1",
+    "\ufeff",
+    "\u2028",
 ]
 
 
@@ -45,13 +86,13 @@ def mutated(draw, base: str) -> bytes:
         if action == "insert":
             text = text[:at] + piece + text[at:]
         elif action == "replace":
-            text = text[:at] + piece + text[at + len(piece):]
+            text = text[:at] + piece + text[at + len(piece) :]
         else:
-            text = text[:at] + text[at + draw(st.integers(1, 20)):]
+            text = text[:at] + text[at + draw(st.integers(1, 20)) :]
     data = text.encode("utf-8", "surrogatepass")
     if draw(st.booleans()) and data:  # sometimes a raw byte that is not UTF-8
         at = draw(st.integers(0, len(data) - 1))
-        data = data[:at] + bytes([draw(st.integers(0x80, 0xff))]) + data[at + 1:]
+        data = data[:at] + bytes([draw(st.integers(0x80, 0xFF))]) + data[at + 1 :]
     return data
 
 
@@ -76,19 +117,24 @@ sources = ["Test source"]
 def kb_root(tmp_path_factory, files: dict[str, bytes]) -> Path:
     root = tmp_path_factory.mktemp("kb")
     (root / "chemicals").mkdir()
-    defaults = {"symptoms.toml": SYMPTOMS.encode(), "classes.toml": CLASSES.encode(),
-                "chemicals/irritants.toml": CHEMICALS.encode()}
+    defaults = {
+        "symptoms.toml": SYMPTOMS.encode(),
+        "classes.toml": CLASSES.encode(),
+        "chemicals/irritants.toml": CHEMICALS.encode(),
+    }
     for rel, data in {**defaults, **files}.items():
         (root / rel).write_bytes(data)
     return root
 
 
 @FUZZ
-@given(st.sampled_from(["symptoms.toml", "classes.toml", "chemicals/irritants.toml"]),
-       st.data())
+@given(st.sampled_from(["symptoms.toml", "classes.toml", "chemicals/irritants.toml"]), st.data())
 def test_fuzzed_knowledge_base_files(tmp_path_factory, rel, data):
-    base = {"symptoms.toml": SYMPTOMS, "classes.toml": CLASSES,
-            "chemicals/irritants.toml": CHEMICALS}[rel]
+    base = {
+        "symptoms.toml": SYMPTOMS,
+        "classes.toml": CLASSES,
+        "chemicals/irritants.toml": CHEMICALS,
+    }[rel]
     raw = data.draw(mutated(base))
     root = kb_root(tmp_path_factory, {rel: raw})
     try:
@@ -109,18 +155,39 @@ def test_fuzzed_knowledge_base_files(tmp_path_factory, rel, data):
 # -- interchange JSON -------------------------------------------------------------------------
 
 json_values = st.recursive(
-    st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.floats(allow_nan=False),
-              st.text(max_size=5)),
-    lambda inner: st.one_of(st.lists(inner, max_size=4),
-                            st.dictionaries(st.text(max_size=6), inner, max_size=4)),
+    st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(-3, 3),
+        st.floats(allow_nan=False),
+        st.text(max_size=5),
+    ),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=6), inner, max_size=4)
+    ),
     max_leaves=25,
 )
 
 
 @FUZZ
-@given(st.dictionaries(st.sampled_from(["matrix", "prior", "groups", "queries", "objects",
-                                        "query_groups", "pick_weights", "extra"]),
-                       json_values, max_size=5))
+@given(
+    st.dictionaries(
+        st.sampled_from(
+            [
+                "matrix",
+                "prior",
+                "groups",
+                "queries",
+                "objects",
+                "query_groups",
+                "pick_weights",
+                "extra",
+            ]
+        ),
+        json_values,
+        max_size=5,
+    )
+)
 def test_fuzzed_interchange_documents(tmp_path_factory, doc):
     path = tmp_path_factory.mktemp("json") / "p.json"
     path.write_text(json.dumps(doc))
@@ -135,8 +202,14 @@ def test_fuzzed_interchange_documents(tmp_path_factory, doc):
 @FUZZ
 @given(st.data())
 def test_fuzzed_interchange_text(tmp_path_factory, data):
-    base = json.dumps({"matrix": [[0, 1, 1], [1, 0, 1]], "prior": [1, 3],
-                       "objects": ["a", "b"], "queries": ["x", "y", "z"]})
+    base = json.dumps(
+        {
+            "matrix": [[0, 1, 1], [1, 0, 1]],
+            "prior": [1, 3],
+            "objects": ["a", "b"],
+            "queries": ["x", "y", "z"],
+        }
+    )
     path = tmp_path_factory.mktemp("json") / "p.json"
     path.write_bytes(data.draw(mutated(base)))
     try:
@@ -170,16 +243,19 @@ def test_fuzzed_csv_cells(tmp_path_factory, rows):
         row = by_name[chem.name]
         cells = [row[2].strip(), row[3].strip()]
         assert {s.label for s in kb.symptoms if s.id in chem.symptoms} == {
-            label for label, v in zip(["Cough", "Headache"], cells) if v == "1"}
+            label for label, v in zip(["Cough", "Headache"], cells) if v == "1"
+        }
 
 
 @FUZZ
 @given(st.data())
 def test_fuzzed_csv_text(tmp_path_factory, data):
-    base = ("name,class,cas,Cough,Pinpoint pupils,Headache\n"
-            "category,,,Breathing,Eyes,Nervous\n"
-            "Chlorine,Irritant gases,7782-50-5,1,0,1\n"
-            '"Sarin (GB)",Nerve agents,107-44-8,1,1,1\n')
+    base = (
+        "name,class,cas,Cough,Pinpoint pupils,Headache\n"
+        "category,,,Breathing,Eyes,Nervous\n"
+        "Chlorine,Irritant gases,7782-50-5,1,0,1\n"
+        '"Sarin (GB)",Nerve agents,107-44-8,1,1,1\n'
+    )
     path = tmp_path_factory.mktemp("csv") / "kb.csv"
     path.write_bytes(data.draw(mutated(base)))
     try:
@@ -188,7 +264,6 @@ def test_fuzzed_csv_text(tmp_path_factory, data):
         assert exc.issues and all(i.problem and i.fix for i in exc.issues)
         return
     assert len(kb.chemicals) >= 1 and kb.to_problem().matrix.any(axis=1).all()
-
 
 
 # -- settings -----------------------------------------------------------------------------------
@@ -236,15 +311,27 @@ def test_fuzzed_settings(tmp_path_factory, data):
 
 # -- journals -----------------------------------------------------------------------------------
 
-JOURNAL = "\n".join(json.dumps(e) for e in [
-    {"event": "start", "id": "x", "at": 1000.0, "kb": {"name": "kb"},
-     "config": {"target": "chemical", "noise": {"enabled": True, "eps": 1}}, "version": 1},
-    {"event": "answer", "symptom": "cough", "answer": "yes", "at": 1001.0},
-    {"event": "answer", "symptom": "wheezing", "answer": "no", "at": 1002.0},
-    {"event": "config", "config": {"suggest": "category"}, "at": 1003.0},
-    {"event": "undo", "symptom": "wheezing", "at": 1004.0},
-    {"event": "answer", "symptom": "fever", "answer": "unknown", "at": 1005.0},
-]) + "\n"
+JOURNAL = (
+    "\n".join(
+        json.dumps(e)
+        for e in [
+            {
+                "event": "start",
+                "id": "x",
+                "at": 1000.0,
+                "kb": {"name": "kb"},
+                "config": {"target": "chemical", "noise": {"enabled": True, "eps": 1}},
+                "version": 1,
+            },
+            {"event": "answer", "symptom": "cough", "answer": "yes", "at": 1001.0},
+            {"event": "answer", "symptom": "wheezing", "answer": "no", "at": 1002.0},
+            {"event": "config", "config": {"suggest": "category"}, "at": 1003.0},
+            {"event": "undo", "symptom": "wheezing", "at": 1004.0},
+            {"event": "answer", "symptom": "fever", "answer": "unknown", "at": 1005.0},
+        ]
+    )
+    + "\n"
+)
 
 
 @FUZZ

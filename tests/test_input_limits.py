@@ -116,14 +116,25 @@ def hostile(tmp_path) -> dict[str, Path]:
     dangling.symlink_to(tmp_path / "never-existed.json")
     folder = tmp_path / "folder.json"
     folder.mkdir()
-    return {"fifo": fifo, "zero": zero, "dangling": dangling, "folder": folder,
-            "device": Path("/dev/null")}
+    return {
+        "fifo": fifo,
+        "zero": zero,
+        "dangling": dangling,
+        "folder": folder,
+        "device": Path("/dev/null"),
+    }
 
 
-@pytest.mark.parametrize("name, words", [
-    ("fifo", "named pipe (FIFO)"), ("zero", "character device"),
-    ("dangling", "symbolic link to"), ("folder", "a folder"), ("device", "character device"),
-])
+@pytest.mark.parametrize(
+    "name, words",
+    [
+        ("fifo", "named pipe (FIFO)"),
+        ("zero", "character device"),
+        ("dangling", "symbolic link to"),
+        ("folder", "a folder"),
+        ("device", "character device"),
+    ],
+)
 def test_read_refuses_what_is_not_a_regular_file(hostile, name, words):
     with no_hang(), pytest.raises(InputRejected) as info:
         read_bytes(hostile[name], "settings file")
@@ -147,10 +158,13 @@ def test_csv_that_is_not_a_file_exits_2(hostile, tmp_path, name, capsys):
     assert any(w in err for w in ("FIFO", "device", "no such file", "does not exist"))
 
 
-@pytest.mark.parametrize("name, words", [("fifo", "named pipe"), ("zero", "character device"),
-                                         ("dangling", "does not exist")])
-def test_hostile_chemical_files_are_reported_not_skipped_or_waited_on(tmp_path, hostile,
-                                                                      name, words):
+@pytest.mark.parametrize(
+    "name, words",
+    [("fifo", "named pipe"), ("zero", "character device"), ("dangling", "does not exist")],
+)
+def test_hostile_chemical_files_are_reported_not_skipped_or_waited_on(
+    tmp_path, hostile, name, words
+):
     root = write_kb(tmp_path / "kb")
     (root / "chemicals" / "extra.toml").symlink_to(hostile[name])
     issues = kb_errors(root)
@@ -185,11 +199,14 @@ def test_a_file_that_lies_about_its_size_is_cut_off():
     assert info.value.kind == "size"
 
 
-@pytest.mark.parametrize("data, words, line", [
-    ("héllo".encode("utf-16"), "UTF-16", 1),
-    (b"ok\nstill ok\ncaf\xe9\n", "not UTF-8", 3),
-    (b"a = 1\n\x00\x00\x00", "NUL byte", 2),
-])
+@pytest.mark.parametrize(
+    "data, words, line",
+    [
+        ("héllo".encode("utf-16"), "UTF-16", 1),
+        (b"ok\nstill ok\ncaf\xe9\n", "not UTF-8", 3),
+        (b"a = 1\n\x00\x00\x00", "NUL byte", 2),
+    ],
+)
 def test_encodings(data, words, line):
     with pytest.raises(InputRejected) as info:
         decode_text(data, "f.toml", "settings file")
@@ -222,21 +239,31 @@ def test_deep_toml_nesting_is_one_message():
     assert info.value.kind == "depth"
 
 
-@pytest.mark.parametrize("text, words", [
-    ('{"a": 1e400}', "out of range"), ('{"a": NaN}', "not a number JSON allows"),
-    ('{"a": -Infinity}', "not a number JSON allows"), ("[" + "7" * 5000 + "]", "digits"),
-    ('{"a": {"b": [1, 123456789012345678901234567890]}}', "a.b[1]"),
-])
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        ('{"a": 1e400}', "out of range"),
+        ('{"a": NaN}', "not a number JSON allows"),
+        ('{"a": -Infinity}', "not a number JSON allows"),
+        ("[" + "7" * 5000 + "]", "digits"),
+        ('{"a": {"b": [1, 123456789012345678901234567890]}}', "a.b[1]"),
+    ],
+)
 def test_json_numbers_out_of_range(text, words):
     with pytest.raises(InputRejected) as info:
         loads_json(text, "f.json")
     assert info.value.kind == "number" and words in str(info.value)
 
 
-@pytest.mark.parametrize("text, words", [
-    ("[noise]\neps = inf", "noise.eps is inf"), ("p = nan", "p is nan"),
-    ("x = 1.0e999", "x is inf"), ("eps = " + "9" * 5000, "far too long"),
-])
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        ("[noise]\neps = inf", "noise.eps is inf"),
+        ("p = nan", "p is nan"),
+        ("x = 1.0e999", "x is inf"),
+        ("eps = " + "9" * 5000, "far too long"),
+    ],
+)
 def test_toml_numbers_out_of_range(text, words):
     with pytest.raises(InputRejected) as info:
         loads_toml(text, "f.toml")
@@ -255,12 +282,15 @@ def test_check_values_is_iterative():
 # -- the issue's cases through the CLI -------------------------------------------------------
 
 
-@pytest.mark.parametrize("doc", [
-    '{"matrix": [[0, 1], [1, ' + "1" * 5000 + "]]}",  # a 5000-digit cell
-    '{"matrix": [[0, 1], [1, 0]], "prior": [1e400, 1]}',
-    '{"matrix": ' + "[" * 1000 + "]" * 1000 + "}",
-    '{"matrix": [[0, 1], [1, 0]], "prior": [NaN, 1]}',
-])
+@pytest.mark.parametrize(
+    "doc",
+    [
+        '{"matrix": [[0, 1], [1, ' + "1" * 5000 + "]]}",  # a 5000-digit cell
+        '{"matrix": [[0, 1], [1, 0]], "prior": [1e400, 1]}',
+        '{"matrix": ' + "[" * 1000 + "]" * 1000 + "}",
+        '{"matrix": [[0, 1], [1, 0]], "prior": [NaN, 1]}',
+    ],
+)
 def test_interchange_json_defects_exit_2(tmp_path, capsys, doc):
     path = tmp_path / "p.json"
     path.write_text(doc)
@@ -279,15 +309,17 @@ def test_deep_nesting_in_a_kb_file_is_reported_with_the_file(tmp_path):
 @pytest.mark.parametrize("prior", ["1e308", "1e7", "1e-9"])
 def test_kb_priors_out_of_range_are_refused(tmp_path, prior):
     # two chemicals at 1e308 overflowed the normalising sum: H(P) = 0 in `kb info`
-    text = CHEMICALS.replace('sources = ["Test source"]\n',
-                             f'sources = ["Test source"]\nprior = {prior}\n')
+    text = CHEMICALS.replace(
+        'sources = ["Test source"]\n', f'sources = ["Test source"]\nprior = {prior}\n'
+    )
     issues = kb_errors(write_kb(tmp_path / "kb", text))
     assert len(issues) == 2 and all("outside" in i.problem for i in issues)
     assert issues[0].line == text.splitlines().index(f"prior = {prior}") + 1
 
 
 def test_kb_prior_in_range_still_loads(tmp_path):
-    text = CHEMICALS.replace('sources = ["Test source"]\n',
-                             'sources = ["Test source"]\nprior = 1e6\n', 1)
+    text = CHEMICALS.replace(
+        'sources = ["Test source"]\n', 'sources = ["Test source"]\nprior = 1e6\n', 1
+    )
     kb = load_kb(write_kb(tmp_path / "kb", text), strict=False)
     assert kb.chemicals[0].prior == 1e6

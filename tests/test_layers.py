@@ -20,7 +20,12 @@ FORBIDDEN = ("textual", "rich")
 MAY_IMPORT = {
     "engine": set(),
     "kb": {"engine", "paths", "input_limits"},
-    "settings": {"paths", "input_limits", "durable", "engine"},  # evidence settings: the engine validates
+    "settings": {
+        "paths",
+        "input_limits",
+        "durable",
+        "engine",
+    },  # evidence settings: the engine validates
     "core": {"engine", "kb", "settings", "paths", "input_limits", "durable", "__version__"},
     "experiments": {"engine", "kb", "paths", "input_limits"},
 }
@@ -43,7 +48,8 @@ def imported_names(path: Path) -> set[str]:
         elif (
             isinstance(node, ast.Call)
             and isinstance(node.func, (ast.Name, ast.Attribute))
-            and getattr(node.func, "id", getattr(node.func, "attr", "")) in ("import_module", "__import__")
+            and getattr(node.func, "id", getattr(node.func, "attr", ""))
+            in ("import_module", "__import__")
             and node.args
             and isinstance(node.args[0], ast.Constant)
         ):
@@ -161,8 +167,11 @@ def test_the_engine_holds_no_session_concerns():
                 offenders.append(f"{path.name}: def {node.name}")
             if isinstance(node, ast.ClassDef):
                 for item in node.body:
-                    if (isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name)
-                            and item.target.id in SESSION_FIELDS):
+                    if (
+                        isinstance(item, ast.AnnAssign)
+                        and isinstance(item.target, ast.Name)
+                        and item.target.id in SESSION_FIELDS
+                    ):
                         offenders.append(f"{path.name}: {node.name}.{item.target.id}")
         if path.name not in CLOCK_ALLOWED:
             clocks = {n for n in imported_names(path) if n.split(".")[0] in CLOCK_MODULES}
@@ -170,5 +179,6 @@ def test_the_engine_holds_no_session_concerns():
                 offenders.append(f"{path.name} imports {sorted(clocks)}")
     assert not offenders, f"session concerns in the engine: {offenders}"
     from responder.core.answers import AnswerLog, AnswerRecord  # where they live now
+
     assert {"at", "volunteered"} <= set(AnswerRecord.__dataclass_fields__)
     assert callable(AnswerLog.undo)

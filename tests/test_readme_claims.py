@@ -23,10 +23,12 @@ def exact(target: str, policy: str) -> float:
 
 def test_readme_class_and_chemical_question_counts_are_current():
     text = " ".join(README.read_text(encoding="utf-8").split())
-    claims = re.findall(r"(\d+\.\d) for the class \(GISA\) against (\d+\.\d) for the chemical \(GBS\)",
-                        text)
-    claims += re.findall(r"(\d+\.\d) expected questions against GBS's (\d+\.\d) for the chemical",
-                         text)
+    claims = re.findall(
+        r"(\d+\.\d) for the class \(GISA\) against (\d+\.\d) for the chemical \(GBS\)", text
+    )
+    claims += re.findall(
+        r"(\d+\.\d) expected questions against GBS's (\d+\.\d) for the chemical", text
+    )
     assert len(claims) == 2, claims  # the Target mode and the "How it decides" section
     gisa, gbs = exact("group", "gisa"), exact("object", "gbs")
     for class_figure, chemical_figure in claims:

@@ -7,7 +7,6 @@ import pytest
 
 from responder.core.session import Interview
 from responder.engine.diagnostics import auto_eps, default_eps
-
 from responder.settings import (
     NoiseSettings,
     Settings,
@@ -30,8 +29,14 @@ def test_missing_file_gives_defaults(home):
 
 
 def test_round_trip(home):
-    s = Settings("class", "category", "nord", "my-kb",
-                 NoiseSettings(True, 2, ("cough", "headache"), 2, 0.1), {"answer.unknown": "u,space"})
+    s = Settings(
+        "class",
+        "category",
+        "nord",
+        "my-kb",
+        NoiseSettings(True, 2, ("cough", "headache"), 2, 0.1),
+        {"answer.unknown": "u,space"},
+    )
     save_settings(s)
     assert load_settings() == s
 
@@ -43,17 +48,20 @@ def test_bundled_and_auto_read_as_defaults(home):
     assert s.kb is None and s.noise.eps is None and s.noise.prone is None
 
 
-@pytest.mark.parametrize("text, words", [
-    ('target = "molecule"', "target"),
-    ('suggest = 3', "suggest"),
-    ('colour = "red"', "unknown setting"),
-    ('[noise]\neps = -1', "noise.eps"),
-    ('[noise]\np = 0.9', "noise.p"),
-    ('[noise]\nmodel = 3', "noise.model"),
-    ('[noise]\nprone = []', "noise.prone"),
-    ('[evidence]\nlong_row_exponent = 2', "evidence.long_row_exponent"),
-    ('target = "chemical', "not valid TOML"),
-])
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        ('target = "molecule"', "target"),
+        ("suggest = 3", "suggest"),
+        ('colour = "red"', "unknown setting"),
+        ("[noise]\neps = -1", "noise.eps"),
+        ("[noise]\np = 0.9", "noise.p"),
+        ("[noise]\nmodel = 3", "noise.model"),
+        ("[noise]\nprone = []", "noise.prone"),
+        ("[evidence]\nlong_row_exponent = 2", "evidence.long_row_exponent"),
+        ('target = "chemical', "not valid TOML"),
+    ],
+)
 def test_bad_values_raise_one_clear_message(home, text, words):
     settings_path().parent.mkdir(parents=True)
     settings_path().write_text(text + "\n")
@@ -74,7 +82,7 @@ def test_saving_keeps_the_users_comments_and_layout(home):
     settings_path().parent.mkdir(parents=True)
     settings_path().write_text(
         "# my field laptop\n"
-        "target = \"class\"   # the crew wants classes first\n"
+        'target = "class"   # the crew wants classes first\n'
         "\n"
         "[noise]\n"
         "# wrong answers are common in the dark\n"
@@ -100,14 +108,17 @@ def test_removed_key_remaps_leave_the_file(home):
     assert "[keys]" not in settings_path().read_text() and load_settings().keys == {}
 
 
-@pytest.mark.parametrize("data, words", [
-    ({"eps": "two"}, "noise.eps"),
-    ({"p": 0.7}, "noise.p"),
-    ({"model": True}, "noise.model"),
-    ({"prone": "some"}, "noise.prone"),
-    ({"colour": 1}, "unknown [noise] key"),
-    ("on", "a [noise] table"),
-])
+@pytest.mark.parametrize(
+    "data, words",
+    [
+        ({"eps": "two"}, "noise.eps"),
+        ({"p": 0.7}, "noise.p"),
+        ({"model": True}, "noise.model"),
+        ({"prone": "some"}, "noise.prone"),
+        ({"colour": 1}, "unknown [noise] key"),
+        ("on", "a [noise] table"),
+    ],
+)
 def test_noise_settings_are_validated_in_one_place(data, words):
     """The same rules for the settings file and for the modes a journal records."""
     with pytest.raises(SettingsError) as err:
@@ -119,7 +130,7 @@ def test_noise_settings_are_validated_in_one_place(data, words):
 
 @pytest.mark.parametrize("delta, expected", [(1, 1), (2, 1), (3, 1), (4, 1), (5, 2), (7, 3)])
 def test_one_auto_eps(delta, expected):
-    """"auto" is floor((delta - 1) / 2) but at least 1, in the app and on the command line."""
+    """ "auto" is floor((delta - 1) / 2) but at least 1, in the app and on the command line."""
     assert auto_eps(delta) == expected == max(1, default_eps(delta))
 
 

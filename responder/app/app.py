@@ -13,13 +13,12 @@ from pathlib import Path
 from textual.app import App
 from textual.binding import Binding
 
-from responder.core.journal import Journal, JournalData, JournalError
-from responder.kb.model import KnowledgeBase
-from responder.core.session import Interview, NoiseSettingsError
-from responder.settings import NoiseSettings
-from responder.settings import Settings, SettingsError, save_settings
-from responder.engine.state import Answer, Status
 from responder.core import views
+from responder.core.journal import Journal, JournalData, JournalError
+from responder.core.session import Interview, NoiseSettingsError
+from responder.engine.state import Answer, Status
+from responder.kb.model import KnowledgeBase
+from responder.settings import NoiseSettings, Settings, SettingsError, save_settings
 
 CSS_FILE = Path(__file__).with_name("app.tcss")
 
@@ -55,10 +54,16 @@ class ResponderApp(App):
         Binding("ctrl+q", "quit", "Quit", priority=True, id="app.quit"),
     ]
 
-    def __init__(self, knowledge: KnowledgeBase, settings: Settings | None = None, *,
-                 unfinished: list[JournalData] | None = None,
-                 notices: list[tuple[str, str]] | None = None, journal: bool = True,
-                 started_at: float | None = None):
+    def __init__(
+        self,
+        knowledge: KnowledgeBase,
+        settings: Settings | None = None,
+        *,
+        unfinished: list[JournalData] | None = None,
+        notices: list[tuple[str, str]] | None = None,
+        journal: bool = True,
+        started_at: float | None = None,
+    ):
         super().__init__()
         self.knowledge = knowledge
         self.settings = settings or Settings()
@@ -91,14 +96,20 @@ class ResponderApp(App):
         if theme in self.available_themes:
             self.theme = theme
         else:
-            self.notices.append((f"theme {theme!r} is unknown; using textual-dark. Pick one "
-                                 "with ctrl+p → Theme.", "warning"))
+            self.notices.append(
+                (
+                    f"theme {theme!r} is unknown; using textual-dark. Pick one "
+                    "with ctrl+p → Theme.",
+                    "warning",
+                )
+            )
         if self.settings.keys:
             from responder.app.keymap import check_keymap  # noqa: PLC0415
             from responder.app.screens.interview import InterviewScreen  # noqa: PLC0415
 
-            keymap, problems = check_keymap(dict(self.settings.keys),
-                                            [*self.BINDINGS, *InterviewScreen.BINDINGS])
+            keymap, problems = check_keymap(
+                dict(self.settings.keys), [*self.BINDINGS, *InterviewScreen.BINDINGS]
+            )
             for problem in problems:
                 self.notices.append((f"[keys] setting not applied: {problem}", "error"))
             try:
@@ -134,22 +145,31 @@ class ResponderApp(App):
         try:
             interview, warnings = Interview.resume(self.knowledge, choice)
         except JournalError as exc:  # it went live in another window meanwhile
-            self.notify(f"Not resumed: {exc}. A new interview starts here.", severity="error",
-                        timeout=15)
+            self.notify(
+                f"Not resumed: {exc}. A new interview starts here.", severity="error", timeout=15
+            )
             self.start_new()
             return
         self._install(interview)
-        self.notify(f"Resumed the interview of {choice.started_text} with "
-                    f"{interview.asked} answer(s).", timeout=6)
+        self.notify(
+            f"Resumed the interview of {choice.started_text} with {interview.asked} answer(s).",
+            timeout=6,
+        )
         for w in warnings:
             self.notify(w, severity="warning", timeout=15)
 
     def start_new(self) -> None:
         s = self.settings
         noise = s.noise if self._noise_ok(s) else NoiseSettings()
-        interview = Interview.start(self.knowledge, s.target, s.suggest, noise,
-                                    journal=self.use_journal, weighted=s.mode == "evidence",
-                                    evidence=s.evidence)
+        interview = Interview.start(
+            self.knowledge,
+            s.target,
+            s.suggest,
+            noise,
+            journal=self.use_journal,
+            weighted=s.mode == "evidence",
+            evidence=s.evidence,
+        )
         self._install(interview)
 
     def _noise_ok(self, s: Settings) -> bool:
@@ -174,8 +194,11 @@ class ResponderApp(App):
             self.interview_screen.note = None
             self.interview_screen.refresh_view()
         if interview.journal_error:
-            self.notify(f"Answers are NOT being saved: {interview.journal_error}",
-                        severity="error", timeout=30)
+            self.notify(
+                f"Answers are NOT being saved: {interview.journal_error}",
+                severity="error",
+                timeout=30,
+            )
 
     def first_question_shown(self) -> None:
         if self.first_question_at is None:
@@ -191,14 +214,18 @@ class ResponderApp(App):
         it = self.interview
         it.answer(query, answer, volunteered=volunteered)
         if it.unsaved:
-            self.notify(f"Answer kept on screen but NOT saved ({it.unsaved} change(s) waiting; "
-                        f"retried with the next answer): {it.journal_error}",
-                        severity="error", timeout=30)
+            self.notify(
+                f"Answer kept on screen but NOT saved ({it.unsaved} change(s) waiting; "
+                f"retried with the next answer): {it.journal_error}",
+                severity="error",
+                timeout=30,
+            )
         # A class the answer lowered sharply is said on the status line, not in a
         # notification: those sit over the class bars, the very thing that changed.
         notices = it.class_notices()
-        self.interview_screen.note = (notices[0] + " \u2014 re-check that sign if unsure."
-                                      if notices else None)
+        self.interview_screen.note = (
+            notices[0] + " \u2014 re-check that sign if unsure." if notices else None
+        )
         self._redraw()
 
     def undo_last(self) -> None:
@@ -216,12 +243,18 @@ class ResponderApp(App):
             self.interview.remove(query)
         else:
             previous = self.interview.record_of(query)
-            self.interview.answer(query, answer,
-                                  volunteered=previous.volunteered if previous else False)
+            self.interview.answer(
+                query, answer, volunteered=previous.volunteered if previous else False
+            )
         self._redraw(auto_result=False)
 
-    def change_modes(self, target: str | None = None, suggest: str | None = None,
-                     noise: NoiseSettings | None = None, weighted: bool | None = None) -> bool:
+    def change_modes(
+        self,
+        target: str | None = None,
+        suggest: str | None = None,
+        noise: NoiseSettings | None = None,
+        weighted: bool | None = None,
+    ) -> bool:
         it = self.interview
         try:
             it.set_modes(target=target, suggest=suggest, noise=noise, weighted=weighted)
@@ -240,11 +273,14 @@ class ResponderApp(App):
             else:
                 parts.append(f"noise tolerance off ({it.mode} mode)")
         if weighted is not None and noise is None:
-            parts.append({"evidence": "evidence mode: answers weigh for or against; none rules "
-                                      "a chemical out",
-                          "strict": "strict mode: an answer that contradicts a chemical "
-                                    "removes it",
-                          "noise": "noise tolerance is on (press e to turn it off)"}[it.mode])
+            parts.append(
+                {
+                    "evidence": "evidence mode: answers weigh for or against; none rules "
+                    "a chemical out",
+                    "strict": "strict mode: an answer that contradicts a chemical removes it",
+                    "noise": "noise tolerance is on (press e to turn it off)",
+                }[it.mode]
+            )
         elif weighted is not None:
             parts.append(f"{it.mode} mode")
         message = "; ".join(parts) + f". All {it.asked} answer(s) kept."
@@ -253,7 +289,8 @@ class ResponderApp(App):
             self.interview_screen.note = None
             if noise is not None and noise.enabled and it.eps_for(noise) > it.safe_eps:
                 self.interview_screen.note = (
-                    f"{it.eps_for(noise)} error(s) > {it.safe_eps} safe: may end with several")
+                    f"{it.eps_for(noise)} error(s) > {it.safe_eps} safe: may end with several"
+                )
         self._redraw()
         return True
 
@@ -328,11 +365,14 @@ class ResponderApp(App):
             if yes:
                 self.new_interview()
 
-        self.push_screen(ConfirmScreen(
-            "Start a new interview?",
-            f"The current interview ({it.asked} answer(s)) stays in the journal; export it "
-            "first with x if you need a report.",
-        ), done)
+        self.push_screen(
+            ConfirmScreen(
+                "Start a new interview?",
+                f"The current interview ({it.asked} answer(s)) stays in the journal; export it "
+                "first with x if you need a report.",
+            ),
+            done,
+        )
 
     def new_interview(self) -> None:
         self.interview.end("new")
@@ -364,6 +404,10 @@ class ResponderApp(App):
 
     async def action_quit(self) -> None:
         it = self.interview
-        if it is not None and it.asked and it.status in (Status.IDENTIFIED, Status.INDISTINGUISHABLE):
+        if (
+            it is not None
+            and it.asked
+            and it.status in (Status.IDENTIFIED, Status.INDISTINGUISHABLE)
+        ):
             it.end("completed")
         self.exit(0)

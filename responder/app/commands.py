@@ -12,18 +12,48 @@ from responder.app.search import rank_symptoms
 ACTIONS = (
     ("Answer: yes", "The victim has the suggested symptom", "screen:answer", "yes"),
     ("Answer: no", "The victim does not have the suggested symptom", "screen:answer", "no"),
-    ("Answer: can't tell", "Skip the suggested symptom; nobody is ruled out", "screen:answer", "unknown"),
+    (
+        "Answer: can't tell",
+        "Skip the suggested symptom; nobody is ruled out",
+        "screen:answer",
+        "unknown",
+    ),
     ("Undo last answer", "Remove the most recent answer", "screen:undo", None),
-    ("Volunteer a symptom", "Answer any symptom by typing part of its name", "app:action_volunteer", None),
+    (
+        "Volunteer a symptom",
+        "Answer any symptom by typing part of its name",
+        "app:action_volunteer",
+        None,
+    ),
     ("Answer history", "Change or remove any earlier answer", "app:action_history", None),
-    ("Toggle target: chemical / class", "Identify the chemical, or only its class", "screen:toggle_target", None),
-    ("Toggle suggestion: symptom / category", "Suggest one symptom, or a category of symptoms", "screen:toggle_suggest", None),
+    (
+        "Toggle target: chemical / class",
+        "Identify the chemical, or only its class",
+        "screen:toggle_target",
+        None,
+    ),
+    (
+        "Toggle suggestion: symptom / category",
+        "Suggest one symptom, or a category of symptoms",
+        "screen:toggle_suggest",
+        None,
+    ),
     ("Toggle noise tolerance", "Allow some answers to be wrong", "screen:toggle_noise", None),
-    ("Noise settings", "How many wrong answers, which symptoms, which model", "app:action_noise_settings", None),
+    (
+        "Noise settings",
+        "How many wrong answers, which symptoms, which model",
+        "app:action_noise_settings",
+        None,
+    ),
     ("Show result", "The identified chemical, class or set", "app:show_result", None),
     ("Browse knowledge base", "Chemicals and symptoms, with search", "app:action_browse", None),
     ("Export interview", "Markdown report and JSON with timestamps", "app:action_export", None),
-    ("New interview", "Start again; the current interview stays in the journal", "app:action_new_interview", None),
+    (
+        "New interview",
+        "Start again; the current interview stays in the journal",
+        "app:action_new_interview",
+        None,
+    ),
     ("Settings", "Default modes, knowledge base, theme", "app:action_settings", None),
     ("Help", "Keys and what the screen shows", "app:action_help", None),
 )
@@ -48,8 +78,9 @@ class InterviewCommands(Provider):
             method(arg)
 
     def _available(self) -> bool:
-        return getattr(self.app, "interview", None) is not None and \
-            self.screen is getattr(self.app, "interview_screen", None)
+        return getattr(self.app, "interview", None) is not None and self.screen is getattr(
+            self.app, "interview_screen", None
+        )
 
     async def discover(self) -> Hits:
         if not self._available():
@@ -64,19 +95,24 @@ class InterviewCommands(Provider):
         for title, help_text, target, arg in ACTIONS:
             score = matcher.match(title)
             if score > 0:
-                yield Hit(score, matcher.highlight(title), partial(self._run, target, arg),
-                          help=help_text)
+                yield Hit(
+                    score, matcher.highlight(title), partial(self._run, target, arg), help=help_text
+                )
         # the same ranking as `/` (label, synonyms and old ids), on the words after an
         # optional "answer symptom" typed to narrow the list to symptoms
         words = query.strip()
         for prefix in ("answer symptom:", "answer symptom", "answer:", "answer"):
             if words.casefold().startswith(prefix) and len(words) > len(prefix):
-                words = words[len(prefix):].strip()
+                words = words[len(prefix) :].strip()
                 matcher = self.matcher(words)
                 break
         for m in rank_symptoms(self.app.knowledge.symptoms, words, matcher=matcher):
             s = m.symptom
             title = f"Answer symptom: {s.label}"
             via = f" (matched “{m.via}”)" if m.via else ""
-            yield Hit(m.score * 0.9, title, partial(self.app.action_volunteer, s.index),
-                      help=f"{s.category_label}{via}. {s.check}")
+            yield Hit(
+                m.score * 0.9,
+                title,
+                partial(self.app.action_volunteer, s.index),
+                help=f"{s.category_label}{via}. {s.check}",
+            )

@@ -17,7 +17,8 @@ MODIFIERS = {"ctrl", "shift", "alt", "meta", "super", "hyper"}
 KEY_NAMES = (
     {k.value.split("+")[-1] for k in Keys}
     | {_character_to_key(chr(c)) for c in range(33, 127)}
-    | set(KEY_ALIASES) | {"space", "enter", "backspace", "tab", "escape", "delete"}
+    | set(KEY_ALIASES)
+    | {"space", "enter", "backspace", "tab", "escape", "delete"}
     | {f"f{n}" for n in range(1, 25)}
 )
 
@@ -33,8 +34,11 @@ def key_problem(key: str) -> str | None:
     if (len(base) == 1 and base.isprintable() and not base.isspace()) or base in KEY_NAMES:
         return None
     close = difflib.get_close_matches(base, sorted(KEY_NAMES), n=2, cutoff=0.7)
-    hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else \
-        " (a single character, or a name such as f5, up, pageup, space, ctrl+n)"
+    hint = (
+        f"; did you mean {' or '.join(repr(c) for c in close)}?"
+        if close
+        else " (a single character, or a name such as f5, up, pageup, space, ctrl+n)"
+    )
     return f"{key!r} is not a key name{hint}"
 
 
@@ -51,14 +55,17 @@ def check_keymap(keys: dict[str, str], bindings: list[Binding]) -> tuple[dict[st
     for binding_id, spec in keys.items():
         if binding_id not in by_id:
             close = difflib.get_close_matches(binding_id, list(by_id), n=1, cutoff=0.6)
-            problems.append(f'"{binding_id}" is not a key binding id'
-                            + (f'; did you mean "{close[0]}"?' if close else ""))
+            problems.append(
+                f'"{binding_id}" is not a key binding id'
+                + (f'; did you mean "{close[0]}"?' if close else "")
+            )
             continue
         names = [k.strip() for k in spec.split(",")]
         bad = next((p for p in map(key_problem, names) if p), None)
         if bad:
-            problems.append(f'"{binding_id}" = "{spec}": {bad}; the key stays '
-                            f'"{by_id[binding_id].key}"')
+            problems.append(
+                f'"{binding_id}" = "{spec}": {bad}; the key stays "{by_id[binding_id].key}"'
+            )
             continue
         accepted[binding_id] = ",".join(names)
     # A key bound to two actions: refuse the remapping that introduced it.
@@ -81,5 +88,7 @@ def check_keymap(keys: dict[str, str], bindings: list[Binding]) -> tuple[dict[st
         if culprit not in accepted:  # the defaults themselves clash: nothing of ours to undo
             return accepted, problems
         other = first if culprit == second else second
-        problems.append(f'"{culprit}" = "{accepted.pop(culprit)}": {key!r} already triggers '
-                        f'"{other}"; the key stays "{by_id[culprit].key}"')
+        problems.append(
+            f'"{culprit}" = "{accepted.pop(culprit)}": {key!r} already triggers '
+            f'"{other}"; the key stays "{by_id[culprit].key}"'
+        )

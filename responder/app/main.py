@@ -51,8 +51,13 @@ def prepare(kb: str | None = None, started_at: float | None = None, journal: boo
         except KnowledgeError as exc:
             if settings.kb is None:
                 raise
-            notices.append((f"The knowledge base {settings.kb!r} from the settings cannot be "
-                            f"used, so the bundled one is open instead. {exc}", "error"))
+            notices.append(
+                (
+                    f"The knowledge base {settings.kb!r} from the settings cannot be "
+                    f"used, so the bundled one is open instead. {exc}",
+                    "error",
+                )
+            )
             knowledge = load_knowledge(None)
     pending = []
     if journal:
@@ -61,17 +66,28 @@ def prepare(kb: str | None = None, started_at: float | None = None, journal: boo
         pending = scan.unfinished
         notices += [(n, "warning") for n in scan.notices]
         if other or scan.live_elsewhere:
-            notices.append((f"{other or 'Another responder window is open on this data folder.'}"
-                            " Its live interview is not offered here and is left to it; this "
-                            "window keeps a separate interview.", "warning"))
+            notices.append(
+                (
+                    f"{other or 'Another responder window is open on this data folder.'}"
+                    " Its live interview is not offered here and is left to it; this "
+                    "window keeps a separate interview.",
+                    "warning",
+                )
+            )
         for data in pending:
             if data.problems:  # shown once: recorded so the next start does not repeat them
                 try:
                     Journal(data.path, data.id).noted([p.line for p in data.problems])
                 except JournalError:
                     pass
-    return ResponderApp(knowledge, settings, unfinished=pending, notices=notices,
-                        journal=journal, started_at=started_at)
+    return ResponderApp(
+        knowledge,
+        settings,
+        unfinished=pending,
+        notices=notices,
+        journal=journal,
+        started_at=started_at,
+    )
 
 
 def run(kb: str | None = None) -> int:

@@ -7,8 +7,8 @@ same symptoms in the same order for the same text, and say which synonym matched
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 from textual.fuzzy import Matcher
 
@@ -33,8 +33,9 @@ def _names(symptom) -> Iterable[tuple[str, float, bool]]:
         yield old.replace("_", " "), ID_WEIGHT, True
 
 
-def rank_symptoms(symptoms, query: str, limit: int | None = None,
-                  matcher: Matcher | None = None) -> list[SymptomMatch]:
+def rank_symptoms(
+    symptoms, query: str, limit: int | None = None, matcher: Matcher | None = None
+) -> list[SymptomMatch]:
     """Symptoms matching ``query``, best first; every symptom in its order for empty text.
 
     Ties keep the knowledge base's order, so the ranking is stable between keystrokes.

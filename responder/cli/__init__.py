@@ -50,8 +50,12 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     )
     parser.add_argument("--version", action="version", version=f"responder {__version__}")
-    parser.add_argument("--kb", metavar="NAME|PATH", default=None,
-                        help="knowledge base for the app (default: settings, else bundled)")
+    parser.add_argument(
+        "--kb",
+        metavar="NAME|PATH",
+        default=None,
+        help="knowledge base for the app (default: settings, else bundled)",
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
         importlib.import_module(name).register(sub)

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import sys
 
-import numpy as np
-
+from responder.cli.inputs import InputError, evidence_from_args, load_problem, noise_from_args
 from responder.engine.belief import TargetError
 from responder.engine.compare import (
     EvidenceMode,
@@ -14,10 +13,8 @@ from responder.engine.compare import (
     compare_modes,
     parse_victims,
 )
-from responder.engine.diagnostics import default_eps, min_hamming_distance
-from responder.engine.noise import NoiseModel, NoiseSettingsError
+from responder.engine.noise import NoiseSettingsError
 from responder.engine.policies import CATEGORY_POLICIES, PolicyError
-from responder.cli.inputs import InputError, evidence_from_args, load_problem, noise_from_args
 
 MODE_NAMES = ("evidence", "strict", "noise")
 COMPARE_POLICIES = ("gbs", "gisa", "gqsa", "gigqsa")
@@ -28,9 +25,13 @@ def run_compare(args) -> int:
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
     bad = [m for m in modes if m not in MODE_NAMES]
     if bad or not modes:
-        raise InputError(f"--modes {args.modes!r}: choose from {', '.join(MODE_NAMES)}, comma-separated")
+        raise InputError(
+            f"--modes {args.modes!r}: choose from {', '.join(MODE_NAMES)}, comma-separated"
+        )
     if args.policy not in COMPARE_POLICIES:
-        raise InputError(f"--answers compares {', '.join(COMPARE_POLICIES)}; got --policy {args.policy!r}")
+        raise InputError(
+            f"--answers compares {', '.join(COMPARE_POLICIES)}; got --policy {args.policy!r}"
+        )
     if args.interviews < 1:
         raise InputError("--interviews must be at least 1")
     problem, kb = load_problem(args.kb)
@@ -52,16 +53,28 @@ def run_compare(args) -> int:
     try:
         for mode in modes:
             if mode == "strict":
-                runners.append(StrictMode(problem, args.policy, args.target, name=f"strict {args.policy}"))
+                runners.append(
+                    StrictMode(problem, args.policy, args.target, name=f"strict {args.policy}")
+                )
             elif mode == "noise":
-                runners.append(StrictMode(problem, args.policy, args.target, noise=noise,
-                                          name=f"noise {args.policy} eps={noise.eps}"))
+                runners.append(
+                    StrictMode(
+                        problem,
+                        args.policy,
+                        args.target,
+                        noise=noise,
+                        name=f"noise {args.policy} eps={noise.eps}",
+                    )
+                )
             else:
                 name = f"evidence s={settings.sensitivity:g} l={settings.leak:g}"
                 if suggest == "category":
                     name += f" pick={settings.pick}"
-                runners.append(EvidenceMode(settings.model(problem, args.target), suggest,
-                                            settings.pick, name=name))
+                runners.append(
+                    EvidenceMode(
+                        settings.model(problem, args.target), suggest, settings.pick, name=name
+                    )
+                )
     except (TargetError, PolicyError, NoiseSettingsError) as exc:
         raise InputError(str(exc)) from None
     for w in warnings:
@@ -85,19 +98,27 @@ def run_compare(args) -> int:
         print_json(out)
         return 0
     what = "class" if args.target == "group" else "chemical"
-    print(f"answers {out['answers']}, target {what}, {problem.n_objects} x {problem.n_queries}, "
-          f"{args.interviews} interviews (same victims for every mode)"
-          + ("" if args.seed is None else f", seed {args.seed}"))
-    print("95% intervals in brackets; silently wrong = stopped as identified on a wrong answer; "
-          "no fit = ended saying no chemical fits")
-    header = (f"{'mode':<34} {'top-1':>20} {'top-5':>20} {'silently wrong':>20} "
-              f"{'no fit':>20} {'questions':>20}")
+    print(
+        f"answers {out['answers']}, target {what}, {problem.n_objects} x {problem.n_queries}, "
+        f"{args.interviews} interviews (same victims for every mode)"
+        + ("" if args.seed is None else f", seed {args.seed}")
+    )
+    print(
+        "95% intervals in brackets; silently wrong = stopped as identified on a wrong answer; "
+        "no fit = ended saying no chemical fits"
+    )
+    header = (
+        f"{'mode':<34} {'top-1':>20} {'top-5':>20} {'silently wrong':>20} "
+        f"{'no fit':>20} {'questions':>20}"
+    )
     print(header)
     for s in summaries:
         d = s.as_dict()
-        print(f"{s.name:<34} {_pct(d['top1']):>20} {_pct(d['top5']):>20} "
-              f"{_pct(d['silently_wrong']):>20} {_pct(d['no_fit']):>20} "
-              f"{_mean(d['mean_questions']):>20}")
+        print(
+            f"{s.name:<34} {_pct(d['top1']):>20} {_pct(d['top5']):>20} "
+            f"{_pct(d['silently_wrong']):>20} {_pct(d['no_fit']):>20} "
+            f"{_mean(d['mean_questions']):>20}"
+        )
     return 0
 
 

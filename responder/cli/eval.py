@@ -6,10 +6,6 @@ import sys
 
 import numpy as np
 
-from responder.engine.belief import Model, TargetError
-from responder.engine.evaluate import MIN_MONTE_CARLO_TRIALS, bounds, evaluate
-from responder.engine.policies import CATEGORY_POLICIES, RANDOM_POLICIES, Policy, PolicyError
-from responder.engine.workload import duration_text
 from responder.cli.inputs import (
     InputError,
     add_noise_arguments,
@@ -19,6 +15,10 @@ from responder.cli.inputs import (
     load_problem,
     noise_from_args,
 )
+from responder.engine.belief import Model, TargetError
+from responder.engine.evaluate import MIN_MONTE_CARLO_TRIALS, bounds, evaluate
+from responder.engine.policies import CATEGORY_POLICIES, RANDOM_POLICIES, Policy, PolicyError
+from responder.engine.workload import duration_text
 
 
 def register(subparsers) -> None:
@@ -33,19 +33,41 @@ def register(subparsers) -> None:
         ),
     )
     add_problem_arguments(p)
-    p.add_argument("--ties", choices=("first", "random"), default="first",
-                   help="tie rule: lowest index (default) or random with --seed")
+    p.add_argument(
+        "--ties",
+        choices=("first", "random"),
+        default="first",
+        help="tie rule: lowest index (default) or random with --seed",
+    )
     p.add_argument("--seed", type=int, default=None, help="seed for random ties and sampling")
-    p.add_argument("--trials", type=int, default=MIN_MONTE_CARLO_TRIALS, metavar="N",
-                   help=f"simulated interviews if Monte Carlo is needed (default "
-                        f"{MIN_MONTE_CARLO_TRIALS})")
-    p.add_argument("--repeats", type=int, default=None, metavar="R",
-                   help="with --ties random: build R trees and report their mean and 95%% "
-                        "interval (default 20)")
-    p.add_argument("--method", choices=("auto", "exact", "monte-carlo"), default="auto",
-                   help="auto: exact when the tree's states fit, else Monte Carlo")
-    p.add_argument("--max-states", type=int, default=50_000, metavar="S",
-                   help="state budget for exact evaluation of branching trees")
+    p.add_argument(
+        "--trials",
+        type=int,
+        default=MIN_MONTE_CARLO_TRIALS,
+        metavar="N",
+        help=f"simulated interviews if Monte Carlo is needed (default {MIN_MONTE_CARLO_TRIALS})",
+    )
+    p.add_argument(
+        "--repeats",
+        type=int,
+        default=None,
+        metavar="R",
+        help="with --ties random: build R trees and report their mean and 95%% "
+        "interval (default 20)",
+    )
+    p.add_argument(
+        "--method",
+        choices=("auto", "exact", "monte-carlo"),
+        default="auto",
+        help="auto: exact when the tree's states fit, else Monte Carlo",
+    )
+    p.add_argument(
+        "--max-states",
+        type=int,
+        default=50_000,
+        metavar="S",
+        help="state budget for exact evaluation of branching trees",
+    )
     add_noise_arguments(p)
     add_time_limit_argument(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
@@ -79,25 +101,36 @@ def run(args) -> int:
         return trees * per_tree
 
     what = f"{trees} tree(s)" + (" (one with the informed pick model)" if informed_run else "")
-    model, work, time_notes = fit_time_limit(args, model, Policy(args.policy), cost, what,
-                                             "--method monte-carlo" if method == "exact"
-                                             else "a smaller --trials")
+    model, work, time_notes = fit_time_limit(
+        args,
+        model,
+        Policy(args.policy),
+        cost,
+        what,
+        "--method monte-carlo" if method == "exact" else "a smaller --trials",
+    )
     noise = model.noise
-    if work is not None and method == "auto" and \
-            trees * work.exact_seconds() > args.time_limit:
+    if work is not None and method == "auto" and trees * work.exact_seconds() > args.time_limit:
         method = "monte-carlo"
         time_notes.append(
             f"the exact tree under noise has about {work.exact_tree_nodes():.2g} nodes "
             f"(estimated {duration_text(trees * work.exact_seconds())} for {what}): estimated "
             f"by Monte Carlo over "
-            f"{args.trials} interviews instead")
+            f"{args.trials} interviews instead"
+        )
     results = []
     for r in range(repeats):
         seed = None if args.seed is None else args.seed + r
         policy = Policy(args.policy, ties=args.ties, seed=seed if args.ties == "random" else None)
         results.append(
-            evaluate(model, policy, method=method, max_states=args.max_states,
-                     trials=args.trials, seed=seed)
+            evaluate(
+                model,
+                policy,
+                method=method,
+                max_states=args.max_states,
+                trials=args.trials,
+                seed=seed,
+            )
         )
     values = np.array([e.expected_queries for e in results])
     first = results[0]
@@ -113,10 +146,19 @@ def run(args) -> int:
         ci95 = [float(values.mean() - half), float(values.mean() + half)]
     informed = None
     if informed_run:
-        ev = evaluate(model, Policy(args.policy, pick="informed"), method=method,
-                      max_states=args.max_states, trials=args.trials, seed=args.seed)
-        informed = {"expected_queries": ev.expected_queries, "method": ev.method,
-                    "ci95": list(ev.ci95) if ev.ci95 else None}
+        ev = evaluate(
+            model,
+            Policy(args.policy, pick="informed"),
+            method=method,
+            max_states=args.max_states,
+            trials=args.trials,
+            seed=args.seed,
+        )
+        informed = {
+            "expected_queries": ev.expected_queries,
+            "method": ev.method,
+            "ci95": list(ev.ci95) if ev.ci95 else None,
+        }
     b = bounds(model)
     out = {
         "expected_queries": float(values.mean()),
@@ -138,8 +180,11 @@ def run(args) -> int:
     }
     if informed is not None:
         out["pick_models"] = {
-            "any": {"expected_queries": out["expected_queries"], "method": first.method,
-                    "ci95": ci95},
+            "any": {
+                "expected_queries": out["expected_queries"],
+                "method": first.method,
+                "ci95": ci95,
+            },
             "informed": informed,
         }
     if first.method == "monte-carlo":
@@ -150,17 +195,24 @@ def run(args) -> int:
         print_json(out)
         return 0
     what = "group (class)" if args.target == "group" else "object (chemical)"
-    print(f"policy {args.policy}, target {what}, {problem.n_objects} objects x "
-          f"{problem.n_queries} queries")
+    print(
+        f"policy {args.policy}, target {what}, {problem.n_objects} objects x "
+        f"{problem.n_queries} queries"
+    )
     if noise is not None:
         d = noise.describe()
-        print(f"persistent noise: eps {d['eps']} (effective {d['eps_effective']}), "
-              f"{d['prone_count']} error-prone queries, model {d['model']}, p {d['p']}")
+        print(
+            f"persistent noise: eps {d['eps']} (effective {d['eps_effective']}), "
+            f"{d['prone_count']} error-prone queries, model {d['model']}, p {d['p']}"
+        )
     line = f"E[K] = {out['expected_queries']:.4f}"
     if ci95:
         line += f"  (95% interval {ci95[0]:.4f} .. {ci95[1]:.4f})"
-    print(line + f"  [{first.method}]" + ("  (pick: any unasked symptom, the paper's model)"
-                                          if informed else ""))
+    print(
+        line
+        + f"  [{first.method}]"
+        + ("  (pick: any unasked symptom, the paper's model)" if informed else "")
+    )
     if informed is not None:
         line = f"E[K] = {informed['expected_queries']:.4f}"
         if informed["ci95"]:

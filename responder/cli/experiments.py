@@ -27,30 +27,59 @@ def register(subparsers) -> None:
             "matplotlib is installed, PNG and SVG plots to --out."
         ),
     )
-    p.add_argument("experiment", metavar="{" + ",".join(CHOICES) + "}",
-                   help="which experiment to run")
-    add_kb_argument(p, help="knowledge base for the real-data tables and the default group "
-                            "sizes: interchange .json file, name or folder (default: bundled)")
-    p.add_argument("--datasets", type=int, default=None, metavar="N",
-                   help="random datasets per point of the synthetic sweeps (default 100, "
-                        "WISER stand-in 20 per density, sensitivity 30 per cell; 3, 2, 2 "
-                        "with --quick)")
-    p.add_argument("--seed", type=int, default=0, metavar="S",
-                   help="seed of the whole run; results do not depend on --jobs (default 0)")
-    p.add_argument("--out", default=DEFAULT_OUT, metavar="DIR",
-                   help=f"output folder, created if needed (default {DEFAULT_OUT})")
-    p.add_argument("--quick", action="store_true",
-                   help="small grids and few datasets/interviews: under a minute (for CI)")
-    p.add_argument("--jobs", type=int, default=1, metavar="N",
-                   help="worker processes (default 1)")
-    p.add_argument("--trials", type=int, default=None, metavar="N",
-                   help="simulated interviews per random dataset for Monte Carlo policies "
-                        "(default 1000, WISER stand-in 300, sensitivity 200; 100, 50, 30 "
-                        "with --quick)")
-    p.add_argument("--prior", choices=("uniform", "kb"), default="uniform",
-                   help="prior over the knowledge base's chemicals in its tables: uniform, as "
-                        "the paper's WISER tables assume (default), or the knowledge base's "
-                        "own default")
+    p.add_argument(
+        "experiment", metavar="{" + ",".join(CHOICES) + "}", help="which experiment to run"
+    )
+    add_kb_argument(
+        p,
+        help="knowledge base for the real-data tables and the default group "
+        "sizes: interchange .json file, name or folder (default: bundled)",
+    )
+    p.add_argument(
+        "--datasets",
+        type=int,
+        default=None,
+        metavar="N",
+        help="random datasets per point of the synthetic sweeps (default 100, "
+        "WISER stand-in 20 per density, sensitivity 30 per cell; 3, 2, 2 "
+        "with --quick)",
+    )
+    p.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        metavar="S",
+        help="seed of the whole run; results do not depend on --jobs (default 0)",
+    )
+    p.add_argument(
+        "--out",
+        default=DEFAULT_OUT,
+        metavar="DIR",
+        help=f"output folder, created if needed (default {DEFAULT_OUT})",
+    )
+    p.add_argument(
+        "--quick",
+        action="store_true",
+        help="small grids and few datasets/interviews: under a minute (for CI)",
+    )
+    p.add_argument("--jobs", type=int, default=1, metavar="N", help="worker processes (default 1)")
+    p.add_argument(
+        "--trials",
+        type=int,
+        default=None,
+        metavar="N",
+        help="simulated interviews per random dataset for Monte Carlo policies "
+        "(default 1000, WISER stand-in 300, sensitivity 200; 100, 50, 30 "
+        "with --quick)",
+    )
+    p.add_argument(
+        "--prior",
+        choices=("uniform", "kb"),
+        default="uniform",
+        help="prior over the knowledge base's chemicals in its tables: uniform, as "
+        "the paper's WISER tables assume (default), or the knowledge base's "
+        "own default",
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     p.set_defaults(handler=run)
 
@@ -74,7 +103,8 @@ def _check_out(path: Path) -> Path:
 def run(args) -> int:
     if args.experiment not in CHOICES:
         raise InputError(
-            f"unknown experiment {args.experiment!r}; choose one of {', '.join(CHOICES)}")
+            f"unknown experiment {args.experiment!r}; choose one of {', '.join(CHOICES)}"
+        )
     if args.datasets is not None and args.datasets < 1:
         raise InputError(f"--datasets must be at least 1, got {args.datasets}")
     if args.jobs < 1:
@@ -84,14 +114,19 @@ def run(args) -> int:
     out = _check_out(Path(args.out))
 
     # Heavy imports only once the arguments are known to be good.
+    from responder.cli.inputs import load_problem  # noqa: PLC0415
     from responder.experiments import (  # noqa: PLC0415
-        diagnostic, group_id, noise, query_groups, sensitivity, wiser_standin,
+        diagnostic,
+        group_id,
+        noise,
+        query_groups,
+        sensitivity,
+        wiser_standin,
     )
     from responder.experiments.common import Context  # noqa: PLC0415
     from responder.experiments.datasets import sizes_from_problem  # noqa: PLC0415
     from responder.experiments.report import md_table, pyplot, write_json, write_text  # noqa: PLC0415
     from responder.experiments.settings import Settings  # noqa: PLC0415
-    from responder.cli.inputs import load_problem  # noqa: PLC0415
 
     kw = {"seed": args.seed, "jobs": args.jobs, "progress": not args.no_progress}
     if args.datasets is not None:
@@ -112,29 +147,48 @@ def run(args) -> int:
         except Exception as exc:  # noqa: BLE001 (the bundled KB may be mid-edit; go on without)
             first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
             kb_note = f"the bundled knowledge base did not load ({first})"
-            print(f"responder: warning: {kb_note}; knowledge-base tables are skipped and the "
-                  "random datasets use fixed group sizes", file=sys.stderr)
+            print(
+                f"responder: warning: {kb_note}; knowledge-base tables are skipped and the "
+                "random datasets use fixed group sizes",
+                file=sys.stderr,
+            )
     if kb_problem is not None and kb_problem.n_objects < 2:
         kb_note = f"the knowledge base has only {kb_problem.n_objects} chemical(s)"
-        print(f"responder: warning: {kb_note}; knowledge-base tables are skipped",
-              file=sys.stderr)
+        print(f"responder: warning: {kb_note}; knowledge-base tables are skipped", file=sys.stderr)
         kb_problem = None
     if kb_problem is not None and args.prior == "uniform":
         kb_problem = kb_problem.with_prior(None)  # the paper's tables: every chemical alike
     sizes = sizes_from_problem(kb_problem, kb_note)
     plt = pyplot()
     if plt is None:
-        print("responder: matplotlib is not installed: writing tables and JSON only "
-              "(install the 'plots' extra for figures)", file=sys.stderr)
-    ctx = Context(settings=settings, out=out, kb=kb_problem, kb_label=kb_label,
-                  kb_note=kb_note, sizes=sizes, plt=plt)
+        print(
+            "responder: matplotlib is not installed: writing tables and JSON only "
+            "(install the 'plots' extra for figures)",
+            file=sys.stderr,
+        )
+    ctx = Context(
+        settings=settings,
+        out=out,
+        kb=kb_problem,
+        kb_label=kb_label,
+        kb_note=kb_note,
+        sizes=sizes,
+        plt=plt,
+    )
 
-    modules = {"group-id": group_id, "query-groups": query_groups, "noise": noise,
-               "diagnostic": diagnostic, "wiser-standin": wiser_standin,
-               "sensitivity": sensitivity}
-    chosen = [e for e in ("diagnostic", "wiser-standin", "sensitivity", "noise", "group-id",
-                          "query-groups")
-              if args.experiment in (e, "all")]
+    modules = {
+        "group-id": group_id,
+        "query-groups": query_groups,
+        "noise": noise,
+        "diagnostic": diagnostic,
+        "wiser-standin": wiser_standin,
+        "sensitivity": sensitivity,
+    }
+    chosen = [
+        e
+        for e in ("diagnostic", "wiser-standin", "sensitivity", "noise", "group-id", "query-groups")
+        if args.experiment in (e, "all")
+    ]
     timings, figures = {}, {}
     for name in chosen:
         start = time.perf_counter()
@@ -142,22 +196,40 @@ def run(args) -> int:
         timings[name] = round(time.perf_counter() - start, 2)
         figures[name] = data.get("figures", [])
     meta = {
-        "command": "responder experiments " + " ".join(sys.argv[2:] if len(sys.argv) > 2 else
-                                                       [args.experiment]),
-        "experiments": chosen, "settings": settings.to_dict(), "jobs": args.jobs,
-        "sizes": sizes.to_dict(), "kb": kb_label if kb_problem is not None else None,
-        "kb_note": kb_note or None, "plots": plt is not None, "seconds": timings,
+        "command": "responder experiments "
+        + " ".join(sys.argv[2:] if len(sys.argv) > 2 else [args.experiment]),
+        "experiments": chosen,
+        "settings": settings.to_dict(),
+        "jobs": args.jobs,
+        "sizes": sizes.to_dict(),
+        "kb": kb_label if kb_problem is not None else None,
+        "kb_note": kb_note or None,
+        "plots": plt is not None,
+        "seconds": timings,
     }
     write_json(out / "run.json", meta)
-    lines = ["# Experiments of Section 7\n",
-             f"Seed {settings.seed}, {'quick' if settings.quick else 'full'} settings, "
-             f"{settings.datasets} datasets per point. Random-dataset sizes: "
-             f"{sizes.n_objects} x {sizes.n_queries} ({sizes.source}).\n"]
+    lines = [
+        "# Experiments of Section 7\n",
+        f"Seed {settings.seed}, {'quick' if settings.quick else 'full'} settings, "
+        f"{settings.datasets} datasets per point. Random-dataset sizes: "
+        f"{sizes.n_objects} x {sizes.n_queries} ({sizes.source}).\n",
+    ]
     if kb_note:
         lines.append(f"Knowledge base: {kb_note}.\n")
-    lines.append(md_table(["experiment", "tables", "figures", "seconds"], [
-        [n, f"[{n}.md]({n}.md)", ", ".join(f for f in figures[n] if f.endswith(".png")) or "–",
-         timings[n]] for n in chosen]))
+    lines.append(
+        md_table(
+            ["experiment", "tables", "figures", "seconds"],
+            [
+                [
+                    n,
+                    f"[{n}.md]({n}.md)",
+                    ", ".join(f for f in figures[n] if f.endswith(".png")) or "–",
+                    timings[n],
+                ]
+                for n in chosen
+            ],
+        )
+    )
     if plt is None:
         lines.append("\nmatplotlib is not installed: no figures were drawn.\n")
     for name in chosen:
@@ -165,6 +237,8 @@ def run(args) -> int:
         lines.append((out / f"{name}.md").read_text(encoding="utf-8"))
     write_text(out / "index.md", "\n".join(lines))
     total = sum(timings.values())
-    print(f"wrote {len(chosen)} experiment(s) to {out} in {total:.1f}s: "
-          + ", ".join(f"{n} {t:.1f}s" for n, t in timings.items()))
+    print(
+        f"wrote {len(chosen)} experiment(s) to {out} in {total:.1f}s: "
+        + ", ".join(f"{n} {t:.1f}s" for n, t in timings.items())
+    )
     return 0

@@ -7,11 +7,11 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import math
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
-from responder.input_limits import InputRejected, loads_json, read_text
 from responder.engine.belief import TARGETS
+from responder.engine.diagnostics import auto_eps, default_eps, min_hamming_distance
 from responder.engine.evidence import (
     DEFAULT_LEAK,
     DEFAULT_LONG_ROW_EXPONENT,
@@ -24,11 +24,20 @@ from responder.engine.evidence import (
 from responder.engine.noise import NoiseModel, NoiseSettingsError, prone_mask
 from responder.engine.policies import POLICIES
 from responder.engine.problem import Problem, ProblemError
-from responder.engine.diagnostics import auto_eps, default_eps, min_hamming_distance
 from responder.engine.workload import Workload, duration_text, measure_interviews
+from responder.input_limits import InputRejected, loads_json, read_text
 
-INTERCHANGE_KEYS = ("matrix", "prior", "groups", "queries", "query_groups", "objects",
-                    "pick_weights", "group_names", "query_group_names")
+INTERCHANGE_KEYS = (
+    "matrix",
+    "prior",
+    "groups",
+    "queries",
+    "query_groups",
+    "objects",
+    "pick_weights",
+    "group_names",
+    "query_group_names",
+)
 
 
 class InputError(ValueError):
@@ -60,8 +69,16 @@ def load_interchange(path: Path) -> Problem:
     matrix = data["matrix"]
     if not isinstance(matrix, list) or not all(isinstance(r, list) for r in matrix):
         raise InputError(f"{path}: 'matrix' must be a list of rows, each a list of 0/1")
-    for key in ("prior", "groups", "queries", "query_groups", "objects", "pick_weights",
-                "group_names", "query_group_names"):
+    for key in (
+        "prior",
+        "groups",
+        "queries",
+        "query_groups",
+        "objects",
+        "pick_weights",
+        "group_names",
+        "query_group_names",
+    ):
         if key in data and not isinstance(data[key], list):
             raise InputError(f"{path}: '{key}' must be a list")
     try:
@@ -107,26 +124,49 @@ def add_kb_argument(parser: argparse.ArgumentParser, help: str = KB_HELP) -> Non
 def add_problem_arguments(parser: argparse.ArgumentParser) -> None:
     """``--kb``, ``--target`` and ``--policy``, shared by ``eval`` and ``simulate``."""
     add_kb_argument(parser)
-    parser.add_argument("--target", choices=TARGETS, default="object",
-                        help="identify the object (chemical) or only its group (class)")
-    parser.add_argument("--policy", default="gbs", choices=POLICIES,
-                        help="query-selection policy (default gbs)")
+    parser.add_argument(
+        "--target",
+        choices=TARGETS,
+        default="object",
+        help="identify the object (chemical) or only its group (class)",
+    )
+    parser.add_argument(
+        "--policy", default="gbs", choices=POLICIES, help="query-selection policy (default gbs)"
+    )
 
 
 def add_noise_arguments(parser: argparse.ArgumentParser) -> None:
     """The persistent-noise options shared by ``eval`` and ``simulate``."""
     group = parser.add_argument_group("persistent noise (Section 6)")
-    group.add_argument("--noise-eps", metavar="E|auto", default=None,
-                       help="turn noise mode on, tolerating up to E wrong answers; auto = "
-                            "max(1, floor((delta-1)/2)) from the matrix's minimum Hamming "
-                            "distance delta, as in the app")
-    group.add_argument("--noise-prone", default="all", metavar="all|FRACTION|NAMES",
-                       help="error-prone queries: all, a fraction nu in [0,1] (chosen with "
-                            "--seed), or comma-separated query names (default: all)")
-    group.add_argument("--noise-model", type=int, choices=(1, 2), default=1,
-                       help="1: uniform over error counts' strings; 2: truncated binomial")
-    group.add_argument("--noise-p", type=float, default=0.25, metavar="P",
-                       help="model 2: chance an error-prone answer is wrong, in [0, 0.5]")
+    group.add_argument(
+        "--noise-eps",
+        metavar="E|auto",
+        default=None,
+        help="turn noise mode on, tolerating up to E wrong answers; auto = "
+        "max(1, floor((delta-1)/2)) from the matrix's minimum Hamming "
+        "distance delta, as in the app",
+    )
+    group.add_argument(
+        "--noise-prone",
+        default="all",
+        metavar="all|FRACTION|NAMES",
+        help="error-prone queries: all, a fraction nu in [0,1] (chosen with "
+        "--seed), or comma-separated query names (default: all)",
+    )
+    group.add_argument(
+        "--noise-model",
+        type=int,
+        choices=(1, 2),
+        default=1,
+        help="1: uniform over error counts' strings; 2: truncated binomial",
+    )
+    group.add_argument(
+        "--noise-p",
+        type=float,
+        default=0.25,
+        metavar="P",
+        help="model 2: chance an error-prone answer is wrong, in [0, 0.5]",
+    )
 
 
 def noise_from_args(args, problem: Problem) -> tuple[NoiseModel | None, list[str]]:
@@ -146,8 +186,12 @@ def noise_from_args(args, problem: Problem) -> tuple[NoiseModel | None, list[str
                 f"--noise-eps {args.noise_eps!r} is not a whole number; give e.g. 2, or auto"
             ) from None
     try:
-        mask = prone_mask(problem.n_queries, args.noise_prone, problem.query_names,
-                          seed=getattr(args, "seed", None))
+        mask = prone_mask(
+            problem.n_queries,
+            args.noise_prone,
+            problem.query_names,
+            seed=getattr(args, "seed", None),
+        )
         noise = NoiseModel(eps, mask, model=args.noise_model, p=args.noise_p)
     except NoiseSettingsError as exc:
         raise InputError(str(exc)) from None
@@ -165,14 +209,17 @@ DEFAULT_TIME_LIMIT = 300.0
 def add_time_limit_argument(parser: argparse.ArgumentParser) -> None:
     """``--time-limit SECONDS``, read by :func:`fit_time_limit`."""
     parser.add_argument(
-        "--time-limit", type=float, default=DEFAULT_TIME_LIMIT, metavar="SECONDS",
+        "--time-limit",
+        type=float,
+        default=DEFAULT_TIME_LIMIT,
+        metavar="SECONDS",
         help="under noise, measure a few interviews first and refuse a run estimated to take "
-             "longer (with --noise-eps auto, lower eps until it fits); 0 = no limit "
-             f"(default {DEFAULT_TIME_LIMIT:.0f})")
+        "longer (with --noise-eps auto, lower eps until it fits); 0 = no limit "
+        f"(default {DEFAULT_TIME_LIMIT:.0f})",
+    )
 
 
-def fit_time_limit(args, model, policy, cost: Callable[[Workload], float], what: str,
-                   shorter: str):
+def fit_time_limit(args, model, policy, cost: Callable[[Workload], float], what: str, shorter: str):
     """Keep a noisy run within ``args.time_limit`` seconds.
 
     A few interviews are measured (about half a second) and ``cost`` turns the figures into
@@ -201,51 +248,80 @@ def fit_time_limit(args, model, policy, cost: Callable[[Workload], float], what:
     seconds = cost(work)
     if seconds <= limit:
         return model, work, []
-    estimate = (f"estimated {duration_text(seconds)} for {what} at eps {noise.eps} "
-                f"(measured: {work.mean_questions:.0f} questions and "
-                f"{work.seconds_per_interview:.2f} s per interview)")
+    estimate = (
+        f"estimated {duration_text(seconds)} for {what} at eps {noise.eps} "
+        f"(measured: {work.mean_questions:.0f} questions and "
+        f"{work.seconds_per_interview:.2f} s per interview)"
+    )
     insist = f"--time-limit {math.ceil(seconds)}"
     if str(args.noise_eps).strip().lower() != "auto":
         raise InputError(
             f"{estimate}, more than the {limit:g} s limit; use a smaller --noise-eps or "
-            f"{shorter}, or pass {insist} (0 = no limit) to run it anyway")
+            f"{shorter}, or pass {insist} (0 = no limit) to run it anyway"
+        )
     eps = noise.eps
     while eps > 1:
         eps //= 2
         smaller = Model(model.problem, model.target, dataclasses.replace(noise, eps=eps))
         trial = measure_interviews(smaller, policy, seed=getattr(args, "seed", None))
         if cost(trial) <= limit:
-            note = (f"--noise-eps auto is {noise.eps} for this matrix, {estimate}; capped at "
-                    f"eps {eps} (estimated {duration_text(cost(trial))}) to stay within "
-                    f"--time-limit {limit:g}. Pass --noise-eps {noise.eps} {insist} to run "
-                    "the full budget")
+            note = (
+                f"--noise-eps auto is {noise.eps} for this matrix, {estimate}; capped at "
+                f"eps {eps} (estimated {duration_text(cost(trial))}) to stay within "
+                f"--time-limit {limit:g}. Pass --noise-eps {noise.eps} {insist} to run "
+                "the full budget"
+            )
             return smaller, trial, [note]
     raise InputError(
         f"{estimate}; even eps 1 does not fit the {limit:g} s limit: use {shorter} "
-        f"or pass {insist} (0 = no limit)")
+        f"or pass {insist} (0 = no limit)"
+    )
 
 
 def add_evidence_arguments(parser) -> None:
     """``--sensitivity``, ``--leak``, ``--threshold``, ``--long-row-exponent`` and ``--pick``
     (evidence mode)."""
     g = parser.add_argument_group("evidence mode")
-    g.add_argument("--sensitivity", type=str, default=str(DEFAULT_SENSITIVITY), metavar="S",
-                   help="chance a victim shows a sign the chemical lists, in (0, 1) "
-                        f"(default {DEFAULT_SENSITIVITY})")
-    g.add_argument("--leak", type=str, default=str(DEFAULT_LEAK), metavar="L",
-                   help="chance a victim shows a sign the chemical does not list, in (0, S) "
-                        f"(default {DEFAULT_LEAK})")
-    g.add_argument("--threshold", type=str, default=str(DEFAULT_THRESHOLD), metavar="T",
-                   help="stop when the top candidate reaches this probability, in (0.5, 1) "
-                        f"(default {DEFAULT_THRESHOLD})")
-    g.add_argument("--long-row-exponent", type=str, default=str(DEFAULT_LONG_ROW_EXPONENT),
-                   metavar="A",
-                   help="long-row discount: a chemical whose row lists more signs than the "
-                        "typical row shows each less often, s (typical/length)^A; in [0, 1], "
-                        f"0 = none (default {DEFAULT_LONG_ROW_EXPONENT})")
-    g.add_argument("--pick", choices=PICK_MODELS, default="informed",
-                   help="category suggestions: the responder picks among useful symptoms "
-                        "(informed, default) or any unasked one (any, the paper's model)")
+    g.add_argument(
+        "--sensitivity",
+        type=str,
+        default=str(DEFAULT_SENSITIVITY),
+        metavar="S",
+        help="chance a victim shows a sign the chemical lists, in (0, 1) "
+        f"(default {DEFAULT_SENSITIVITY})",
+    )
+    g.add_argument(
+        "--leak",
+        type=str,
+        default=str(DEFAULT_LEAK),
+        metavar="L",
+        help="chance a victim shows a sign the chemical does not list, in (0, S) "
+        f"(default {DEFAULT_LEAK})",
+    )
+    g.add_argument(
+        "--threshold",
+        type=str,
+        default=str(DEFAULT_THRESHOLD),
+        metavar="T",
+        help="stop when the top candidate reaches this probability, in (0.5, 1) "
+        f"(default {DEFAULT_THRESHOLD})",
+    )
+    g.add_argument(
+        "--long-row-exponent",
+        type=str,
+        default=str(DEFAULT_LONG_ROW_EXPONENT),
+        metavar="A",
+        help="long-row discount: a chemical whose row lists more signs than the "
+        "typical row shows each less often, s (typical/length)^A; in [0, 1], "
+        f"0 = none (default {DEFAULT_LONG_ROW_EXPONENT})",
+    )
+    g.add_argument(
+        "--pick",
+        choices=PICK_MODELS,
+        default="informed",
+        help="category suggestions: the responder picks among useful symptoms "
+        "(informed, default) or any unasked one (any, the paper's model)",
+    )
 
 
 def evidence_from_args(args, symptom_leaks=None) -> EvidenceSettings:
@@ -253,12 +329,19 @@ def evidence_from_args(args, symptom_leaks=None) -> EvidenceSettings:
     InputError naming the option and its valid range otherwise."""
     try:
         return EvidenceSettings(
-            sensitivity=args.sensitivity, leak=args.leak, threshold=args.threshold,
-            pick=args.pick, symptom_leaks=symptom_leaks,
+            sensitivity=args.sensitivity,
+            leak=args.leak,
+            threshold=args.threshold,
+            pick=args.pick,
+            symptom_leaks=symptom_leaks,
             long_row_exponent=getattr(args, "long_row_exponent", DEFAULT_LONG_ROW_EXPONENT),
         )
     except EvidenceError as exc:
         option = str(exc).split(" ", 1)[0].replace("(", "")
-        flag = {"sensitivity": "sensitivity", "leak": "leak", "threshold": "threshold",
-                "long-row": "long-row-exponent"}.get(option, "sensitivity/--leak")
+        flag = {
+            "sensitivity": "sensitivity",
+            "leak": "leak",
+            "threshold": "threshold",
+            "long-row": "long-row-exponent",
+        }.get(option, "sensitivity/--leak")
         raise InputError(f"--{flag}: {exc}") from None

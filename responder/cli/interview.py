@@ -17,10 +17,10 @@ from typing import IO
 
 import numpy as np
 
-from responder.core.answers import AnswerLog
-from responder.engine.state import MODES, Answer, InterviewState, Status
 from responder.cli.inputs import InputError, add_evidence_arguments, evidence_from_args
+from responder.core.answers import AnswerLog
 from responder.core.modes import TARGETS, ModeError, build_state, symptom_leaks
+from responder.engine.state import MODES, Answer, InterviewState, Status
 
 STATUS = {
     Status.ASKING: "asking",
@@ -43,20 +43,44 @@ def register(subparsers) -> None:
             'input line. A bad line gets {"error": ...} and the interview goes on.'
         ),
     )
-    p.add_argument("--jsonl", action="store_true", required=True,
-                   help="speak the JSON-lines protocol on stdin/stdout (required)")
-    p.add_argument("--kb", metavar="NAME|PATH", default=argparse.SUPPRESS,
-                   help="knowledge base (default: bundled); may also come before 'interview'")
-    p.add_argument("--target", choices=tuple(TARGETS), default="chemical",
-                   help="identify the chemical (default) or only its class")
-    p.add_argument("--suggest", choices=("symptom", "category"), default="symptom",
-                   help="suggest one symptom (default) or a category to pick from")
-    p.add_argument("--mode", choices=MODES, default="evidence",
-                   help="evidence (default: nothing eliminated, ranked by fit), strict (the "
-                        "paper's elimination) or noise (up to --eps wrong answers)")
-    p.add_argument("--eps", type=int, default=None, metavar="N",
-                   help="noise mode: wrong answers tolerated (default: floor((delta-1)/2), at "
-                        "least 1)")
+    p.add_argument(
+        "--jsonl",
+        action="store_true",
+        required=True,
+        help="speak the JSON-lines protocol on stdin/stdout (required)",
+    )
+    p.add_argument(
+        "--kb",
+        metavar="NAME|PATH",
+        default=argparse.SUPPRESS,
+        help="knowledge base (default: bundled); may also come before 'interview'",
+    )
+    p.add_argument(
+        "--target",
+        choices=tuple(TARGETS),
+        default="chemical",
+        help="identify the chemical (default) or only its class",
+    )
+    p.add_argument(
+        "--suggest",
+        choices=("symptom", "category"),
+        default="symptom",
+        help="suggest one symptom (default) or a category to pick from",
+    )
+    p.add_argument(
+        "--mode",
+        choices=MODES,
+        default="evidence",
+        help="evidence (default: nothing eliminated, ranked by fit), strict (the "
+        "paper's elimination) or noise (up to --eps wrong answers)",
+    )
+    p.add_argument(
+        "--eps",
+        type=int,
+        default=None,
+        metavar="N",
+        help="noise mode: wrong answers tolerated (default: floor((delta-1)/2), at least 1)",
+    )
     add_evidence_arguments(p)
     p.set_defaults(handler=run)
 
@@ -99,7 +123,9 @@ class Protocol:
             what = exc.msg if isinstance(exc, json.JSONDecodeError) else "nested too deeply"
             raise _LineError(f"not valid JSON ({what}); send one JSON object per line") from None
         if not isinstance(msg, dict):
-            raise _LineError('each line must be a JSON object such as {"symptom": "cough", "answer": "yes"}')
+            raise _LineError(
+                'each line must be a JSON object such as {"symptom": "cough", "answer": "yes"}'
+            )
         if "undo" in msg:
             if msg.get("undo") is not True or len(msg) != 1:
                 raise _LineError('to undo, send exactly {"undo": true}')
@@ -121,7 +147,9 @@ class Protocol:
         """The symptom index of an id, alias, label or synonym (case-insensitive); a retired
         id still works as an alias (symptom ids are a contract)."""
         if not isinstance(text, str):
-            raise _LineError(f"symptom must be a string (an id or a synonym), got {json.dumps(text)}")
+            raise _LineError(
+                f"symptom must be a string (an id or a synonym), got {json.dumps(text)}"
+            )
         try:
             return int(self.kb.resolve_symptom(text))
         except KeyError as exc:
@@ -142,8 +170,9 @@ class Protocol:
             "candidates": self._candidates(status),
             "classes": [
                 {"class": kb.classes[g].id, "probability": _round(p)}
-                for g, p in sorted(enumerate(st.group_probabilities().tolist()),
-                                   key=lambda gp: (-gp[1], gp[0]))
+                for g, p in sorted(
+                    enumerate(st.group_probabilities().tolist()), key=lambda gp: (-gp[1], gp[0])
+                )
             ],
             "mode": st.mode,
             "stop_reason": st.stop_reason,
@@ -176,8 +205,11 @@ class Protocol:
         if choice.kind != "category":
             qs.remove(choice.index)
             qs.insert(0, int(choice.index))
-        return {"kind": "category" if choice.kind == "category" else "symptom",
-                "category": cat, "symptoms": [self._ids[q] for q in qs]}
+        return {
+            "kind": "category" if choice.kind == "category" else "symptom",
+            "category": cat,
+            "symptoms": [self._ids[q] for q in qs],
+        }
 
     def _candidates(self, status: Status) -> list[dict]:
         st = self.state
@@ -220,6 +252,7 @@ def _round(x: float) -> float:
 
 def serve(protocol: Protocol, stdin: IO[str], stdout: IO[str]) -> None:
     """Write the start state, then one reply per input line, flushed, until end of input."""
+
     def emit(obj: dict) -> None:
         stdout.write(json.dumps(obj, ensure_ascii=False, allow_nan=False) + "\n")
         stdout.flush()
@@ -241,7 +274,9 @@ def run(args) -> int:
 
     spec = getattr(args, "kb", None)
     if spec is not None and spec.lower().endswith(".json"):
-        raise InputError("interview needs a knowledge base (name or folder), not an interchange .json")
+        raise InputError(
+            "interview needs a knowledge base (name or folder), not an interchange .json"
+        )
     _, kb = load_problem(spec)
     evidence = evidence_from_args(args, symptom_leaks(kb)) if args.mode == "evidence" else None
     try:

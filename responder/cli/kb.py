@@ -32,7 +32,8 @@ def register(subparsers) -> argparse.ArgumentParser:
     before ``kb`` is not overwritten.
     """
     kb = subparsers.add_parser(
-        "kb", help="check, describe or import knowledge bases",
+        "kb",
+        help="check, describe or import knowledge bases",
         description="Check, describe or import knowledge bases (symptoms, classes, chemicals).",
     )
     _kb_option(kb)
@@ -40,19 +41,24 @@ def register(subparsers) -> argparse.ArgumentParser:
     kb.set_defaults(handler=lambda args: _no_command(sub))
 
     check = sub.add_parser(
-        "check", help="validate a knowledge base and report every problem with its file and line",
+        "check",
+        help="validate a knowledge base and report every problem with its file and line",
         description="Validate a knowledge base. Prints a one-line summary when it is valid; "
         "otherwise lists every problem as file:line: what is wrong — how to fix it, and exits 2.",
     )
     _path_argument(check)
     _kb_option(check)
-    check.add_argument("--strict", action="store_true",
-                       help="apply the bundled knowledge base's rules (CAS required, sources "
-                       "from ATSDR MMG, NIOSH NPG, CDC ERSH-DB or CHEMM) to any knowledge base")
+    check.add_argument(
+        "--strict",
+        action="store_true",
+        help="apply the bundled knowledge base's rules (CAS required, sources "
+        "from ATSDR MMG, NIOSH NPG, CDC ERSH-DB or CHEMM) to any knowledge base",
+    )
     check.set_defaults(handler=cmd_check)
 
     info = sub.add_parser(
-        "info", help="counts, indistinguishable chemicals, entropies and noise tolerance",
+        "info",
+        help="counts, indistinguishable chemicals, entropies and noise tolerance",
         description="Describe a knowledge base: sizes, chemicals that share one symptom "
         "profile, entropy bounds, the minimum Hamming distance and the wrong answers it "
         "tolerates, and the paper's Section 7.1.2 gamma diagnostic per symptom.",
@@ -63,21 +69,29 @@ def register(subparsers) -> argparse.ArgumentParser:
     info.set_defaults(handler=cmd_info)
 
     imp = sub.add_parser(
-        "import", help="import a wide CSV (name,class,<symptom>,...) as a named knowledge base",
+        "import",
+        help="import a wide CSV (name,class,<symptom>,...) as a named knowledge base",
         description="Import a wide CSV: header name,class,<symptom 1>,<symptom 2>,... (optional "
         "cas, un, source columns), one row per chemical with 0/1 cells, and an optional second "
         "row starting with 'category'. It is validated and stored as NAME; use it with --kb NAME.",
     )
     imp.add_argument("csv_file", metavar="FILE.csv", help="the CSV file")
     imp.add_argument("--name", help="name to store it under (default: the file name's slug)")
-    imp.add_argument("--source", metavar="TEXT",
-                     help="source for rows without a source cell (default: 'Imported from FILE')")
-    imp.add_argument("--replace", action="store_true",
-                     help="overwrite an imported knowledge base of the same name")
+    imp.add_argument(
+        "--source",
+        metavar="TEXT",
+        help="source for rows without a source cell (default: 'Imported from FILE')",
+    )
+    imp.add_argument(
+        "--replace",
+        action="store_true",
+        help="overwrite an imported knowledge base of the same name",
+    )
     imp.set_defaults(handler=cmd_import)
 
     val = sub.add_parser(
-        "validate", help="answer published case vignettes through an interview in each mode "
+        "validate",
+        help="answer published case vignettes through an interview in each mode "
         "and report top-1, top-5 and class accuracy",
         description="Run each case vignette (a published incident or case report: agent, "
         "citation, signs present or absent) through an interview in each mode. The simulated "
@@ -85,47 +99,89 @@ def register(subparsers) -> argparse.ArgumentParser:
         "no, not mentioned -> can't tell. Prints top-1, top-5 and class accuracy per mode and "
         "each case's ranks.",
     )
-    val.add_argument("cases", nargs="?", metavar="CASES",
-                     help="a folder of case .toml files, or one file (default: the bundled "
-                     "cases)")
+    val.add_argument(
+        "cases",
+        nargs="?",
+        metavar="CASES",
+        help="a folder of case .toml files, or one file (default: the bundled cases)",
+    )
     _kb_option(val)
-    val.add_argument("--mode", action="append", metavar="NAME", dest="modes",
-                     help="run only this mode (repeatable; default: every mode)")
-    val.add_argument("--eps", type=int, default=None, metavar="N",
-                     help="wrong answers the persistent-noise mode tolerates (default: 2)")
-    val.add_argument("--prior", default=None, metavar="chemical|class",
-                     help="prior over chemicals: uniform per chemical, or equal per class "
-                     "(default: the knowledge base's default)")
-    val.add_argument("--sensitivity", type=float, default=None, metavar="S",
-                     help="evidence mode: P(yes | the chemical lists the sign) (default: the "
-                     "engine's)")
-    val.add_argument("--leak", type=float, default=None, metavar="L",
-                     help="evidence mode: P(yes | the chemical does not list it) (default: the "
-                     "engine's)")
-    val.add_argument("--long-row-exponent", type=float, default=None, metavar="A",
-                     help="evidence mode: the long-row discount, in [0, 1], 0 = none (default: "
-                     "the engine's)")
-    val.add_argument("--json", action="store_true",
-                     help="print one JSON object with the summaries and every case's answers")
+    val.add_argument(
+        "--mode",
+        action="append",
+        metavar="NAME",
+        dest="modes",
+        help="run only this mode (repeatable; default: every mode)",
+    )
+    val.add_argument(
+        "--eps",
+        type=int,
+        default=None,
+        metavar="N",
+        help="wrong answers the persistent-noise mode tolerates (default: 2)",
+    )
+    val.add_argument(
+        "--prior",
+        default=None,
+        metavar="chemical|class",
+        help="prior over chemicals: uniform per chemical, or equal per class "
+        "(default: the knowledge base's default)",
+    )
+    val.add_argument(
+        "--sensitivity",
+        type=float,
+        default=None,
+        metavar="S",
+        help="evidence mode: P(yes | the chemical lists the sign) (default: the engine's)",
+    )
+    val.add_argument(
+        "--leak",
+        type=float,
+        default=None,
+        metavar="L",
+        help="evidence mode: P(yes | the chemical does not list it) (default: the engine's)",
+    )
+    val.add_argument(
+        "--long-row-exponent",
+        type=float,
+        default=None,
+        metavar="A",
+        help="evidence mode: the long-row discount, in [0, 1], 0 = none (default: the engine's)",
+    )
+    val.add_argument(
+        "--json",
+        action="store_true",
+        help="print one JSON object with the summaries and every case's answers",
+    )
     val.set_defaults(handler=cmd_validate)
     return kb
 
 
 def _kb_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--kb", metavar="NAME|PATH", default=argparse.SUPPRESS,
-                        help="knowledge base: 'bundled' (default), an imported NAME, a folder "
-                        "or a .csv file")
+    parser.add_argument(
+        "--kb",
+        metavar="NAME|PATH",
+        default=argparse.SUPPRESS,
+        help="knowledge base: 'bundled' (default), an imported NAME, a folder or a .csv file",
+    )
 
 
 def _path_argument(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("kb_path", nargs="?", metavar="PATH",
-                        help="knowledge-base folder, .csv file or imported NAME (wins over --kb)")
+    parser.add_argument(
+        "kb_path",
+        nargs="?",
+        metavar="PATH",
+        help="knowledge-base folder, .csv file or imported NAME (wins over --kb)",
+    )
 
 
 def _no_command(sub) -> int:
     """``responder kb`` alone: one line naming the commands (the program's error style)."""
-    print(f"responder: error: kb needs a command: {', '.join(sub.choices)} "
-          "(see `responder kb --help`)", file=sys.stderr)
+    print(
+        f"responder: error: kb needs a command: {', '.join(sub.choices)} "
+        "(see `responder kb --help`)",
+        file=sys.stderr,
+    )
     return EXIT_INVALID
 
 
@@ -213,8 +269,12 @@ def info_report(kb: KnowledgeBase) -> dict:
         "prior_mode": DEFAULT_PRIOR_MODE,
         "chemical_list": [chemical_entry(c) for c in kb.chemicals],
         "checked_per_class": {
-            c.id: [sum(m.source_checked for m in kb.chemicals_in_class(c.id)),
-                   len(kb.chemicals_in_class(c.id))] for c in kb.classes},
+            c.id: [
+                sum(m.source_checked for m in kb.chemicals_in_class(c.id)),
+                len(kb.chemicals_in_class(c.id)),
+            ]
+            for c in kb.classes
+        },
         "per_category": {c.id: len(kb.symptoms_in_category(c.id)) for c in kb.categories},
         "per_class": {c.id: len(kb.chemicals_in_class(c.id)) for c in kb.classes},
         "distinguishable_profiles": len(sets),
@@ -247,8 +307,9 @@ def chemical_entry(chem) -> dict:
         "class": chem.class_id,
         "source_checked": chem.source_checked,
         "sources": list(chem.sources),
-        "evidence": [{"title": e.title, "url": e.url, "symptoms": sorted(e.symptoms)}
-                     for e in chem.evidence],
+        "evidence": [
+            {"title": e.title, "url": e.url, "symptoms": sorted(e.symptoms)} for e in chem.evidence
+        ],
         "symptoms": sorted(chem.symptoms),
     }
 
@@ -273,8 +334,9 @@ def format_info(kb: KnowledgeBase, report: dict) -> str:
         "chemicals",
     ]
     if r["identical_sets"]:
-        out.append("Chemicals sharing one identical profile (they can only be identified "
-                   "together):")
+        out.append(
+            "Chemicals sharing one identical profile (they can only be identified together):"
+        )
         out += [f"  - {', '.join(s)}" for s in r["identical_sets"]]
     else:
         out.append("No two chemicals share a symptom profile.")
@@ -328,12 +390,15 @@ def cmd_info(args) -> int:
 def cmd_import(args) -> int:
     """``responder kb import FILE.csv [--name NAME] [--source TEXT] [--replace]``."""
     try:
-        kb, folder = import_csv(args.csv_file, name=args.name, source=args.source,
-                                replace=args.replace)
+        kb, folder = import_csv(
+            args.csv_file, name=args.name, source=args.source, replace=args.replace
+        )
     except (KBError, OSError) as exc:
         return _fail(exc)
-    print(f"Imported {len(kb.chemicals)} chemicals in {len(kb.classes)} classes with "
-          f"{len(kb.symptoms)} symptoms as {kb.name!r} into {folder}")
+    print(
+        f"Imported {len(kb.chemicals)} chemicals in {len(kb.classes)} classes with "
+        f"{len(kb.symptoms)} symptoms as {kb.name!r} into {folder}"
+    )
     print(f"Use it with --kb {kb.name}")
     _print_warnings(kb)
     return EXIT_OK
@@ -345,9 +410,13 @@ def cmd_import(args) -> int:
 def _validation_settings(val, args):
     """The run's settings; an InputError naming the option when one is out of range (each
     option is checked alone first, so the message names the one that is wrong)."""
-    options = (("--eps", "eps", args.eps), ("--prior", "prior", args.prior),
-               ("--sensitivity", "sensitivity", args.sensitivity), ("--leak", "leak", args.leak),
-               ("--long-row-exponent", "long_row_exponent", args.long_row_exponent))
+    options = (
+        ("--eps", "eps", args.eps),
+        ("--prior", "prior", args.prior),
+        ("--sensitivity", "sensitivity", args.sensitivity),
+        ("--leak", "leak", args.leak),
+        ("--long-row-exponent", "long_row_exponent", args.long_row_exponent),
+    )
     for flag, name, value in options:
         try:
             val.make_settings(**{name: value})

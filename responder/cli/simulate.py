@@ -14,22 +14,21 @@ from __future__ import annotations
 
 import sys
 
-from responder.engine.belief import Model, TargetError
-from responder.engine.diagnostics import default_eps, min_hamming_distance
-from responder.engine.policies import Policy, PolicyError
-from responder.engine.compare import wilson
-from responder.engine.simulate import run_simulation
 from responder.cli.inputs import (
     InputError,
     add_evidence_arguments,
     add_noise_arguments,
-    evidence_from_args,
     add_problem_arguments,
     add_time_limit_argument,
     fit_time_limit,
     load_problem,
     noise_from_args,
 )
+from responder.engine.belief import Model, TargetError
+from responder.engine.compare import wilson
+from responder.engine.diagnostics import default_eps, min_hamming_distance
+from responder.engine.policies import Policy, PolicyError
+from responder.engine.simulate import run_simulation
 
 DEFAULT_INTERVIEWS = 1000
 DEFAULT_EXTRA_ERRORS = 2
@@ -47,26 +46,52 @@ def register(subparsers) -> None:
         ),
     )
     add_problem_arguments(p)
-    p.add_argument("--interviews", type=int, default=DEFAULT_INTERVIEWS, metavar="N",
-                   help=f"interviews with at most eps errors (default {DEFAULT_INTERVIEWS})")
-    p.add_argument("--extra-errors", type=int, default=DEFAULT_EXTRA_ERRORS, metavar="K",
-                   help="also run N interviews with eps+1 .. eps+K wrong answers, drawn "
-                        f"uniformly, to measure accuracy past the budget; 0 to skip "
-                        f"(default {DEFAULT_EXTRA_ERRORS})")
-    p.add_argument("--ties", choices=("first", "random"), default="first",
-                   help="tie rule: lowest index (default) or random with --seed")
-    p.add_argument("--seed", type=int, default=None,
-                   help="seed for the simulation, random ties and a fractional --noise-prone")
+    p.add_argument(
+        "--interviews",
+        type=int,
+        default=DEFAULT_INTERVIEWS,
+        metavar="N",
+        help=f"interviews with at most eps errors (default {DEFAULT_INTERVIEWS})",
+    )
+    p.add_argument(
+        "--extra-errors",
+        type=int,
+        default=DEFAULT_EXTRA_ERRORS,
+        metavar="K",
+        help="also run N interviews with eps+1 .. eps+K wrong answers, drawn "
+        f"uniformly, to measure accuracy past the budget; 0 to skip "
+        f"(default {DEFAULT_EXTRA_ERRORS})",
+    )
+    p.add_argument(
+        "--ties",
+        choices=("first", "random"),
+        default="first",
+        help="tie rule: lowest index (default) or random with --seed",
+    )
+    p.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        help="seed for the simulation, random ties and a fractional --noise-prone",
+    )
     add_noise_arguments(p)
     add_time_limit_argument(p)
-    p.add_argument("--answers", metavar="flip:F|victim:S,L|persistent", default=None,
-                   help="compare the answer modes (evidence, strict, noise) on the same "
-                        "simulated victims: each answer wrong with chance F; victims showing "
-                        "each listed sign with chance S and each unlisted one with chance L; "
-                        "or the paper's persistent errors (--noise-* settings). Reports top-1, "
-                        "top-5, silently wrong and mean questions with 95%% intervals")
-    p.add_argument("--modes", default="evidence,strict,noise", metavar="LIST",
-                   help="with --answers: the modes to compare (default evidence,strict,noise)")
+    p.add_argument(
+        "--answers",
+        metavar="flip:F|victim:S,L|persistent",
+        default=None,
+        help="compare the answer modes (evidence, strict, noise) on the same "
+        "simulated victims: each answer wrong with chance F; victims showing "
+        "each listed sign with chance S and each unlisted one with chance L; "
+        "or the paper's persistent errors (--noise-* settings). Reports top-1, "
+        "top-5, silently wrong and mean questions with 95%% intervals",
+    )
+    p.add_argument(
+        "--modes",
+        default="evidence,strict,noise",
+        metavar="LIST",
+        help="with --answers: the modes to compare (default evidence,strict,noise)",
+    )
     add_evidence_arguments(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(handler=run)
@@ -103,12 +128,18 @@ def run(args) -> int:
         raise InputError(str(exc)) from None
     runs = args.interviews * (2 if args.extra_errors > 0 else 1)
     model, _, time_notes = fit_time_limit(
-        args, model, policy, lambda work: work.interviews_seconds(runs), f"{runs} interviews",
-        "a smaller --interviews")
+        args,
+        model,
+        policy,
+        lambda work: work.interviews_seconds(runs),
+        f"{runs} interviews",
+        "a smaller --interviews",
+    )
     noise = model.noise
     delta = min_hamming_distance(problem.matrix)
-    result = run_simulation(model, policy, interviews=args.interviews,
-                            extra_errors=args.extra_errors, seed=args.seed)
+    result = run_simulation(
+        model, policy, interviews=args.interviews, extra_errors=args.extra_errors, seed=args.seed
+    )
     details = result.details
     within = _proportion(result.accuracy_within_eps, result.within_count)
     several = _proportion(details.get("several_candidates_within_eps"), result.within_count)
@@ -123,7 +154,8 @@ def run(args) -> int:
             "no_candidate_consistent": _proportion(result.inconsistent_beyond_eps, n),
             "wrong_but_consistent": _proportion(details.get("wrong_consistent_beyond_eps"), n),
             "no_object_fits_all_answers": _proportion(
-                details.get("inconsistent_if_all_asked_beyond_eps"), n),
+                details.get("inconsistent_if_all_asked_beyond_eps"), n
+            ),
         }
     elif args.extra_errors > 0:
         notes.append(
@@ -144,8 +176,9 @@ def run(args) -> int:
                 "separates (identical symptom rows)"
             )
     settings = noise.describe()
-    settings["prone_queries"] = [problem.query_names[j] for j in range(problem.n_queries)
-                                 if noise.prone[j]]
+    settings["prone_queries"] = [
+        problem.query_names[j] for j in range(problem.n_queries) if noise.prone[j]
+    ]
     settings["delta"] = delta
     settings["eps_bound"] = default_eps(delta)
     out = {
@@ -181,37 +214,46 @@ def _pct(p: dict | None) -> str:
     if p is None:
         return "n/a"
     lo, hi = p["ci95"]
-    return (f"{100 * p['share']:.1f}% ({p['count']}/{p['of']}; 95% interval "
-            f"{100 * lo:.1f}% .. {100 * hi:.1f}%)")
+    return (
+        f"{100 * p['share']:.1f}% ({p['count']}/{p['of']}; 95% interval "
+        f"{100 * lo:.1f}% .. {100 * hi:.1f}%)"
+    )
 
 
 def _print_text(out: dict, problem, noise) -> None:
     what = "group (class)" if out["target"] == "group" else "object (chemical)"
-    print(f"policy {out['policy']}, target {what}, {problem.n_objects} objects x "
-          f"{problem.n_queries} queries, {out['interviews']} interviews"
-          + ("" if out["seed"] is None else f", seed {out['seed']}"))
+    print(
+        f"policy {out['policy']}, target {what}, {problem.n_objects} objects x "
+        f"{problem.n_queries} queries, {out['interviews']} interviews"
+        + ("" if out["seed"] is None else f", seed {out['seed']}")
+    )
     d = out["noise"]
     model = f"model {d['model']}" + (f", p {d['p']}" if d["model"] == 2 else "")
-    print(f"persistent noise: eps {d['eps']} (effective {d['eps_effective']}; delta {d['delta']} "
-          f"allows {d['eps_bound']}), {d['prone_count']} of {problem.n_queries} queries "
-          f"error-prone, {model}")
+    print(
+        f"persistent noise: eps {d['eps']} (effective {d['eps_effective']}; delta {d['delta']} "
+        f"allows {d['eps_bound']}), {d['prone_count']} of {problem.n_queries} queries "
+        f"error-prone, {model}"
+    )
     lo, hi = out["ci95"]
     print(f"E[K] = {out['expected_queries']:.4f}  (95% interval {lo:.4f} .. {hi:.4f})")
     print(f"accuracy with <= eps wrong answers: {_pct(out['within_eps']['accuracy'])}")
     several = out["within_eps"]["several_candidates"]
     if several is not None and several["count"] > 0:
         what = "groups" if out["target"] == "group" else "chemicals"
-        print(f"  ended on several {what} with identical rows, reported together: "
-              f"{_pct(several)}")
+        print(f"  ended on several {what} with identical rows, reported together: {_pct(several)}")
     b = out["beyond_eps"]
     if b is not None:
         lo_e, hi_e = b["errors"]
         span = f"{lo_e}" if lo_e == hi_e else f"{lo_e}..{hi_e}"
         print(f"accuracy with {span} wrong answers (> eps): {_pct(b['accuracy'])}")
         print(f"  no candidate consistent within eps: {_pct(b['no_candidate_consistent'])}")
-        print(f"  ended on a wrong candidate that fits the answers given: "
-              f"{_pct(b['wrong_but_consistent'])}")
-        print(f"  no chemical fits all {problem.n_queries} answers (asking every remaining "
-              f"question would show it): {_pct(b['no_object_fits_all_answers'])}")
+        print(
+            f"  ended on a wrong candidate that fits the answers given: "
+            f"{_pct(b['wrong_but_consistent'])}"
+        )
+        print(
+            f"  no chemical fits all {problem.n_queries} answers (asking every remaining "
+            f"question would show it): {_pct(b['no_object_fits_all_answers'])}"
+        )
     for note in out["notes"]:
         print(f"note: {note}")

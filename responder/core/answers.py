@@ -12,8 +12,9 @@ protocol, so all three agree on what a sequence of events means.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
-from typing import Callable, Generic, Hashable, TypeVar
+from typing import Generic, TypeVar
 
 from responder.engine.state import Answer, InterviewState
 
@@ -114,8 +115,9 @@ class AnswerLog:
         """The answer given to ``query`` (with its time and volunteered flag), or None."""
         return next((r for r in self._history.records if r.query == query), None)
 
-    def answer(self, query: int, answer: Answer | str, volunteered: bool = False,
-               at: float | None = None) -> AnswerRecord:
+    def answer(
+        self, query: int, answer: Answer | str, volunteered: bool = False, at: float | None = None
+    ) -> AnswerRecord:
         """Record ``answer`` to ``query``; an earlier answer to the same query is replaced.
 
         Raises

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from responder import __version__, paths
@@ -17,8 +17,8 @@ from responder.core import views
 from responder.core.session import Interview
 from responder.core.views import DISCLAIMER
 from responder.durable import atomic_write_text
-from responder.kb.next_steps import KIND_LABELS, result_steps
 from responder.engine.state import Status
+from responder.kb.next_steps import KIND_LABELS, result_steps
 
 
 def exports_dir() -> Path:
@@ -50,7 +50,7 @@ def outside_data_dir(folder: Path) -> bool:
 
 
 def _iso(ts: float) -> str:
-    return datetime.fromtimestamp(ts, tz=timezone.utc).astimezone().isoformat(timespec="seconds")
+    return datetime.fromtimestamp(ts, tz=UTC).astimezone().isoformat(timespec="seconds")
 
 
 def report(interview: Interview, remaining=None) -> dict:
@@ -81,14 +81,22 @@ def report(interview: Interview, remaining=None) -> dict:
         ],
         # an answer changed later keeps a trace: what it was and when
         "changed_answers": [
-            {"symptom_id": kn.symptoms[new.query].id, "symptom": kn.symptoms[new.query].label,
-             "was": old.answer.value, "was_at": _iso(old.at),
-             "now": new.answer.value, "changed_at": _iso(new.at)}
+            {
+                "symptom_id": kn.symptoms[new.query].id,
+                "symptom": kn.symptoms[new.query].label,
+                "was": old.answer.value,
+                "was_at": _iso(old.at),
+                "now": new.answer.value,
+                "changed_at": _iso(new.at),
+            }
             for new, old in interview.log.changed
         ],
     }
     if remaining is not None and remaining.method in ("exact", "monte-carlo"):
-        data["expected_questions_remaining"] = {"value": remaining.value, "method": remaining.method}
+        data["expected_questions_remaining"] = {
+            "value": remaining.value,
+            "method": remaining.method,
+        }
     budget = interview.noise_budget()
     if budget is not None:
         data["noise_budget"] = {"used": budget[0], "tolerated": budget[1]}
@@ -97,19 +105,27 @@ def report(interview: Interview, remaining=None) -> dict:
         data["no_fit"] = {"headline": why.headline, "detail": why.detail}
         data["candidates"] = []
         data["closest"] = [
-            {"chemicals": [c.name for c in row.chemicals], "class": row.class_labels,
-             "contradicted_answers": row.mismatches}
+            {
+                "chemicals": [c.name for c in row.chemicals],
+                "class": row.class_labels,
+                "contradicted_answers": row.mismatches,
+            }
             for row in views.closest(interview)
         ]
     else:
         data["candidates"] = [
-            {"chemicals": [c.name for c in row.chemicals], "cas": [c.cas for c in row.chemicals],
-             "class": row.class_labels, "probability": round(row.probability, 6),
-             "contradicted_answers": row.mismatches}
+            {
+                "chemicals": [c.name for c in row.chemicals],
+                "cas": [c.cas for c in row.chemicals],
+                "class": row.class_labels,
+                "probability": round(row.probability, 6),
+                "contradicted_answers": row.mismatches,
+            }
             for row in views.candidates(interview)
         ]
-    data["classes"] = [{"class": c.label, "probability": round(p, 6)}
-                       for c, p in views.class_bars(interview)]
+    data["classes"] = [
+        {"class": c.label, "probability": round(p, 6)} for c, p in views.class_bars(interview)
+    ]
     result = views.result(interview)
     if result is not None:
         data["result"] = {
@@ -118,20 +134,33 @@ def report(interview: Interview, remaining=None) -> dict:
             "headline": result.headline,
             "profile_note": result.profile_note,
             "sources": list(result.sources),
-            "chemicals": [{"name": c.name, "cas": c.cas, "class": c.class_label}
-                          for row in result.candidates for c in row.chemicals],
+            "chemicals": [
+                {"name": c.name, "cas": c.cas, "class": c.class_label}
+                for row in result.candidates
+                for c in row.chemicals
+            ],
             "next_steps": result_steps(interview.knowledge, result).to_dict(),
             "profile": [
-                {"symptom": r.symptom.label, "answer": r.answer.value if r.answer else None,
-                 "expected": list(r.expected), "marks": list(r.marks)}
+                {
+                    "symptom": r.symptom.label,
+                    "answer": r.answer.value if r.answer else None,
+                    "expected": list(r.expected),
+                    "marks": list(r.marks),
+                }
                 for r in result.profile
             ],
         }
     return data
 
 
-_MARK = {"match": "✓ match", "mismatch": "✗ mismatch", "partial": "~ some", "unknown": "? can't tell",
-         "expected": "expected, not checked", "": ""}
+_MARK = {
+    "match": "✓ match",
+    "mismatch": "✗ mismatch",
+    "partial": "~ some",
+    "unknown": "? can't tell",
+    "expected": "expected, not checked",
+    "": "",
+}
 
 
 def to_markdown(data: dict) -> str:
@@ -149,9 +178,12 @@ def to_markdown(data: dict) -> str:
         f"- Knowledge base: {kb['name']} ({kb['chemicals']} chemicals, {kb['symptoms']} symptoms), "
         f"digest `{kb['digest'][:12] or '-'}`",
         f"- Target: {modes['target']}; suggestions: one {modes['suggest']} ({modes['policy'].upper()})",
-        "- Noise tolerance: " + (
+        "- Noise tolerance: "
+        + (
             f"on, up to {noise.get('eps_effective', noise['eps'])} wrong answer(s), model {noise['model']}"
-            if noise.get("enabled") else "off"),
+            if noise.get("enabled")
+            else "off"
+        ),
         f"- Status: **{data['status']}** after {data['questions_asked']} answer(s)",
     ]
     if "noise_budget" in data:
@@ -162,14 +194,20 @@ def to_markdown(data: dict) -> str:
         out += ["", "## Result", "", f"**{result['headline']}**", ""]
         if len(result["chemicals"]) > 1:
             out += ["Chemicals in this result:", ""]
-            out += [f"- {c['name']} (CAS {c['cas'] or '—'}; {c['class']})" for c in result["chemicals"]]
+            out += [
+                f"- {c['name']} (CAS {c['cas'] or '—'}; {c['class']})" for c in result["chemicals"]
+            ]
             out.append("")
         out += _next_steps_markdown(result["next_steps"], result["title"])
         out += ["| Symptom | Answer | Profile |", "| --- | --- | --- |"]
         for r in result["profile"]:
-            exp = ", ".join("yes" if e == 1 else "no" if e == 0 else f"{e:.0%}" for e in r["expected"])
+            exp = ", ".join(
+                "yes" if e == 1 else "no" if e == 0 else f"{e:.0%}" for e in r["expected"]
+            )
             marks = ", ".join(_MARK.get(m, m) for m in r["marks"] if m)
-            out.append(f"| {r['symptom']} | {r['answer'] or '—'} | {exp} {('— ' + marks) if marks else ''} |")
+            out.append(
+                f"| {r['symptom']} | {r['answer'] or '—'} | {exp} {('— ' + marks) if marks else ''} |"
+            )
         if result.get("profile_note"):
             out += ["", result["profile_note"].replace("listed above", "listed in the result")]
         if result["sources"]:
@@ -177,33 +215,61 @@ def to_markdown(data: dict) -> str:
     if data["status"] == Status.INCONSISTENT.value:
         why = data.get("no_fit") or {"headline": "No chemical fits every answer", "detail": ""}
         out += ["", f"## {why['headline']}", ""] + ([why["detail"], ""] if why["detail"] else [])
-        out += ["Closest chemicals by number of contradicted answers:", "",
-                "| Chemical | Class | Contradicted answers |", "| --- | --- | --- |"]
-        out += [f"| {' = '.join(c['chemicals'])} | {c['class']} | {c['contradicted_answers']} |"
-                for c in data["closest"]]
-    out += ["", "## Answers", "", "| Time | Symptom | Category | Answer | Volunteered |",
-            "| --- | --- | --- | --- | --- |"]
+        out += [
+            "Closest chemicals by number of contradicted answers:",
+            "",
+            "| Chemical | Class | Contradicted answers |",
+            "| --- | --- | --- |",
+        ]
+        out += [
+            f"| {' = '.join(c['chemicals'])} | {c['class']} | {c['contradicted_answers']} |"
+            for c in data["closest"]
+        ]
+    out += [
+        "",
+        "## Answers",
+        "",
+        "| Time | Symptom | Category | Answer | Volunteered |",
+        "| --- | --- | --- | --- | --- |",
+    ]
     for a in data["answers"]:
         ans = {"yes": "yes", "no": "no", "unknown": "can't tell"}[a["answer"]]
-        out.append(f"| {a['at']} | {a['symptom']} | {a['category']} | {ans} | "
-                   f"{'yes' if a['volunteered'] else ''} |")
+        out.append(
+            f"| {a['at']} | {a['symptom']} | {a['category']} | {ans} | "
+            f"{'yes' if a['volunteered'] else ''} |"
+        )
     if not data["answers"]:
         out.append("| — | no answers yet | | | |")
     if data.get("changed_answers"):
         words = {"yes": "yes", "no": "no", "unknown": "can't tell"}
         out += ["", "Changed answers:", ""]
-        out += [f"- {c['symptom']}: {words[c['was']]} (given {c['was_at']}) changed to "
-                f"{words[c['now']]} at {c['changed_at']}" for c in data["changed_answers"]]
+        out += [
+            f"- {c['symptom']}: {words[c['was']]} (given {c['was_at']}) changed to "
+            f"{words[c['now']]} at {c['changed_at']}"
+            for c in data["changed_answers"]
+        ]
     if data["candidates"]:
-        out += ["", "## Candidates", "", "| Chemical(s) | Class | Probability | Contradicted |",
-                "| --- | --- | --- | --- |"]
-        out += [f"| {' = '.join(c['chemicals'])} | {c['class']} | {c['probability']:.1%} | "
-                f"{c['contradicted_answers']} |" for c in data["candidates"][:25]]
+        out += [
+            "",
+            "## Candidates",
+            "",
+            "| Chemical(s) | Class | Probability | Contradicted |",
+            "| --- | --- | --- | --- |",
+        ]
+        out += [
+            f"| {' = '.join(c['chemicals'])} | {c['class']} | {c['probability']:.1%} | "
+            f"{c['contradicted_answers']} |"
+            for c in data["candidates"][:25]
+        ]
         if len(data["candidates"]) > 25:
             out.append(f"| … {len(data['candidates']) - 25} more | | | |")
     if data["classes"]:
         out += ["", "## Classes", "", "| Class | Probability |", "| --- | --- |"]
-        out += [f"| {c['class']} | {c['probability']:.1%} |" for c in data["classes"] if c["probability"] > 0]
+        out += [
+            f"| {c['class']} | {c['probability']:.1%} |"
+            for c in data["classes"]
+            if c["probability"] > 0
+        ]
     return "\n".join(out) + "\n"
 
 
@@ -215,8 +281,10 @@ def _next_steps_markdown(ns: dict, what: str) -> list[str]:
         if pc["note"]:
             out.append(f"- {pc['note']}")
     if not ns["specific"]:
-        out.append(f"- No steps specific to {what} are recorded in this knowledge base; "
-                   "general first aid only.")
+        out.append(
+            f"- No steps specific to {what} are recorded in this knowledge base; "
+            "general first aid only."
+        )
     for gap in ns.get("gaps", []):
         out.append(f"- Why no steps for {gap.get('label', gap['class'])}: {gap['reason']}")
     numbers = {s["id"]: k for k, s in enumerate(ns["sources"], start=1)}
@@ -229,8 +297,9 @@ def _next_steps_markdown(ns: dict, what: str) -> list[str]:
     return out + [""]
 
 
-def export_interview(interview: Interview, directory: Path | str | None = None,
-                     remaining=None) -> tuple[Path, Path]:
+def export_interview(
+    interview: Interview, directory: Path | str | None = None, remaining=None
+) -> tuple[Path, Path]:
     """Write ``interview-<id>.md`` and ``.json``; returns their paths.
 
     Raises
@@ -251,5 +320,12 @@ def _write(path: Path, text: str) -> None:
     atomic_write_text(path, text)  # unique temporary name, fsync'd, folder fsync'd
 
 
-__all__ = ["export_interview", "export_paths", "exports_dir", "outside_data_dir", "report",
-           "resolve_export_dir", "to_markdown"]
+__all__ = [
+    "export_interview",
+    "export_paths",
+    "exports_dir",
+    "outside_data_dir",
+    "report",
+    "resolve_export_dir",
+    "to_markdown",
+]

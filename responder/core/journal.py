@@ -45,8 +45,8 @@ from datetime import datetime
 from pathlib import Path
 
 from responder import paths
-from responder.durable import fsync_dir
 from responder.core.answers import AnswerHistory
+from responder.durable import fsync_dir
 from responder.input_limits import InputRejected, decode_text, loads_json, read_bytes
 
 try:  # POSIX advisory locks; elsewhere journals are simply not locked
@@ -136,8 +136,14 @@ class Journal:
         self.pending: list[str] = []
 
     @classmethod
-    def create(cls, kb: dict, config: dict, directory: Path | None = None,
-               interview_id: str | None = None, started: float | None = None) -> "Journal":
+    def create(
+        cls,
+        kb: dict,
+        config: dict,
+        directory: Path | None = None,
+        interview_id: str | None = None,
+        started: float | None = None,
+    ) -> Journal:
         """Start a new journal file with its ``start`` event (file and folder fsync'd)."""
         directory = directory or paths.journal_dir()
         now = time.time() if started is None else started
@@ -147,17 +153,26 @@ class Journal:
                 directory.mkdir(parents=True, exist_ok=True)
                 fsync_dir(directory.parent)
         except OSError as exc:
-            raise JournalError(f"cannot create the journal folder {directory}: "
-                               f"{exc.strerror or exc}") from None
+            raise JournalError(
+                f"cannot create the journal folder {directory}: {exc.strerror or exc}"
+            ) from None
         journal = cls(directory / f"{interview_id}{SUFFIX}", interview_id)
-        journal.append({"event": "start", "id": interview_id, "at": now, "kb": kb,
-                        "config": config, "version": FORMAT_VERSION})
+        journal.append(
+            {
+                "event": "start",
+                "id": interview_id,
+                "at": now,
+                "kb": kb,
+                "config": config,
+                "version": FORMAT_VERSION,
+            }
+        )
         fsync_dir(directory)
         journal.lock()
         return journal
 
     @classmethod
-    def reopen(cls, data: JournalData) -> "Journal":
+    def reopen(cls, data: JournalData) -> Journal:
         """Continue an existing journal (taking its lock).
 
         Raises
@@ -191,8 +206,9 @@ class Journal:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
             os.close(fd)
-            raise JournalError(f"the interview {self.path.name} is open in another responder "
-                               "window") from None
+            raise JournalError(
+                f"the interview {self.path.name} is open in another responder window"
+            ) from None
         _HELD_HERE[key] = fd
 
     def close(self) -> None:
@@ -226,11 +242,15 @@ class Journal:
             return
         data = "".join(self.pending).encode("utf-8")
         try:
-            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT
-                         | getattr(os, "O_CLOEXEC", 0), 0o600)
+            fd = os.open(
+                self.path,
+                os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0),
+                0o600,
+            )
         except OSError as exc:
-            raise JournalError(f"cannot write the journal {self.path}: "
-                               f"{exc.strerror or exc}") from None
+            raise JournalError(
+                f"cannot write the journal {self.path}: {exc.strerror or exc}"
+            ) from None
         try:
             size = os.fstat(fd).st_size
             if size and not _ends_with_newline(self.path):
@@ -238,15 +258,16 @@ class Journal:
             try:
                 view = memoryview(data)
                 while view:
-                    view = view[os.write(fd, view):]
+                    view = view[os.write(fd, view) :]
                 os.fsync(fd)
             except OSError as exc:
                 try:
                     os.ftruncate(fd, size)  # no half line of ours stays behind
                 except OSError:
                     pass
-                raise JournalError(f"cannot write the journal {self.path}: "
-                                   f"{exc.strerror or exc}") from None
+                raise JournalError(
+                    f"cannot write the journal {self.path}: {exc.strerror or exc}"
+                ) from None
         finally:
             os.close(fd)
         self.pending.clear()
@@ -257,8 +278,15 @@ class Journal:
                 pass
 
     def answer(self, symptom: str, answer: str, at: float, volunteered: bool) -> None:
-        self.append({"event": "answer", "symptom": symptom, "answer": answer, "at": at,
-                     "volunteered": volunteered})
+        self.append(
+            {
+                "event": "answer",
+                "symptom": symptom,
+                "answer": answer,
+                "at": at,
+                "volunteered": volunteered,
+            }
+        )
 
     def remove(self, symptom: str) -> None:
         self.append({"event": "remove", "symptom": symptom})
@@ -327,8 +355,11 @@ def _start_fields(event: dict) -> tuple[dict, dict, str | None]:
     kb, config = event.get("kb", {}), event.get("config", {})
     bad = [k for k, v in (("kb", kb), ("config", config)) if not isinstance(v, dict)]
     problem = f"`{'` and `'.join(bad)}` not an object; used without it" if bad else None
-    return (kb if isinstance(kb, dict) else {}), (config if isinstance(config, dict) else {}), \
-        problem
+    return (
+        (kb if isinstance(kb, dict) else {}),
+        (config if isinstance(config, dict) else {}),
+        problem,
+    )
 
 
 def _config_problem(config: dict) -> str | None:
@@ -373,17 +404,24 @@ def read_journal(path: Path) -> JournalData | None:
             event = loads_json(decode_text(line, str(path), "journal"), f"{path}:{n}")
         except InputRejected as exc:
             torn = exc.kind == "syntax" and n == raw.count(b"\n") + 1
-            bad(n, "the last line is cut off (the app stopped mid-write)" if torn
-                else f"unreadable: {exc.problem}")
+            bad(
+                n,
+                "the last line is cut off (the app stopped mid-write)"
+                if torn
+                else f"unreadable: {exc.problem}",
+            )
             continue
         if not isinstance(event, dict) or not isinstance(event.get("event"), str):
-            bad(n, "not a journal event (no \"event\" name)")
+            bad(n, 'not a journal event (no "event" name)')
             continue
         kind = event["event"]
         at = _timestamp(event.get("at", last_at))
         if at is None:
-            bad(n, f"the time {str(event.get('at'))[:30]} is out of range; the event is used "
-                   "with the previous time")
+            bad(
+                n,
+                f"the time {str(event.get('at'))[:30]} is out of range; the event is used "
+                "with the previous time",
+            )
             at = last_at
         last_at = max(last_at, at)
         events += 1
@@ -408,14 +446,19 @@ def read_journal(path: Path) -> JournalData | None:
             continue
         if data is None:  # answers before (or without) a readable start: still offered
             data = JournalData(path, path.stem, at, {}, {})
-            bad(n, "no readable start line before this one; the interview's settings are "
-                   "the defaults")
+            bad(
+                n,
+                "no readable start line before this one; the interview's settings are the defaults",
+            )
         data.last_at = max(data.last_at, at)
         if kind == "answer":
             symptom, answer = _text(event.get("symptom")), event.get("answer")
             if symptom is None or answer not in ANSWERS:
-                bad(n, "an answer without a symptom id or with an answer other than "
-                       "yes/no/unknown; skipped")
+                bad(
+                    n,
+                    "an answer without a symptom id or with an answer other than "
+                    "yes/no/unknown; skipped",
+                )
                 continue
             history.add(JournalAnswer(symptom, answer, at, event.get("volunteered") is True))
         elif kind == "undo":
@@ -503,26 +546,31 @@ def scan_journals(directory: Path | None = None) -> JournalScan:
         except JournalUnreadable as exc:
             try:
                 target = move_aside(path)
-                scan.notices.append(f"An unreadable journal was moved aside to {target} "
-                                    f"({exc}).")
+                scan.notices.append(f"An unreadable journal was moved aside to {target} ({exc}).")
             except OSError as err:
-                scan.notices.append(f"An unreadable journal could not be moved aside "
-                                    f"({exc}; {err.strerror or err}).")
+                scan.notices.append(
+                    f"An unreadable journal could not be moved aside "
+                    f"({exc}; {err.strerror or err})."
+                )
             continue
         if data is None:
             continue
         if data.version > FORMAT_VERSION:
-            scan.notices.append(f"{path} was written by a newer responder (journal format "
-                                f"{data.version}; this one reads {FORMAT_VERSION}); it is "
-                                "left as it is.")
+            scan.notices.append(
+                f"{path} was written by a newer responder (journal format "
+                f"{data.version}; this one reads {FORMAT_VERSION}); it is "
+                "left as it is."
+            )
             continue
         if data.finished or not data.answers:
             continue
         if data.problems:
             shown = "; ".join(f"line {p.line}: {p.problem}" for p in data.problems[:3])
             more = f"; and {len(data.problems) - 3} more" if len(data.problems) > 3 else ""
-            scan.notices.append(f"{path} is damaged ({shown}{more}). Its {len(data.answers)} "
-                                "readable answer(s) are offered for resume.")
+            scan.notices.append(
+                f"{path} is damaged ({shown}{more}). Its {len(data.answers)} "
+                "readable answer(s) are offered for resume."
+            )
         scan.unfinished.append(data)
     scan.unfinished.sort(key=lambda d: (d.last_at, d.started), reverse=True)
     return scan
@@ -579,8 +627,9 @@ def claim_data_folder(directory: Path | None = None) -> str | None:
     directory = directory or paths.journal_dir()
     try:
         directory.mkdir(parents=True, exist_ok=True)
-        fd = os.open(directory / _INSTANCE_LOCK, os.O_RDWR | os.O_CREAT
-                     | getattr(os, "O_CLOEXEC", 0), 0o600)
+        fd = os.open(
+            directory / _INSTANCE_LOCK, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600
+        )
     except OSError:
         return None  # a read-only folder: the journal writes will say so
     try:
@@ -591,8 +640,11 @@ def claim_data_folder(directory: Path | None = None) -> str | None:
         except OSError:
             holder = ""
         os.close(fd)
-        return (f"Another responder window is open on this data folder ({holder})."
-                if holder else "Another responder window is open on this data folder.")
+        return (
+            f"Another responder window is open on this data folder ({holder})."
+            if holder
+            else "Another responder window is open on this data folder."
+        )
     try:
         os.ftruncate(fd, 0)
         os.write(fd, f"pid {os.getpid()}, since {time.strftime('%H:%M')}".encode())

@@ -27,8 +27,16 @@ POLICY = {
     ("class", "category"): "gigqsa",
 }
 UNCONSCIOUS_ID = "unconsciousness"
-__all__ = ["DEFAULT_MODE", "MODES", "POLICY", "TARGETS", "ModeError", "build_state",
-           "reported_mask", "symptom_leaks"]
+__all__ = [
+    "DEFAULT_MODE",
+    "MODES",
+    "POLICY",
+    "TARGETS",
+    "ModeError",
+    "build_state",
+    "reported_mask",
+    "symptom_leaks",
+]
 
 
 class ModeError(ValueError):
@@ -56,23 +64,30 @@ def reported_mask(kb) -> tuple[np.ndarray, int | None]:
     return reported, (ids.index(UNCONSCIOUS_ID) if UNCONSCIOUS_ID in ids else None)
 
 
-def build_state(kb, mode: str, target: str, suggest: str, eps: int | None,
-                evidence: EvidenceSettings | None) -> InterviewState:
+def build_state(
+    kb, mode: str, target: str, suggest: str, eps: int | None, evidence: EvidenceSettings | None
+) -> InterviewState:
     """An interview state for the user-facing choices (target chemical|class, ...)."""
     problem = kb.to_problem()
     noise = None
     if mode == "noise":
         allowed = max(1, default_eps(min_hamming_distance(problem.matrix)))
         try:
-            noise = NoiseModel(allowed if eps is None else eps,
-                               np.ones(problem.n_queries, dtype=bool))
+            noise = NoiseModel(
+                allowed if eps is None else eps, np.ones(problem.n_queries, dtype=bool)
+            )
         except NoiseSettingsError as exc:
             raise ModeError(f"{exc} (--eps)") from None
     elif eps is not None:
         raise ModeError("--eps applies only to --mode noise")
     reported, unconscious = reported_mask(kb)
     return InterviewState(
-        problem, target=TARGETS[target], policy=POLICY[target, suggest], noise=noise,
+        problem,
+        target=TARGETS[target],
+        policy=POLICY[target, suggest],
+        noise=noise,
         evidence=evidence if mode == "evidence" else None,
-        reported=reported, unconscious=unconscious, observed_margin=OBSERVED_MARGIN,
+        reported=reported,
+        unconscious=unconscious,
+        observed_margin=OBSERVED_MARGIN,
     )

@@ -70,8 +70,9 @@ def evaluate_spec(spec: Spec) -> tuple[float, str]:
     node = model.node_from_answers(spec.known, list(spec.skipped))
     if node.idx.size == 0:
         return 0.0, "exact"
-    ev = evaluate(model, Policy(spec.policy), start=node, max_states=MAX_STATES, trials=TRIALS,
-                  seed=0)
+    ev = evaluate(
+        model, Policy(spec.policy), start=node, max_states=MAX_STATES, trials=TRIALS, seed=0
+    )
     return float(ev.expected_queries), ("exact" if ev.method == "exact" else "monte-carlo")
 
 
@@ -86,8 +87,9 @@ def _evidence_remaining(spec: Spec) -> tuple[float, str]:
     available = np.ones(spec.problem.n_queries, dtype=bool)
     available[list(spec.unavailable)] = False
     suggest = "category" if spec.policy in CATEGORY_POLICIES else "symptom"
-    mean, _ = expected_questions(belief, suggest, spec.evidence.pick, available,
-                                 trials=EVIDENCE_TRIALS, seed=0)
+    mean, _ = expected_questions(
+        belief, suggest, spec.evidence.pick, available, trials=EVIDENCE_TRIALS, seed=0
+    )
     return float(mean), "monte-carlo"
 
 
@@ -132,8 +134,11 @@ class RemainingService:
     def _start(self) -> subprocess.Popen:
         return subprocess.Popen(
             [sys.executable, "-m", "responder.core.remaining"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-            close_fds=True, start_new_session=True,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            close_fds=True,
+            start_new_session=True,
         )
 
     def _discard(self) -> None:

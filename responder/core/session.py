@@ -12,14 +12,14 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 
-from responder.core.journal import Journal, JournalData, JournalError, new_interview_id
-from responder.engine.diagnostics import auto_eps, default_eps, min_hamming_distance
-from responder.engine.noise import NoiseModel, NoiseSettingsError, prone_mask
-from responder.engine.evidence import EvidenceError, EvidenceSettings
 from responder.core.answers import AnswerLog, AnswerRecord
-from responder.engine.state import Answer, InterviewState, Status
+from responder.core.journal import Journal, JournalData, JournalError, new_interview_id
 from responder.core.modes import OBSERVED_MARGIN, POLICY, reported_mask
 from responder.core.modes import TARGETS as TARGETS_TO_ENGINE
+from responder.engine.diagnostics import auto_eps, default_eps, min_hamming_distance
+from responder.engine.evidence import EvidenceError, EvidenceSettings
+from responder.engine.noise import NoiseModel, NoiseSettingsError, prone_mask
+from responder.engine.state import Answer, InterviewState, Status
 from responder.kb.model import KnowledgeBase
 from responder.settings import SUGGEST, TARGETS, NoiseSettings, SettingsError
 
@@ -50,9 +50,16 @@ class Interview:
         Sensitivity, leak and confidence threshold of the evidence mode.
     """
 
-    def __init__(self, knowledge: KnowledgeBase, target: str = "chemical", suggest: str = "symptom",
-                 noise: NoiseSettings | None = None, journal: Journal | None = None,
-                 weighted: bool = False, evidence: EvidenceSettings | None = None):
+    def __init__(
+        self,
+        knowledge: KnowledgeBase,
+        target: str = "chemical",
+        suggest: str = "symptom",
+        noise: NoiseSettings | None = None,
+        journal: Journal | None = None,
+        weighted: bool = False,
+        evidence: EvidenceSettings | None = None,
+    ):
         if target not in TARGETS:
             raise ValueError(f"unknown target {target!r}")
         if suggest not in SUGGEST:
@@ -72,11 +79,16 @@ class Interview:
         self.evidence = evidence or EvidenceSettings()
         reported, unconscious = reported_mask(knowledge)
         noise_model = self.build_noise(self.noise)
-        self.state = InterviewState(self.problem, target=ENGINE_TARGET[target],
-                                    policy=POLICY[target, suggest], noise=noise_model,
-                                    evidence=self._evidence_for(noise_model),
-                                    reported=reported, unconscious=unconscious,
-                                    observed_margin=OBSERVED_MARGIN)
+        self.state = InterviewState(
+            self.problem,
+            target=ENGINE_TARGET[target],
+            policy=POLICY[target, suggest],
+            noise=noise_model,
+            evidence=self._evidence_for(noise_model),
+            reported=reported,
+            unconscious=unconscious,
+            observed_margin=OBSERVED_MARGIN,
+        )
         self.log = AnswerLog(self.state)  # the answers with their times, and undo
         self.generation = 0  # bumped on every change, to drop stale background results
 
@@ -92,9 +104,16 @@ class Interview:
         return self.state.mode
 
     @classmethod
-    def start(cls, knowledge: KnowledgeBase, target: str, suggest: str, noise: NoiseSettings,
-              journal: bool = True, weighted: bool = False,
-              evidence: EvidenceSettings | None = None) -> "Interview":
+    def start(
+        cls,
+        knowledge: KnowledgeBase,
+        target: str,
+        suggest: str,
+        noise: NoiseSettings,
+        journal: bool = True,
+        weighted: bool = False,
+        evidence: EvidenceSettings | None = None,
+    ) -> Interview:
         """A new interview whose journal is created with its first answer (so starting the
         app and leaving writes nothing); journal errors are kept in ``journal_error``. It
         weighs evidence when ``weighted`` (the app passes its ``mode`` setting, evidence by
@@ -104,8 +123,9 @@ class Interview:
         return interview
 
     @classmethod
-    def resume(cls, knowledge: KnowledgeBase, data: JournalData,
-               write: bool = True) -> tuple["Interview", list[str]]:
+    def resume(
+        cls, knowledge: KnowledgeBase, data: JournalData, write: bool = True
+    ) -> tuple[Interview, list[str]]:
         """Rebuild an interview from its journal; returns it and warnings to show.
 
         ``write`` False gives a read-only preview (no journal, no lock).
@@ -149,8 +169,9 @@ class Interview:
             interview = cls(knowledge, target, suggest, noise, weighted=weighted, evidence=evidence)
         except NoiseSettingsError as exc:
             warnings.append(f"noise settings not restored ({exc}); noise tolerance is off")
-            interview = cls(knowledge, target, suggest, NoiseSettings(), weighted=weighted,
-                            evidence=evidence)
+            interview = cls(
+                knowledge, target, suggest, NoiseSettings(), weighted=weighted, evidence=evidence
+            )
         made: dict[int, AnswerRecord] = {}  # id(JournalAnswer) -> its record
         lost: list[str] = []
 
@@ -183,9 +204,14 @@ class Interview:
     # -- journal --------------------------------------------------------------------------
 
     def config(self) -> dict:
-        return {"target": self.target, "suggest": self.suggest, "noise": self.noise.to_dict(),
-                "policy": self.policy_name, "mode": self.mode,
-                "evidence": self.evidence.describe()}
+        return {
+            "target": self.target,
+            "suggest": self.suggest,
+            "noise": self.noise.to_dict(),
+            "policy": self.policy_name,
+            "mode": self.mode,
+            "evidence": self.evidence.describe(),
+        }
 
     def _log(self, fn, config_only: bool = False) -> None:
         """Journal one change. The journal file is created with the first answer, and then
@@ -194,11 +220,16 @@ class Interview:
             if self.journal is None:
                 if not self.journal_enabled or config_only or not self.records:
                     return  # nothing to keep yet; the start event will carry the modes
-                journal = Journal.create(self.knowledge.describe(), self.config(),
-                                         interview_id=self._id, started=self.started)
+                journal = Journal.create(
+                    self.knowledge.describe(),
+                    self.config(),
+                    interview_id=self._id,
+                    started=self.started,
+                )
                 for r in self.records:
-                    journal.answer(self.knowledge.symptoms[r.query].id, r.answer.value, r.at,
-                                   r.volunteered)
+                    journal.answer(
+                        self.knowledge.symptoms[r.query].id, r.answer.value, r.at, r.volunteered
+                    )
                 self.journal = journal
             else:
                 fn()
@@ -231,13 +262,17 @@ class Interview:
         """The answers in the order given, with their times (a changed answer moves to the end)."""
         return self.log.records
 
-    def answer(self, query: int, answer: Answer | str, volunteered: bool = False,
-               at: float | None = None) -> AnswerRecord:
+    def answer(
+        self, query: int, answer: Answer | str, volunteered: bool = False, at: float | None = None
+    ) -> AnswerRecord:
         """Record an answer (now, or at ``at``) and journal it before returning."""
         answer = Answer(answer)
         record = self.log.answer(query, answer, volunteered=volunteered, at=at)
-        self._log(lambda: self.journal.answer(self.knowledge.symptoms[query].id, answer.value,
-                                              record.at, volunteered))
+        self._log(
+            lambda: self.journal.answer(
+                self.knowledge.symptoms[query].id, answer.value, record.at, volunteered
+            )
+        )
         self.generation += 1
         return record
 
@@ -268,8 +303,13 @@ class Interview:
     def policy_name(self) -> str:
         return POLICY[self.target, self.suggest]
 
-    def set_modes(self, target: str | None = None, suggest: str | None = None,
-                  noise: NoiseSettings | None = None, weighted: bool | None = None) -> None:
+    def set_modes(
+        self,
+        target: str | None = None,
+        suggest: str | None = None,
+        noise: NoiseSettings | None = None,
+        weighted: bool | None = None,
+    ) -> None:
         """Change target, suggestion mode, noise tolerance or evidence weighting; the
         answers are kept. With noise tolerance on the mode is noise; off, evidence if
         ``weighted`` else strict.
@@ -287,8 +327,12 @@ class Interview:
         if weighted is not None:
             self.weighted = weighted
         try:
-            self.state.configure(target=ENGINE_TARGET[target], policy=POLICY[target, suggest],
-                                 noise=model, evidence=self._evidence_for(model))
+            self.state.configure(
+                target=ENGINE_TARGET[target],
+                policy=POLICY[target, suggest],
+                noise=model,
+                evidence=self._evidence_for(model),
+            )
         except Exception:
             self.weighted = previous
             raise
@@ -356,8 +400,11 @@ class Interview:
     def contradicted(self, objects: tuple[int, ...]) -> list[int]:
         """Queries whose yes/no answer contradicts the profile of ``objects[0]``."""
         row = self.problem.matrix[objects[0]]
-        return [r.query for r in self.state.answers if r.answer is not Answer.UNKNOWN
-                and bool(row[r.query]) != (r.answer is Answer.YES)]
+        return [
+            r.query
+            for r in self.state.answers
+            if r.answer is not Answer.UNKNOWN and bool(row[r.query]) != (r.answer is Answer.YES)
+        ]
 
     def describe_modes(self) -> dict:
         noise = self.noise_budget()
@@ -381,8 +428,10 @@ class Interview:
             return []
         r = self.records[-1]
         said = f"\u201c{self.knowledge.symptoms[r.query].label}: {ANSWER_WORDS[r.answer]}\u201d"
-        return [f"{said} lowered {self.knowledge.classes[g].label} from {b:.0%} to {a:.0%}"
-                for g, b, a in drops]
+        return [
+            f"{said} lowered {self.knowledge.classes[g].label} from {b:.0%} to {a:.0%}"
+            for g, b, a in drops
+        ]
 
     # -- expected questions (slow: computed away from the screen) --------------------------
 
@@ -392,16 +441,22 @@ class Interview:
         from responder.core.remaining import Spec  # noqa: PLC0415
 
         known, skipped = self.state.known_answers()
-        spec = Spec(self.problem, ENGINE_TARGET[self.target], self.policy_name, self.state.noise,
-                    known, tuple(skipped), self.state.evidence,
-                    tuple(int(q) for q in (~self.state.available()).nonzero()[0]))
+        spec = Spec(
+            self.problem,
+            ENGINE_TARGET[self.target],
+            self.policy_name,
+            self.state.noise,
+            known,
+            tuple(skipped),
+            self.state.evidence,
+            tuple(int(q) for q in (~self.state.available()).nonzero()[0]),
+        )
         return self.generation, spec
 
     @property
     def remaining_is_cheap(self) -> bool:
         """Exact single-symptom trees without noise take milliseconds."""
         return self.suggest == "symptom" and self.mode == "strict"
-
 
 
 def _replacements(data: JournalData, record) -> list[tuple[AnswerRecord, int, AnswerRecord]]:

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from responder.core.session import Interview
 from responder.core.answers import AnswerRecord
+from responder.core.session import Interview
 from responder.engine.state import Answer, Status
 from responder.kb.model import Category, Chemical, ChemicalClass, Symptom
 
@@ -20,6 +20,7 @@ DISCLAIMER = (
     "fit the answers given; the real agent may be missing from the knowledge base or show "
     "other signs. Confirm with detection equipment, poison control and medical direction."
 )
+
 
 @dataclass(frozen=True)
 class QuestionItem:
@@ -105,8 +106,10 @@ class HistoryRow:
 # -- view functions --------------------------------------------------------------------------
 
 
-INVITATION = ("Start with what you can already see or hear: press / to enter any sign, "
-              "or answer the question below.")
+INVITATION = (
+    "Start with what you can already see or hear: press / to enter any sign, "
+    "or answer the question below."
+)
 
 
 def question(it: Interview) -> QuestionView | None:
@@ -123,8 +126,10 @@ def question(it: Interview) -> QuestionView | None:
         item = QuestionItem(kn.symptoms[q], True, float(shares[q]))
         return QuestionView("symptom", None, (item,), invitation)
     category = kn.categories[int(choice.index)] if choice.kind == "category" else None
-    items = [QuestionItem(kn.symptoms[q], bool(splits[q]), float(shares[q]))
-             for q in (int(x) for x in choice.queries)]
+    items = [
+        QuestionItem(kn.symptoms[q], bool(splits[q]), float(shares[q]))
+        for q in (int(x) for x in choice.queries)
+    ]
     # Symptoms that can change the outcome first, the most even split first; the others
     # (optional, shown greyed) after, in file order.
     items.sort(key=lambda i: (not i.useful, -i.split if i.useful else 0, i.symptom.index))
@@ -136,8 +141,10 @@ def candidates(it: Interview) -> list[CandidateRow]:
     chems = it.knowledge.chemicals
 
     def compute():
-        return [CandidateRow(c.objects, tuple(chems[i] for i in c.objects), c.probability,
-                             c.mismatches) for c in it.state.candidates()]
+        return [
+            CandidateRow(c.objects, tuple(chems[i] for i in c.objects), c.probability, c.mismatches)
+            for c in it.state.candidates()
+        ]
 
     return list(it.memo("candidates", compute))
 
@@ -161,8 +168,10 @@ def closest(it: Interview, limit: int = 8) -> list[CandidateRow]:
         if key not in groups and len(groups) >= limit:
             continue
         groups.setdefault(key, [m, []])[1].append(i)
-    return [CandidateRow(tuple(objs), tuple(chems[i] for i in objs), 0.0, m)
-            for m, objs in groups.values()]
+    return [
+        CandidateRow(tuple(objs), tuple(chems[i] for i in objs), 0.0, m)
+        for m, objs in groups.values()
+    ]
 
 
 def class_bars(it: Interview) -> list[tuple[ChemicalClass, float]]:
@@ -189,7 +198,8 @@ def no_fit(it: Interview) -> NoFitView | None:
             f"No chemical in the knowledge base matches all {it.asked} answers",
             "Perhaps an answer was wrong, or the agent is not in the knowledge base. The "
             "closest chemicals are listed with how many answers each contradicts.",
-            rows[0] if rows else None)
+            rows[0] if rows else None,
+        )
     cands = candidates(it)
     row = next((c for c in cands if fit.candidate in c.objects), cands[0] if cands else None)
     name = row.chemicals[0].name if row else "the most probable chemical"
@@ -198,7 +208,8 @@ def no_fit(it: Interview) -> NoFitView | None:
         f"The closest, {name}, has {fit.against} of {fit.answered} answers against it; an "
         f"agent not in the knowledge base explains them better ({fit.unlisted:.0%}). Check "
         "those answers, and consider an unlisted agent or a mixture.",
-        row)
+        row,
+    )
 
 
 def history(it: Interview) -> list[HistoryRow]:
@@ -228,8 +239,9 @@ def result(it: Interview) -> ResultView | None:
     profile_note = ""
     if it.target == "class" and len(bars) == 1:
         cls = bars[0][0]
-        members = [i for c in cands for i in c.objects
-                   if it.knowledge.chemicals[i].class_id == cls.id]
+        members = [
+            i for c in cands for i in c.objects if it.knowledge.chemicals[i].class_id == cls.id
+        ]
         title = cls.label
         headline = f"Class identified: {cls.label}"
         columns = (f"{cls.label} ({len(members)} chemicals left)",)
@@ -242,8 +254,10 @@ def result(it: Interview) -> ResultView | None:
             headline = f"Identified: {title}"
         else:
             kind, title = "set", c.names
-            headline = (f"Identified as one of {len(c.objects)} chemicals with the same "
-                        f"symptom profile: {', '.join(ch.name for ch in c.chemicals)}")
+            headline = (
+                f"Identified as one of {len(c.objects)} chemicals with the same "
+                f"symptom profile: {', '.join(ch.name for ch in c.chemicals)}"
+            )
         columns = (c.chemicals[0].name if kind == "chemical" else "This set",)
         profile = _profile(it, [list(c.objects)], share=False)
     else:
@@ -251,14 +265,18 @@ def result(it: Interview) -> ResultView | None:
         what = "classes" if it.target == "class" else "chemicals"
         n = len(bars) if it.target == "class" else len(cands)
         title = f"{n} {what} remain"
-        headline = (f"No further symptom can tell these {n} {what} apart "
-                    "(some answers were \"can't tell\" or no symptom separates them)")
+        headline = (
+            f"No further symptom can tell these {n} {what} apart "
+            '(some answers were "can\'t tell" or no symptom separates them)'
+        )
         shown = cands[:PROFILE_COLUMNS]
         columns = tuple(c.names for c in shown)
         profile = _profile(it, [list(c.objects) for c in shown], share=False)
         if len(cands) > len(shown):
-            profile_note = (f"The profile shows the {len(shown)} most probable of the "
-                            f"{len(cands)} candidates; all {len(cands)} are listed above.")
+            profile_note = (
+                f"The profile shows the {len(shown)} most probable of the "
+                f"{len(cands)} candidates; all {len(cands)} are listed above."
+            )
     if it.mode == "evidence" and kind != "several":
         headline += f" ({it.confidence():.0%} probable given the answers)"
     sources: dict[str, None] = {}
@@ -266,8 +284,18 @@ def result(it: Interview) -> ResultView | None:
         for ch in c.chemicals:
             for s in ch.sources:
                 sources.setdefault(s)
-    return ResultView(kind, title, headline, columns, tuple(cands), tuple(bars),
-                      tuple(profile), tuple(sources), mism, profile_note=profile_note)
+    return ResultView(
+        kind,
+        title,
+        headline,
+        columns,
+        tuple(cands),
+        tuple(bars),
+        tuple(profile),
+        tuple(sources),
+        mism,
+        profile_note=profile_note,
+    )
 
 
 def _profile(it: Interview, columns: list[list[int]], share: bool) -> list[ProfileRow]:
@@ -277,8 +305,9 @@ def _profile(it: Interview, columns: list[list[int]], share: bool) -> list[Profi
     kn = it.knowledge
 
     def expected(q: int) -> tuple[float, ...]:
-        return tuple(float(B[objs, q].mean()) if share else float(B[objs[0], q])
-                     for objs in columns)
+        return tuple(
+            float(B[objs, q].mean()) if share else float(B[objs[0], q]) for objs in columns
+        )
 
     for r in it.state.answers:
         exp = expected(r.query)
@@ -296,8 +325,11 @@ def _profile(it: Interview, columns: list[list[int]], share: bool) -> list[Profi
             continue
         exp = expected(s.index)
         if any(e >= 0.5 for e in exp):
-            rows.append(ProfileRow(s, None, exp, tuple("expected" if e >= 0.5 else "" for e in exp)))
+            rows.append(
+                ProfileRow(s, None, exp, tuple("expected" if e >= 0.5 else "" for e in exp))
+            )
     return rows
+
 
 # -- summary for journals list, exports ------------------------------------------------
 

@@ -91,8 +91,7 @@ class SplitStats:
         # and l, r its masses in the two children (0 log 0 = 0): no division, no max.
         gt = self.group_total
         term = xlog2x(gt).sum() - (
-            xlog2x(self.group_no[:, cols]).sum(axis=0)
-            + xlog2x(self.group_yes[:, cols]).sum(axis=0)
+            xlog2x(self.group_no[:, cols]).sum(axis=0) + xlog2x(self.group_yes[:, cols]).sum(axis=0)
         )
         out[cols] = np.maximum(term, 0.0) / self.total
         return out
@@ -168,7 +167,7 @@ def rows_times(weights: np.ndarray, matrix: np.ndarray) -> np.ndarray:
     out = np.empty((D, matrix.shape[1]))
     step = max(1, _ROW_BLOCK_CELLS // max(1, K * matrix.shape[1]))
     for s in range(0, D, step):
-        np.matmul(weights[s:s + step], matrix, out=out[s:s + step])
+        np.matmul(weights[s : s + step], matrix, out=out[s : s + step])
     return out
 
 
@@ -191,7 +190,7 @@ class NodeBatch:
     Under noise only the object target is batched (each dilated group is one object's).
     """
 
-    def __init__(self, model: "Model", cand, asked, delta=None, n_unanswered=None, mass=None):
+    def __init__(self, model: Model, cand, asked, delta=None, n_unanswered=None, mass=None):
         self.model = model
         self.cand = cand
         self.asked = asked
@@ -208,7 +207,7 @@ class NodeBatch:
         return self._mass
 
     @classmethod
-    def of(cls, model: "Model", nodes: list["Node"]) -> "NodeBatch":
+    def of(cls, model: Model, nodes: list[Node]) -> NodeBatch:
         """The batch of the given :class:`Node` objects."""
         M = model.problem.n_objects
         D = len(nodes)
@@ -225,30 +224,37 @@ class NodeBatch:
         return cls(model, cand, asked, delta, n, mass if delta is not None else None)
 
     @classmethod
-    def concat(cls, batches: list["NodeBatch"]) -> "NodeBatch":
+    def concat(cls, batches: list[NodeBatch]) -> NodeBatch:
         """One batch of the nodes of ``batches``, in order."""
         first = batches[0]
         noisy = first.delta is not None
-        return cls(first.model, np.concatenate([b.cand for b in batches]),
-                   np.concatenate([b.asked for b in batches]),
-                   np.concatenate([b.delta for b in batches]) if noisy else None,
-                   np.concatenate([b.n_unanswered for b in batches]) if noisy else None,
-                   np.concatenate([b.mass for b in batches]))
+        return cls(
+            first.model,
+            np.concatenate([b.cand for b in batches]),
+            np.concatenate([b.asked for b in batches]),
+            np.concatenate([b.delta for b in batches]) if noisy else None,
+            np.concatenate([b.n_unanswered for b in batches]) if noisy else None,
+            np.concatenate([b.mass for b in batches]),
+        )
 
-    def chunks(self, size: int) -> list["NodeBatch"]:
+    def chunks(self, size: int) -> list[NodeBatch]:
         """The nodes in batches of at most ``size``."""
         D = self.cand.shape[0]
         if D <= size:
             return [self]
         return [self.take(np.arange(s, min(s + size, D))) for s in range(0, D, size)]
 
-    def take(self, rows: np.ndarray) -> "NodeBatch":
+    def take(self, rows: np.ndarray) -> NodeBatch:
         """The nodes at ``rows``."""
         noisy = self.delta is not None
-        return NodeBatch(self.model, self.cand[rows], self.asked[rows],
-                         self.delta[rows] if noisy else None,
-                         self.n_unanswered[rows] if noisy else None,
-                         None if self._mass is None else self._mass[rows])
+        return NodeBatch(
+            self.model,
+            self.cand[rows],
+            self.asked[rows],
+            self.delta[rows] if noisy else None,
+            self.n_unanswered[rows] if noisy else None,
+            None if self._mass is None else self._mass[rows],
+        )
 
     def split(self, groups: bool = True) -> SplitStatsBatch:
         """:meth:`Node.split` of every node at once.
@@ -337,7 +343,7 @@ class NodeBatch:
         no_split = ~(positive & ~twins).any(axis=1) | ~positive[rows, first_pos]
         return (count <= 1) | one_group | no_split
 
-    def children(self, q: np.ndarray, answers: np.ndarray) -> "NodeBatch":
+    def children(self, q: np.ndarray, answers: np.ndarray) -> NodeBatch:
         """Node d after answering query q[d] with answers[d] (:meth:`Node.child`)."""
         model = self.model
         rows = np.arange(q.size)
@@ -412,7 +418,7 @@ class Model:
 
     # -- nodes ---------------------------------------------------------------------------
 
-    def root(self) -> "Node":
+    def root(self) -> Node:
         """The node before any answer."""
         M, N = self.problem.n_objects, self.problem.n_queries
         idx = np.arange(M)
@@ -422,7 +428,7 @@ class Model:
         delta = np.zeros(M, dtype=np.int64)
         return self._noisy_node(idx, delta, asked, self.noise.n_prone)
 
-    def node_from_answers(self, answers: dict[int, bool], skipped=()) -> "Node":
+    def node_from_answers(self, answers: dict[int, bool], skipped=()) -> Node:
         """The node reached by the given answers (query -> yes/no) and skipped queries.
 
         Computed from scratch, in any order; equal to following the same answers from the
@@ -447,7 +453,7 @@ class Model:
         n_unanswered = self.noise.n_prone - int(prone.sum())
         return self._noisy_node(idx, delta[idx], asked, n_unanswered)
 
-    def _noisy_node(self, idx, delta, asked, n_unanswered) -> "Node":
+    def _noisy_node(self, idx, delta, asked, n_unanswered) -> Node:
         mass = self.problem.prior[idx] * self.table.mass(n_unanswered, delta)
         keep = mass > 0
         return Node(self, idx[keep], mass[keep], asked, delta[keep], n_unanswered)
@@ -593,7 +599,7 @@ class Node:
 
     # -- children ----------------------------------------------------------------------------
 
-    def child(self, q: int, answer: bool) -> "Node":
+    def child(self, q: int, answer: bool) -> Node:
         """The node after answering query ``q`` (True = yes)."""
         asked = self.asked.copy()
         asked[q] = True
@@ -609,11 +615,15 @@ class Node:
             return self.model._noisy_node(self.idx[keep], delta[keep], asked, n_unanswered)
         keep = col == answer
         return Node(
-            self.model, self.idx[keep], self.mass[keep], asked, self.delta[keep],
+            self.model,
+            self.idx[keep],
+            self.mass[keep],
+            asked,
+            self.delta[keep],
             self.n_unanswered,
         )
 
-    def skip(self, q: int) -> "Node":
+    def skip(self, q: int) -> Node:
         """The node after "can't tell" on ``q``: asked, but nobody is eliminated.
 
         Under noise the skipped answer stays unobserved, so n_a is unchanged (its possible

@@ -67,7 +67,7 @@ class Victims:
     leak: float = 0.0
     noise: NoiseModel | None = None
 
-    def answers_for(self, problem) -> "FlipAnswers | VictimAnswers | PersistentNoiseAnswers":
+    def answers_for(self, problem) -> FlipAnswers | VictimAnswers | PersistentNoiseAnswers:
         """The simulator's answer model for ``problem``."""
         if self.kind == "flip":
             return FlipAnswers(problem.matrix, self.flip)
@@ -168,8 +168,14 @@ class StrictMode(PolicyInterviewer):
     """The paper's policies with elimination (``noise=None``) or persistent noise (eps): the
     simulator's policy interviewer, with how its end is ranked."""
 
-    def __init__(self, problem, policy: str = "gbs", target: str = "object",
-                 noise: NoiseModel | None = None, name: str | None = None):
+    def __init__(
+        self,
+        problem,
+        policy: str = "gbs",
+        target: str = "object",
+        noise: NoiseModel | None = None,
+        name: str | None = None,
+    ):
         pol = Policy(policy)
         pol.check(problem)
         super().__init__(Model(problem, target, noise), pol)
@@ -182,16 +188,22 @@ class StrictMode(PolicyInterviewer):
         identified = node.idx.size > 0 and node.n_target_groups() == 1
         order = _strict_order(self.model, node, outcome.answers, self._labels)
         rank = _rank_of(order, self._labels[outcome.true])
-        return Result(outcome.questions, rank, identified, 1.0 if identified else 0.0,
-                      node.idx.size == 0)
+        return Result(
+            outcome.questions, rank, identified, 1.0 if identified else 0.0, node.idx.size == 0
+        )
 
 
 class EvidenceMode:
     """Evidence-weighted suggestions (symptom, or category under a pick model): an
     interviewer for the simulator."""
 
-    def __init__(self, model: EvidenceModel, suggest: str = "symptom", pick: str = "informed",
-                 name: str | None = None):
+    def __init__(
+        self,
+        model: EvidenceModel,
+        suggest: str = "symptom",
+        pick: str = "informed",
+        name: str | None = None,
+    ):
         self.model = model
         self.suggest = suggest
         self.pick = pick
@@ -211,8 +223,13 @@ class EvidenceMode:
 
     def result(self, outcome: Outcome) -> Result:
         stop = outcome.end.stop()
-        return Result(outcome.questions, evidence_rank(outcome.end, outcome.true),
-                      stop.reason == "confident", stop.confidence, stop.reason == "no_fit")
+        return Result(
+            outcome.questions,
+            evidence_rank(outcome.end, outcome.true),
+            stop.reason == "confident",
+            stop.confidence,
+            stop.reason == "no_fit",
+        )
 
 
 def evidence_rank(belief: Belief, true: int) -> int:
@@ -309,15 +326,25 @@ def summarise(name: str, outcomes: list[Result]) -> ModeSummary:
     top1, top5 = int((ranks == 0).sum()), int((ranks < 5).sum())
     no_fit = int(sum(o.no_fit for o in outcomes))
     return ModeSummary(
-        name, n, top1 / n, wilson(top1, n), top5 / n, wilson(top5, n),
-        float(wrong.mean()), wilson(int(wrong.sum()), n),
-        float(q.mean()), (float(q.mean() - half), float(q.mean() + half)),
-        no_fit / n, wilson(no_fit, n), outcomes,
+        name,
+        n,
+        top1 / n,
+        wilson(top1, n),
+        top5 / n,
+        wilson(top5, n),
+        float(wrong.mean()),
+        wilson(int(wrong.sum()), n),
+        float(q.mean()),
+        (float(q.mean() - half), float(q.mean() + half)),
+        no_fit / n,
+        wilson(no_fit, n),
+        outcomes,
     )
 
 
-def compare_modes(problem, victims: Victims, modes: list, interviews: int = 1000,
-                  seed: int | None = 0) -> list[ModeSummary]:
+def compare_modes(
+    problem, victims: Victims, modes: list, interviews: int = 1000, seed: int | None = 0
+) -> list[ModeSummary]:
     """Run every mode on the same ``interviews`` simulated victims; truth drawn from the prior.
 
     Parameters

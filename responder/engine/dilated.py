@@ -66,7 +66,6 @@ class Dilated:
         return int(self.source.size)
 
 
-
 def group_size(noise: NoiseModel) -> int:
     """Strings per dilated group: sum_{e=0}^{eps'} C(N nu, e)."""
     return sum(comb(noise.n_prone, e) for e in range(noise.eps_eff + 1))
@@ -166,8 +165,10 @@ def build_dilated(
         row_names = []
         for i, f in zip(source.tolist(), np.tile(np.arange(C), M).tolist()):
             flipped = np.flatnonzero(flips[f])
-            suffix = "" if flipped.size == 0 else " ~" + ",".join(
-                problem.query_names[j] for j in flipped
+            suffix = (
+                ""
+                if flipped.size == 0
+                else " ~" + ",".join(problem.query_names[j] for j in flipped)
             )
             row_names.append(problem.object_names[i] + suffix)
     else:

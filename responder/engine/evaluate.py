@@ -163,13 +163,18 @@ def exact(
             return memo[key], None
         choice = policy.choose(node)
         if choice is None:
-            return finish(key, (np.zeros(node.idx.size), -node.total * _target_entropy(node), 0)), None
+            return finish(
+                key, (np.zeros(node.idx.size), -node.total * _target_entropy(node), 0)
+            ), None
         stats = node.split()
         qs = choice.queries
         term = binary_entropy(stats.reduction_factor[qs]) - stats.group_term[qs]
         cost = 1.0 - float(choice.probs @ term)
-        branches_ = [(q, pq, answer) for q, pq in zip(qs.tolist(), choice.probs.tolist())
-                     for answer in (False, True)]
+        branches_ = [
+            (q, pq, answer)
+            for q, pq in zip(qs.tolist(), choice.probs.tolist())
+            for answer in (False, True)
+        ]
         return None, _Frame(node, key, branches_, node.total * cost)
 
     # Depth-first over the tree with an explicit stack (trees can be as deep as there are
@@ -202,8 +207,9 @@ def exact(
     return _evaluation(model, root, depth, u, height, len(memo) if memoise else -1)
 
 
-def _evaluation(model: Model, root: Node, depth: np.ndarray, u: float, height: int,
-                states: int) -> Evaluation:
+def _evaluation(
+    model: Model, root: Node, depth: np.ndarray, u: float, height: int, states: int
+) -> Evaluation:
     """The exact :class:`Evaluation` from per-candidate depths and the decomposition sum."""
     total = root.total
     per_object = np.zeros(model.problem.n_objects)
@@ -287,8 +293,12 @@ def monte_carlo(
     streams = random_streams(seed)
     root = start if start is not None else model.root()
     victims = draw_victims(root, trials, streams.victims)
-    done = simulate_batch(victims, PersistentNoiseAnswers(truth),
-                          PolicyInterviewer(model, policy, start=root, batch=batch), streams)
+    done = simulate_batch(
+        victims,
+        PersistentNoiseAnswers(truth),
+        PolicyInterviewer(model, policy, start=root, batch=batch),
+        streams,
+    )
     counts = done.questions.astype(float)
     correct = int(done.correct.sum())
     mean = float(counts.mean())

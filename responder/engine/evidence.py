@@ -36,8 +36,8 @@ evidence mode chooses what the paper's policy chooses (ties aside) when answers 
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Iterable, Mapping
 
 import numpy as np
 
@@ -69,12 +69,23 @@ class EvidenceError(ValueError):
     """Impossible evidence-mode settings; the message names the valid range."""
 
 
-def _number_in(name: str, value, low: float, high: float, low_included: bool = False,
-               what: str = "it", unit: str = "") -> float:
+def _number_in(
+    name: str,
+    value,
+    low: float,
+    high: float,
+    low_included: bool = False,
+    what: str = "it",
+    unit: str = "",
+) -> float:
     """``value`` as a float in (low, high), or [low, high) when ``low_included``;
     EvidenceError naming the range otherwise."""
     if low_included:
-        as_type = f"a number of{unit} in [{low:g}, {high:g})" if unit else f"a number in [{low:g}, {high:g})"
+        as_type = (
+            f"a number of{unit} in [{low:g}, {high:g})"
+            if unit
+            else f"a number in [{low:g}, {high:g})"
+        )
         as_range = f"in [{low:g}, {high:g}){unit}"
     else:
         as_type = f"a number between {low:g} and {high:g} (exclusive)"
@@ -127,7 +138,9 @@ def check_long_row_exponent(value) -> float:
     try:
         a = float(value)
     except (TypeError, ValueError):
-        raise EvidenceError(f"long-row exponent must be a number in [0, 1], got {value!r}") from None
+        raise EvidenceError(
+            f"long-row exponent must be a number in [0, 1], got {value!r}"
+        ) from None
     if not 0.0 <= a <= 1.0:
         raise EvidenceError(f"long-row exponent is {value}; it must lie in [0, 1] (0: no discount)")
     return a
@@ -184,7 +197,9 @@ class AnswerModel:
         s, l_ = check_answer_model(self.sensitivity, self.leak)
         object.__setattr__(self, "sensitivity", s)
         object.__setattr__(self, "leak", l_)
-        object.__setattr__(self, "long_row_exponent", check_long_row_exponent(self.long_row_exponent))
+        object.__setattr__(
+            self, "long_row_exponent", check_long_row_exponent(self.long_row_exponent)
+        )
         if self.symptom_leaks is not None:
             arr = np.asarray(self.symptom_leaks, dtype=float)
             if arr.ndim != 1:
@@ -200,7 +215,7 @@ class AnswerModel:
             object.__setattr__(self, "symptom_leaks", arr)
 
     @classmethod
-    def exact(cls) -> "AnswerModel":
+    def exact(cls) -> AnswerModel:
         """Error-free answers (s = 1, l = 0): the paper's strict model, for checking."""
         return cls(1.0, 0.0, None, 0.0, _exact=True)
 
@@ -267,20 +282,26 @@ class EvidenceSettings:
         _check_pick(self.pick)
         for name, value in (("sensitivity", s), ("leak", l_), ("threshold", t), ("gain_floor", f)):
             object.__setattr__(self, name, value)
-        object.__setattr__(self, "long_row_exponent",
-                           check_long_row_exponent(self.long_row_exponent))
+        object.__setattr__(
+            self, "long_row_exponent", check_long_row_exponent(self.long_row_exponent)
+        )
 
     def answer_model(self) -> AnswerModel:
         leaks = None if self.symptom_leaks is None else np.asarray(self.symptom_leaks, float)
         return AnswerModel(self.sensitivity, self.leak, leaks, self.long_row_exponent)
 
-    def model(self, problem: Problem, target: str = "object") -> "EvidenceModel":
+    def model(self, problem: Problem, target: str = "object") -> EvidenceModel:
         return EvidenceModel(problem, self.answer_model(), target, self.threshold, self.gain_floor)
 
     def describe(self) -> dict:
-        return {"sensitivity": self.sensitivity, "leak": self.leak, "threshold": self.threshold,
-                "gain_floor": self.gain_floor, "pick": self.pick,
-                "long_row_exponent": self.long_row_exponent}
+        return {
+            "sensitivity": self.sensitivity,
+            "leak": self.leak,
+            "threshold": self.threshold,
+            "gain_floor": self.gain_floor,
+            "pick": self.pick,
+            "long_row_exponent": self.long_row_exponent,
+        }
 
 
 @dataclass(frozen=True)
@@ -387,7 +408,9 @@ class EvidenceModel:
     ):
         answers = answers or AnswerModel()
         if target not in EVIDENCE_TARGETS:
-            raise EvidenceError(f"unknown target {target!r}; choose one of {', '.join(EVIDENCE_TARGETS)}")
+            raise EvidenceError(
+                f"unknown target {target!r}; choose one of {', '.join(EVIDENCE_TARGETS)}"
+            )
         if target == "group" and problem.object_groups is None:
             raise EvidenceError("the group target needs object group labels")
         threshold, gain_floor = check_threshold(threshold), check_gain_floor(gain_floor)
@@ -405,8 +428,9 @@ class EvidenceModel:
         # no longer than the prior-weighted mean row length.
         row_lengths = problem.matrix.sum(axis=1).astype(float)
         self.typical_row_length = float(problem.prior @ row_lengths)
-        self.sensitivities = answers.sensitivities(row_lengths, self.typical_row_length,
-                                                   self.leak_vector)
+        self.sensitivities = answers.sensitivities(
+            row_lengths, self.typical_row_length, self.leak_vector
+        )
         self.sensitivities.setflags(write=False)
         # One s for every row (no discount, or no row long enough): the scalar formulas.
         self._uniform_s = bool(np.all(self.sensitivities == s))
@@ -431,7 +455,8 @@ class EvidenceModel:
         share = row_lengths / max(N, 1)
         self.unlisted_shares, where = np.unique(share, return_inverse=True)
         self.unlisted_share_sensitivities = answers.sensitivities(
-            self.unlisted_shares * N, self.typical_row_length, self.leak_vector)
+            self.unlisted_shares * N, self.typical_row_length, self.leak_vector
+        )
         self._log_share_weight = np.log(np.bincount(where.reshape(-1), weights=problem.prior))
         # Chemicals with identical rows get identical likelihoods under any answers: they
         # are reported together as one candidate, never one picked.
@@ -468,7 +493,7 @@ class EvidenceModel:
         B = self.problem.matrix
         return self.leak_vector * (1.0 - weights @ B) + (weights * self.sensitivities) @ B
 
-    def belief(self, known: Mapping[int, bool], skipped: Iterable[int] = ()) -> "Belief":
+    def belief(self, known: Mapping[int, bool], skipped: Iterable[int] = ()) -> Belief:
         """The posterior after ``known`` answers (query -> yes) and ``skipped`` queries.
 
         Order does not matter; a skipped ("can't tell") query is asked but carries no
@@ -487,7 +512,7 @@ class EvidenceModel:
         asked[skipped] = True
         return Belief(self, qs, vals, asked)
 
-    def root(self) -> "Belief":
+    def root(self) -> Belief:
         """The belief before any answer (the prior)."""
         return self.belief({})
 
@@ -526,8 +551,11 @@ class Belief:
             listed = B.astype(bool)
             yes_listed = (listed & values[None, :]).sum(axis=1)
             no_listed = (listed & ~values[None, :]).sum(axis=1)
-            loglik = (yes_listed * model._log_s_i + no_listed * model._log_1s_i
-                      + np.where(listed, 0.0, if_unlisted[None, :]).sum(axis=1))
+            loglik = (
+                yes_listed * model._log_s_i
+                + no_listed * model._log_1s_i
+                + np.where(listed, 0.0, if_unlisted[None, :]).sum(axis=1)
+            )
         self.log_weights = model._log_prior + loglik
         top = self.log_weights.max()
         if np.isfinite(top):
@@ -610,8 +638,9 @@ class Belief:
                 G = _class_sums(w, m._rows, m._class_ends)
                 listed_yes = s * G
             else:
-                both = _class_sums(np.stack([w, w * m._s_sorted.astype(w.dtype)]), m._rows,
-                                   m._class_ends)
+                both = _class_sums(
+                    np.stack([w, w * m._s_sorted.astype(w.dtype)]), m._rows, m._class_ends
+                )
                 G, listed_yes = both[0], both[1]
             listed = G.sum(axis=0)  # P(the chemical lists q), unnormalised
             yes_c = leak[None, :] * (W[:, None] - G) + listed_yes
@@ -624,8 +653,12 @@ class Belief:
         else:
             # Per row its own s_i: the listed mass, its yes-mass sum_i w_i s_i B_iq and its
             # answer entropy sum_i w_i H(s_i) B_iq, in one pass over the matrix.
-            weights = np.stack([w, w * m._s_sorted.astype(w.dtype), w * m._h_sorted.astype(w.dtype)])
-            listed, listed_yes, h_listed = np.einsum("jk,kn->jn", weights, m._rows).astype(np.float64)
+            weights = np.stack(
+                [w, w * m._s_sorted.astype(w.dtype), w * m._h_sorted.astype(w.dtype)]
+            )
+            listed, listed_yes, h_listed = np.einsum("jk,kn->jn", weights, m._rows).astype(
+                np.float64
+            )
             h_given = h_listed + (total - listed) * m._h_unlisted
         p_yes = leak * (total - listed) + listed_yes
         h_answer = _entropy_of_split(p_yes, total)
@@ -735,8 +768,7 @@ class Belief:
         log_exch = float(np.logaddexp.reduce(log_share + m._log_share_weight))
         log_l0 = float(np.logaddexp(log_freq, log_exch)) - np.log(2.0)
         log_listed = float(np.logaddexp.reduce(self.log_weights))  # log sum_i pi_i L_i
-        log_odds = (np.log(m.unlisted_prior) + log_l0
-                    - np.log1p(-m.unlisted_prior) - log_listed)
+        log_odds = np.log(m.unlisted_prior) + log_l0 - np.log1p(-m.unlisted_prior) - log_listed
         unlisted = float(1.0 / (1.0 + np.exp(-log_odds)))
         self._fit = Fit(unlisted, unlisted < 0.5, top, against, k)
         return self._fit
@@ -869,7 +901,7 @@ def _best_first(scores: np.ndarray) -> np.ndarray:
 
 
 def next_query(
-    belief: "Belief",
+    belief: Belief,
     rng: np.random.Generator,
     suggest: str = "symptom",
     pick: str = "informed",
@@ -886,7 +918,7 @@ def next_query(
 
 
 def expected_questions(
-    belief: "Belief",
+    belief: Belief,
     suggest: str = "symptom",
     pick: str = "informed",
     available: np.ndarray | None = None,
@@ -910,8 +942,9 @@ def expected_questions(
     counts = np.empty(trials)
     for t in range(trials):
         true = int(rng.choice(belief.posterior.size, p=belief.posterior))
-        answers = rng.random(B.shape[1]) < np.where(B[true], model.sensitivities[true],
-                                                    model.leak_vector)
+        answers = rng.random(B.shape[1]) < np.where(
+            B[true], model.sensitivities[true], model.leak_vector
+        )
         known = dict(known0)
         b = belief
         k = 0

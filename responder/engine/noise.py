@@ -24,6 +24,7 @@ Section 6 (``responder.engine.dilated``) at every node, which the tests check.
 from __future__ import annotations
 
 from dataclasses import dataclass
+
 import numpy as np
 
 NOISE_MODELS = (1, 2)
@@ -176,7 +177,7 @@ class BinomialTable:
         self._setup(noise.n_prone, noise.eps_eff, noise.p_effective)
 
     @classmethod
-    def for_counts(cls, n_prone: int, eps_eff: int, p: float) -> "BinomialTable":
+    def for_counts(cls, n_prone: int, eps_eff: int, p: float) -> BinomialTable:
         """The table for N nu = ``n_prone``, eps' = ``eps_eff`` and binomial parameter ``p``."""
         table = cls.__new__(cls)
         table._setup(int(n_prone), int(eps_eff), float(p))
@@ -227,7 +228,7 @@ class BinomialTable:
         sums = np.full((int(n.max(initial=0)) + 1, width), np.nan)
         for v in np.unique(n).tolist():
             row = self.log_sums(v)
-            sums[v, :row.size] = row
+            sums[v, : row.size] = row
         ok, tau, log_r_pow = self._mass_terms(n[:, None], delta)
         log_out = log_r_pow + sums[n[:, None], tau] - self.log_Z
         return np.where(ok, np.exp(log_out), 0.0)

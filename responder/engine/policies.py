@@ -99,14 +99,22 @@ class Policy:
     #: baseline) or only among those that split the candidates ("splits").
     among = "unasked"
 
-    def __init__(self, name: str, ties: str = "first", seed: int | None = None, tol: float = 1e-9,
-                 pick: str = "any"):
+    def __init__(
+        self,
+        name: str,
+        ties: str = "first",
+        seed: int | None = None,
+        tol: float = 1e-9,
+        pick: str = "any",
+    ):
         if name not in POLICIES:
             raise PolicyError(f"unknown policy {name!r}; choose one of {', '.join(POLICIES)}")
         if ties not in TIE_RULES:
             raise PolicyError(f"unknown tie rule {ties!r}; choose one of {', '.join(TIE_RULES)}")
         if pick not in PICK_MODELS:
-            raise PolicyError(f"unknown pick model {pick!r}; choose one of {', '.join(PICK_MODELS)}")
+            raise PolicyError(
+                f"unknown pick model {pick!r}; choose one of {', '.join(PICK_MODELS)}"
+            )
         self.pick = pick
         self.name = name
         self.ties = ties
@@ -158,7 +166,8 @@ class Policy:
             return Choice("any", -1, qs, mix[qs])
         problem = node.model.problem
         split_count = np.bincount(
-            problem.query_groups, weights=stats.splits.astype(float),
+            problem.query_groups,
+            weights=stats.splits.astype(float),
             minlength=problem.n_query_groups,
         )
         costs = np.where(split_count > 0, CATEGORY_COSTS[self.name](stats, P), np.inf)
@@ -167,8 +176,9 @@ class Policy:
         return Choice("category", j, qs, P[j, qs], costs)
 
 
-def choose_batch(policy: Policy, nodes: NodeBatch,
-                 stats: SplitStatsBatch | None = None) -> tuple[np.ndarray, np.ndarray]:
+def choose_batch(
+    policy: Policy, nodes: NodeBatch, stats: SplitStatsBatch | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """:meth:`Policy.choose` at D nodes at once (:class:`~responder.engine.belief.NodeBatch`),
     with their split statistics ``stats`` when already computed (with the group term).
 
@@ -208,10 +218,14 @@ def choose_batch(policy: Policy, nodes: NodeBatch,
     if stats is None:
         stats = nodes.take(live).split(groups)
     else:
-        stats = SplitStatsBatch(stats.total[live], stats.no[live], stats.yes[live],
-                                stats.unasked[live],
-                                None if stats.group_x is None else stats.group_x[live],
-                                None if stats.children_x is None else stats.children_x[live])
+        stats = SplitStatsBatch(
+            stats.total[live],
+            stats.no[live],
+            stats.yes[live],
+            stats.unasked[live],
+            None if stats.group_x is None else stats.group_x[live],
+            None if stats.children_x is None else stats.children_x[live],
+        )
     splits = stats.splits
     stuck = ~splits.any(axis=1)  # only at a relative mass below the split tolerance
     if policy.name == "random":  # among the splitting queries only
@@ -230,8 +244,9 @@ def choose_batch(policy: Policy, nodes: NodeBatch,
         sums = rows_of_categories(pw, cat, n)
         p = np.divide(pw, sums[:, cat], out=np.zeros_like(pw), where=sums[:, cat] > 0)
         split_count = rows_of_categories(splits.astype(float), cat, n)
-        costs = np.where(split_count > 0,
-                         CATEGORY_COSTS_BATCH[policy.name](stats, PickRows(p, cat, n)), np.inf)
+        costs = np.where(
+            split_count > 0, CATEGORY_COSTS_BATCH[policy.name](stats, PickRows(p, cat, n)), np.inf
+        )
         costs[stuck] = 0.0
         j = _pick_best_batch(policy, costs)
         probs[live] = np.where(cat[None, :] == j[:, None], p, 0.0)

@@ -7,8 +7,8 @@ trusts its arrays.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 import numpy as np
 
@@ -70,7 +70,7 @@ class Problem:
         query_names: Sequence[str] | None = None,
         group_names: Sequence[str] | None = None,
         query_group_names: Sequence[str] | None = None,
-    ) -> "Problem":
+    ) -> Problem:
         """Validate raw inputs and return a :class:`Problem`; raises :class:`ProblemError`."""
         B = _binary_matrix(matrix)
         M, N = B.shape
@@ -104,15 +104,21 @@ class Problem:
     def n_query_groups(self) -> int:
         return len(self.query_group_names)
 
-    def with_prior(self, prior) -> "Problem":
+    def with_prior(self, prior) -> Problem:
         """The same problem under another prior (validated)."""
         return Problem(
-            self.matrix, _prior(prior, self.n_objects), self.object_groups, self.query_groups,
-            self.pick_weights, self.object_names, self.query_names, self.group_names,
+            self.matrix,
+            _prior(prior, self.n_objects),
+            self.object_groups,
+            self.query_groups,
+            self.pick_weights,
+            self.object_names,
+            self.query_names,
+            self.group_names,
             self.query_group_names,
         )
 
-    def subset(self, objects=None, queries=None) -> "Problem":
+    def subset(self, objects=None, queries=None) -> Problem:
         """The problem restricted to some objects and/or queries; the prior is renormalised.
 
         Group codes are kept (a group may become empty) so labels stay comparable.
@@ -152,16 +158,20 @@ def _binary_matrix(matrix) -> np.ndarray:
             f"the matrix must be 2-D with at least one row and one column, got shape {arr.shape}"
         )
     flat = arr.ravel()
-    ok = np.fromiter(
-        (
-            # Only the integers 0 and 1: JSON true/false or 1.0 are not 0/1 cells.
-            (isinstance(v, (int, np.integer)) and not isinstance(v, bool) and v in (0, 1))
-            or isinstance(v, np.bool_)
-            for v in flat
-        ),
-        dtype=bool,
-        count=flat.size,
-    ) if arr.dtype == object else np.isin(arr, (0, 1)).ravel()
+    ok = (
+        np.fromiter(
+            (
+                # Only the integers 0 and 1: JSON true/false or 1.0 are not 0/1 cells.
+                (isinstance(v, (int, np.integer)) and not isinstance(v, bool) and v in (0, 1))
+                or isinstance(v, np.bool_)
+                for v in flat
+            ),
+            dtype=bool,
+            count=flat.size,
+        )
+        if arr.dtype == object
+        else np.isin(arr, (0, 1)).ravel()
+    )
     if not ok.all():
         k = int(np.flatnonzero(~ok)[0])
         i, j = divmod(k, arr.shape[1])

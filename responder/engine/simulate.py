@@ -152,8 +152,9 @@ def run_simulation(
         plans += [int(f) for f in np.minimum(flips, noise.n_prone)]
     victims = draw_victims(root, len(plans), streams.victims)
     interviewer = PolicyInterviewer(model, policy, start=root)
-    outcomes = simulate_interviews(victims, PersistentNoiseAnswers(model), interviewer, streams,
-                                   n_errors=plans)
+    outcomes = simulate_interviews(
+        victims, PersistentNoiseAnswers(model), interviewer, streams, n_errors=plans
+    )
     counts, within, beyond, inconsistent = [], [], [], []
     shared, wrong_consistent, caught = [], [], []
     for n_err, out in zip(plans, outcomes):
@@ -262,8 +263,14 @@ class PolicyInterviewer:
     ``batch=False`` keeps them one by one (:meth:`run`), the reference the tests compare with.
     """
 
-    def __init__(self, model: Model, policy: Policy, start: Node | None = None,
-                 cache: bool = True, batch: bool = True):
+    def __init__(
+        self,
+        model: Model,
+        policy: Policy,
+        start: Node | None = None,
+        cache: bool = True,
+        batch: bool = True,
+    ):
         self.model = model
         self.policy = policy
         self.start = start if start is not None else model.root()
@@ -296,11 +303,14 @@ class PolicyInterviewer:
         """Whether :meth:`run_batch` runs these interviews: the engine's own policy and
         interviewer (subclasses that change either run one by one), without noise or under
         noise for the object target."""
-        return (self._batch and self._cache is not None
-                and self.model.matrix.size <= BATCH_MAX_CELLS
-                and (self.model.noise is None or self.model.singleton_target)
-                and type(self) is PolicyInterviewer
-                and type(self.policy).choose is Policy.choose)
+        return (
+            self._batch
+            and self._cache is not None
+            and self.model.matrix.size <= BATCH_MAX_CELLS
+            and (self.model.noise is None or self.model.singleton_target)
+            and type(self) is PolicyInterviewer
+            and type(self.policy).choose is Policy.choose
+        )
 
     def run_batch(self, answers: np.ndarray, uniforms: np.ndarray) -> tuple[np.ndarray, NodeBatch]:
         """Run one interview per row of ``answers`` (T, N), all together.
@@ -386,13 +396,25 @@ class Interviews:
     _ends: Any  # () -> list of end states
 
     def outcomes(self) -> list[Outcome]:
-        return [Outcome(int(t), row, int(k), end, bool(ok)) for t, row, k, end, ok in
-                zip(self.victims.tolist(), self.answers, self.questions.tolist(), self._ends(),
-                    self.correct.tolist())]
+        return [
+            Outcome(int(t), row, int(k), end, bool(ok))
+            for t, row, k, end, ok in zip(
+                self.victims.tolist(),
+                self.answers,
+                self.questions.tolist(),
+                self._ends(),
+                self.correct.tolist(),
+            )
+        ]
 
 
-def simulate_batch(victims: np.ndarray, answers: AnswerModel, interviewer: Interviewer,
-                   streams: Streams, n_errors=None) -> Interviews:
+def simulate_batch(
+    victims: np.ndarray,
+    answers: AnswerModel,
+    interviewer: Interviewer,
+    streams: Streams,
+    n_errors=None,
+) -> Interviews:
     """One interview per victim: draw its answers, let the interviewer ask, judge the end.
 
     ``n_errors`` (one entry per victim, None for the answer model's own draw) forces the
@@ -406,12 +428,19 @@ def simulate_batch(victims: np.ndarray, answers: AnswerModel, interviewer: Inter
     distribution; single-query policies (no picks) ask exactly the same questions either way.
     """
     plans = [None] * len(victims) if n_errors is None else n_errors
-    if (isinstance(answers, PersistentNoiseAnswers) and answers.model.noise is None
-            and all(p is None for p in plans)):
+    if (
+        isinstance(answers, PersistentNoiseAnswers)
+        and answers.model.noise is None
+        and all(p is None for p in plans)
+    ):
         rows = answers.model.matrix[victims]  # no errors to draw: the true rows
     else:
-        rows = np.array([answers.draw(true, streams.errors, n_err)
-                         for true, n_err in zip(victims.tolist(), plans)])
+        rows = np.array(
+            [
+                answers.draw(true, streams.errors, n_err)
+                for true, n_err in zip(victims.tolist(), plans)
+            ]
+        )
     if isinstance(interviewer, PolicyInterviewer) and interviewer.batchable and len(victims):
         model = interviewer.model
         uniforms = streams.picks.random(rows.shape)
@@ -425,20 +454,34 @@ def simulate_batch(victims: np.ndarray, answers: AnswerModel, interviewer: Inter
                 if end.delta is None:
                     out.append(Node(model, idx, model.problem.prior[idx], end.asked[d].copy()))
                 else:
-                    out.append(Node(model, idx, end.mass[d, idx], end.asked[d].copy(),
-                                    end.delta[d, idx], int(end.n_unanswered[d])))
+                    out.append(
+                        Node(
+                            model,
+                            idx,
+                            end.mass[d, idx],
+                            end.asked[d].copy(),
+                            end.delta[d, idx],
+                            int(end.n_unanswered[d]),
+                        )
+                    )
             return out
 
         return Interviews(victims, rows, k, correct, ends)
     runs = [interviewer.run(row, streams.picks) for row in rows]
     k = np.array([r[0] for r in runs], dtype=np.int64)
-    correct = np.array([interviewer.correct(r[1], t) for r, t in zip(runs, victims.tolist())],
-                       dtype=bool)
+    correct = np.array(
+        [interviewer.correct(r[1], t) for r, t in zip(runs, victims.tolist())], dtype=bool
+    )
     return Interviews(victims, rows, k, correct, lambda: [r[1] for r in runs])
 
 
-def simulate_interviews(victims: np.ndarray, answers: AnswerModel, interviewer: Interviewer,
-                        streams: Streams, n_errors=None) -> list[Outcome]:
+def simulate_interviews(
+    victims: np.ndarray,
+    answers: AnswerModel,
+    interviewer: Interviewer,
+    streams: Streams,
+    n_errors=None,
+) -> list[Outcome]:
     """:func:`simulate_batch` as a list of :class:`Outcome` (with the end nodes)."""
     return simulate_batch(victims, answers, interviewer, streams, n_errors).outcomes()
 

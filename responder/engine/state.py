@@ -111,7 +111,8 @@ class InterviewState:
         self._answers: dict[int, Answer] = {}  # query -> answer, in the order given
         self._ties, self._seed = ties, seed
         self._reported = (
-            np.zeros(problem.n_queries, dtype=bool) if reported is None
+            np.zeros(problem.n_queries, dtype=bool)
+            if reported is None
             else np.asarray(reported, dtype=bool)
         )
         self._unconscious = unconscious
@@ -122,8 +123,9 @@ class InterviewState:
 
     # -- settings ----------------------------------------------------------------------------
 
-    def configure(self, target: str | None = None, policy: str | None = None, noise="keep",
-                  evidence="keep"):
+    def configure(
+        self, target: str | None = None, policy: str | None = None, noise="keep", evidence="keep"
+    ):
         """Change target, policy, noise or evidence settings (``None`` turns either off);
         answers are kept. Noise and evidence exclude each other: setting one clears the other.
         """
@@ -249,8 +251,10 @@ class InterviewState:
         if self.mode == "evidence":
             return self.belief.stop(self.available()).reason
         return {
-            Status.ASKING: None, Status.IDENTIFIED: "identified",
-            Status.INDISTINGUISHABLE: "no_split", Status.INCONSISTENT: "no_fit",
+            Status.ASKING: None,
+            Status.IDENTIFIED: "identified",
+            Status.INDISTINGUISHABLE: "no_split",
+            Status.INCONSISTENT: "no_fit",
         }[self.status]
 
     def fit(self) -> Fit | None:
@@ -368,7 +372,11 @@ class InterviewState:
         """Answered queries that count against object ``obj`` (contradict its row)."""
         known, _ = self._answer_dict()
         row = self.problem.matrix[obj]
-        return [r.query for r in self.answers if r.query in known and bool(row[r.query]) != known[r.query]]
+        return [
+            r.query
+            for r in self.answers
+            if r.query in known and bool(row[r.query]) != known[r.query]
+        ]
 
     def group_drops(self) -> list[tuple[int, float, float]]:
         """Classes the last answer lowered sharply: (class, before, after), largest first.
@@ -385,8 +393,9 @@ class InterviewState:
         known.pop(last.query)
         before = self._evidence_model.belief(known, skipped).group_probabilities()
         after = self.belief.group_probabilities()
-        return [(int(g), float(before[g]), float(after[g]))
-                for g in sharp_group_drops(before, after)]
+        return [
+            (int(g), float(before[g]), float(after[g])) for g in sharp_group_drops(before, after)
+        ]
 
     def mismatches(self) -> np.ndarray:
         """Answers each object contradicts, shape (M,)."""
@@ -414,7 +423,9 @@ class InterviewState:
         for k in range(int(inverse.max()) + 1):
             members = node.idx[inverse == k]
             mass = float(node.mass[inverse == k].sum())
-            out.append(Candidate(tuple(int(i) for i in members), mass / total, int(mism[members[0]])))
+            out.append(
+                Candidate(tuple(int(i) for i in members), mass / total, int(mism[members[0]]))
+            )
         out.sort(key=lambda c: (-c.probability, c.objects[0]))
         return out
 

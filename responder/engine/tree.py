@@ -60,8 +60,12 @@ class LevelTree:
 
 def applies(model, policy) -> bool:
     """Whether :func:`build_level_tree` builds ``policy``'s tree on ``model`` (and is faster)."""
-    return (model.noise is None and policy.name in LEVEL_POLICIES and policy.ties == "first"
-            and model.matrix.size <= LEVEL_MAX_CELLS)
+    return (
+        model.noise is None
+        and policy.name in LEVEL_POLICIES
+        and policy.ties == "first"
+        and model.matrix.size <= LEVEL_MAX_CELLS
+    )
 
 
 def _runs(key: np.ndarray) -> np.ndarray:
@@ -94,7 +98,9 @@ def build_level_tree(model, name: str, tol: float, start) -> LevelTree:
         Queries in ``start.asked`` are never asked (as in the node-by-node walk).
     """
     if name not in LEVEL_POLICIES:
-        raise ValueError(f"unknown policy {name!r}; choose one of {', '.join(sorted(LEVEL_POLICIES))}")
+        raise ValueError(
+            f"unknown policy {name!r}; choose one of {', '.join(sorted(LEVEL_POLICIES))}"
+        )
     K0 = start.idx.size
     B = model.matrix[start.idx]  # (K0, N) bool
     mass = start.mass
@@ -197,8 +203,9 @@ def build_level_tree(model, name: str, tol: float, start) -> LevelTree:
             term = xlog2x(gtot)[rows]  # one log per group, not per (group, query)
             term -= xlog2x(gt - gy)
             term -= xlog2x(gy)
-            group_term = np.bincount(seg_node[rows] * n_queries + cols, weights=term,
-                                     minlength=splits.size)
+            group_term = np.bincount(
+                seg_node[rows] * n_queries + cols, weights=term, minlength=splits.size
+            )
             group_term = group_term.astype(float, copy=False).reshape(splits.shape)
             np.maximum(group_term, 0.0, out=group_term)
             group_term /= tot
@@ -249,10 +256,14 @@ def noisy_applies(model, policy) -> bool:
     :data:`NOISY_LEVEL_MAX_CELLS` cells."""
     from responder.engine.policies import Policy  # noqa: PLC0415
 
-    return (model.noise is not None and model.singleton_target
-            and model.matrix.size <= NOISY_LEVEL_MAX_CELLS
-            and policy.name in LEVEL_POLICIES and policy.ties == "first"
-            and type(policy).choose is Policy.choose)
+    return (
+        model.noise is not None
+        and model.singleton_target
+        and model.matrix.size <= NOISY_LEVEL_MAX_CELLS
+        and policy.name in LEVEL_POLICIES
+        and policy.ties == "first"
+        and type(policy).choose is Policy.choose
+    )
 
 
 def build_noisy_level_tree(model, policy, start) -> LevelTree:
@@ -308,7 +319,7 @@ def _noisy_level_step(nodes, policy, reach):
     leaf = np.flatnonzero(resolved)
     if leaf.size:
         m = nodes.mass[leaf]
-        impurity = (xlog2x(total[leaf]) - xlog2x(m).sum(axis=1))  # pi_l I(l)
+        impurity = xlog2x(total[leaf]) - xlog2x(m).sum(axis=1)  # pi_l I(l)
         u -= float(np.maximum(impurity, 0.0).sum())
     inner = np.flatnonzero(~resolved)
     if not inner.size:
@@ -319,7 +330,6 @@ def _noisy_level_step(nodes, policy, reach):
     u += float(total[inner] @ cost)
     reach += nodes.mass[inner].sum(axis=0)
     parents = nodes.take(np.concatenate([inner, inner]))
-    both = parents.children(np.concatenate([q, q]),
-                            np.repeat([False, True], inner.size))
+    both = parents.children(np.concatenate([q, q]), np.repeat([False, True], inner.size))
     alive = np.flatnonzero(both.cand.any(axis=1))
     return u, [both.take(alive)]

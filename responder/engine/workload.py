@@ -71,8 +71,13 @@ class Workload:
         return n * self.seconds_per_interview
 
 
-def measure_interviews(model: Model, policy: Policy, seed: int | None = 0,
-                       budget_seconds: float = 0.5, max_interviews: int = 10) -> Workload:
+def measure_interviews(
+    model: Model,
+    policy: Policy,
+    seed: int | None = 0,
+    budget_seconds: float = 0.5,
+    max_interviews: int = 10,
+) -> Workload:
     """Run simulated interviews until ``budget_seconds`` have passed (at least one, at most
     ``max_interviews``) and return their mean cost. One interview that alone takes longer
     than the budget is still measured in full: its time is the estimate.

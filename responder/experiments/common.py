@@ -12,7 +12,14 @@ from responder.engine.evaluate import bounds, evaluate
 from responder.engine.policies import CATEGORY_POLICIES, RANDOM_POLICIES, Policy
 from responder.engine.problem import Problem
 from responder.experiments.datasets import Sizes
-from responder.experiments.runner import EXPERIMENT_CODES, Task, int_seed, mean_ci, run_tasks, task_seed
+from responder.experiments.runner import (
+    EXPERIMENT_CODES,
+    Task,
+    int_seed,
+    mean_ci,
+    run_tasks,
+    task_seed,
+)
 from responder.experiments.settings import Settings
 
 
@@ -33,15 +40,25 @@ class Context:
         self.messages.append(text)
 
 
-def evaluate_task(problem: Problem, target: str, policy: str, ties: str, seed: int,
-                  method: str, trials: int, max_states: int) -> dict:
+def evaluate_task(
+    problem: Problem,
+    target: str,
+    policy: str,
+    ties: str,
+    seed: int,
+    method: str,
+    trials: int,
+    max_states: int,
+) -> dict:
     """E[K] of one policy tree on ``problem`` (runs in a worker)."""
     model = Model(problem, target)
     pol = Policy(policy, ties=ties, seed=seed)
     ev = evaluate(model, pol, method=method, max_states=max_states, trials=trials, seed=seed)
     return {
-        "value": ev.expected_queries, "method": ev.method,
-        "ci95": list(ev.ci95) if ev.ci95 else None, "states": ev.states,
+        "value": ev.expected_queries,
+        "method": ev.method,
+        "ci95": list(ev.ci95) if ev.ci95 else None,
+        "states": ev.states,
     }
 
 
@@ -64,14 +81,38 @@ def kb_table(ctx: Context, experiment: str, target: str, policies: list[str]) ->
         trials = max(100, s.kb_trials // repeats)
         for r in range(repeats):
             seed = int_seed(task_seed(s.seed, code, 900, k, r))
-            tasks.append(Task(evaluate_task, dict(
-                problem=problem, target=target, policy=name, ties="random", seed=seed,
-                method="auto", trials=trials, max_states=s.kb_max_states)))
+            tasks.append(
+                Task(
+                    evaluate_task,
+                    dict(
+                        problem=problem,
+                        target=target,
+                        policy=name,
+                        ties="random",
+                        seed=seed,
+                        method="auto",
+                        trials=trials,
+                        max_states=s.kb_max_states,
+                    ),
+                )
+            )
             index.append((name, "random"))
         if not branching:
-            tasks.append(Task(evaluate_task, dict(
-                problem=problem, target=target, policy=name, ties="first", seed=0,
-                method="exact", trials=1, max_states=s.kb_max_states)))
+            tasks.append(
+                Task(
+                    evaluate_task,
+                    dict(
+                        problem=problem,
+                        target=target,
+                        policy=name,
+                        ties="first",
+                        seed=0,
+                        method="exact",
+                        trials=1,
+                        max_states=s.kb_max_states,
+                    ),
+                )
+            )
             index.append((name, "first"))
     results = run_tasks(tasks, s.jobs, f"{experiment}: knowledge base", s.progress)
     rows = {}
@@ -84,10 +125,13 @@ def kb_table(ctx: Context, experiment: str, target: str, policies: list[str]) ->
             stats["half"] = (hi - lo) / 2
         methods = sorted({v["method"] for v in vals})
         rows[name] = {
-            "mean": stats["mean"], "half": stats["half"], "repeats": len(vals),
+            "mean": stats["mean"],
+            "half": stats["half"],
+            "repeats": len(vals),
             "methods": methods,
-            "trials_per_repeat": (max(100, s.kb_trials // len(vals))
-                                  if "monte-carlo" in methods else None),
+            "trials_per_repeat": (
+                max(100, s.kb_trials // len(vals)) if "monte-carlo" in methods else None
+            ),
             "values": [v["value"] for v in vals],
             "first_ties": first[0]["value"] if first else None,
         }
@@ -96,8 +140,9 @@ def kb_table(ctx: Context, experiment: str, target: str, policies: list[str]) ->
     return {"policies": rows, "bounds": b}
 
 
-def kb_section(ctx: Context, experiment: str, target: str, policies: list[str],
-               needs: str) -> dict | None:
+def kb_section(
+    ctx: Context, experiment: str, target: str, policies: list[str], needs: str
+) -> dict | None:
     """The knowledge-base part of an experiment's results: :func:`kb_table` with the
     knowledge base's :func:`kb_summary` and label; None without a knowledge base or when it
     lacks the labels the experiment ``needs`` (``"object_groups"`` or ``"query_groups"``)."""
@@ -113,14 +158,18 @@ def kb_summary(problem: Problem) -> dict:
     from responder.engine.diagnostics import distinguishable_count, min_hamming_distance  # noqa: PLC0415
 
     out = {
-        "objects": problem.n_objects, "queries": problem.n_queries,
+        "objects": problem.n_objects,
+        "queries": problem.n_queries,
         "distinct_rows": distinguishable_count(problem.matrix),
         "min_hamming_distance": min_hamming_distance(problem.matrix),
         "ones_per_row": float(problem.matrix.sum(axis=1).mean()),
         # The paper's tables assume a uniform prior; a knowledge base may set another.
-        "prior": ("uniform" if np.allclose(problem.prior, problem.prior[0]) else
-                  "the knowledge base's (not uniform: "
-                  f"{problem.prior.min():.2g} to {problem.prior.max():.2g})"),
+        "prior": (
+            "uniform"
+            if np.allclose(problem.prior, problem.prior[0])
+            else "the knowledge base's (not uniform: "
+            f"{problem.prior.min():.2g} to {problem.prior.max():.2g})"
+        ),
     }
     if problem.object_groups is not None:
         counts = np.bincount(problem.object_groups, minlength=problem.n_groups)

@@ -135,7 +135,9 @@ def sizes_from_problem(problem: Problem | None, reason: str = "") -> Sizes:
         obj = np.bincount(problem.object_groups, minlength=problem.n_groups)
         qry = np.bincount(problem.query_groups, minlength=problem.n_query_groups)
         if (obj > 0).sum() < 2 or (qry > 0).sum() < 2:
-            raise ValueError("the knowledge base has fewer than two non-empty classes or categories")
+            raise ValueError(
+                "the knowledge base has fewer than two non-empty classes or categories"
+            )
         return Sizes(
             scale_sizes(obj, PAPER_OBJECTS),
             scale_sizes(qry, PAPER_QUERIES),
@@ -155,7 +157,9 @@ def group_labels(sizes) -> np.ndarray:
 # -- group identification model (Section 7.1.1) ------------------------------------------
 
 
-def draw_rectangle_gammas(n_queries: int, d1: float, d2: float, rng) -> tuple[np.ndarray, np.ndarray]:
+def draw_rectangle_gammas(
+    n_queries: int, d1: float, d2: float, rng
+) -> tuple[np.ndarray, np.ndarray]:
     """(gamma_w, gamma_b) per query, uniform on [1 - d1, 1] x [1 - d2, 1] (see module doc)."""
     if not (0.0 <= d1 <= 0.5 and 0.0 <= d2 <= 0.5):
         raise ValueError(f"d1 and d2 must lie in [0, 0.5], got d1={d1}, d2={d2}")

@@ -31,9 +31,21 @@ from responder.engine.policies import Policy
 from responder.experiments.common import Context
 from responder.experiments.datasets import group_id_dataset
 from responder.experiments.report import (
-    fmt, fmt_pm, md_table, save_figure, settings_caption, write_results,
+    fmt,
+    fmt_pm,
+    md_table,
+    save_figure,
+    settings_caption,
+    write_results,
 )
-from responder.experiments.runner import EXPERIMENT_CODES, Task, int_seed, mean_ci, run_tasks, task_seed
+from responder.experiments.runner import (
+    EXPERIMENT_CODES,
+    Task,
+    int_seed,
+    mean_ci,
+    run_tasks,
+    task_seed,
+)
 
 NAME = "noise"
 POLICIES = ("gbs", "gisa")
@@ -71,8 +83,11 @@ def select_subset(matrix, size: int, min_distance: int) -> tuple[np.ndarray, dic
     greedy = int(chosen.size)
     chosen = chosen[:size]
     info = {
-        "rows": int(B.shape[0]), "distinct_rows": int(firsts.size),
-        "greedy_subset": greedy, "used": int(chosen.size), "requested": size,
+        "rows": int(B.shape[0]),
+        "distinct_rows": int(firsts.size),
+        "greedy_subset": greedy,
+        "used": int(chosen.size),
+        "requested": size,
         "min_distance_required": min_distance,
         "min_distance": min_hamming_distance(B[chosen]) if chosen.size > 1 else None,
     }
@@ -84,17 +99,31 @@ def _noise(problem, nu, mask_seed, eps, model, p):
     return NoiseModel(eps, mask, model=model, p=p)
 
 
-def exact_task(problem, nu: float, mask_seed: int, eps: int, model: int, p: float,
-               policy: str) -> dict:
+def exact_task(
+    problem, nu: float, mask_seed: int, eps: int, model: int, p: float, policy: str
+) -> dict:
     """Exact E[K] of one policy's tree under the noise model (runs in a worker)."""
     noise = _noise(problem, nu, mask_seed, eps, model, p)
     ev = evaluate(Model(problem, "object", noise), Policy(policy), method="exact")
-    return {"value": ev.expected_queries, "decomposition": ev.decomposition,
-            "max_depth": ev.max_depth, "prone": noise.n_prone}
+    return {
+        "value": ev.expected_queries,
+        "decomposition": ev.decomposition,
+        "max_depth": ev.max_depth,
+        "prone": noise.n_prone,
+    }
 
 
-def mismatch_task(problem, nu: float, mask_seed: int, eps: int, p_true: float, p_alg: float,
-                  policy: str, interviews: int, seed: int) -> dict:
+def mismatch_task(
+    problem,
+    nu: float,
+    mask_seed: int,
+    eps: int,
+    p_true: float,
+    p_alg: float,
+    policy: str,
+    interviews: int,
+    seed: int,
+) -> dict:
     """Simulated interviews: errors drawn with p_true, the tree built assuming p_alg."""
     m_true = Model(problem, "object", _noise(problem, nu, mask_seed, eps, 2, p_true))
     m_alg = Model(problem, "object", _noise(problem, nu, mask_seed, eps, 2, p_alg))
@@ -110,16 +139,28 @@ def _matrices(ctx: Context) -> list[dict]:
     if ctx.kb is not None and ctx.kb.n_objects >= 2:
         idx, info = select_subset(ctx.kb.matrix, s.noise_size, s.noise_min_distance)
         if idx.size >= 2:
-            out.append({"label": f"{ctx.kb_label} subset", "kind": "kb",
-                        "problem": ctx.kb.subset(objects=idx).with_prior(None), "info": info,
-                        "objects": [ctx.kb.object_names[i] for i in idx]})
+            out.append(
+                {
+                    "label": f"{ctx.kb_label} subset",
+                    "kind": "kb",
+                    "problem": ctx.kb.subset(objects=idx).with_prior(None),
+                    "info": info,
+                    "objects": [ctx.kb.object_names[i] for i in idx],
+                }
+            )
     if s.noise_synthetic or not out:
         rng = np.random.default_rng(task_seed(s.seed, EXPERIMENT_CODES[NAME], 0))
         problem, _ = group_id_dataset(ctx.sizes, 0.5, 0.5, rng)
         idx, info = select_subset(problem.matrix, s.noise_size, s.noise_min_distance)
-        info["model"] = ("group-identification model, d1 = d2 = 0.5, then the greedy subset")
-        out.append({"label": f"synthetic {idx.size} x {problem.n_queries}", "kind": "synthetic",
-                    "problem": problem.subset(objects=idx).with_prior(None), "info": info})
+        info["model"] = "group-identification model, d1 = d2 = 0.5, then the greedy subset"
+        out.append(
+            {
+                "label": f"synthetic {idx.size} x {problem.n_queries}",
+                "kind": "synthetic",
+                "problem": problem.subset(objects=idx).with_prior(None),
+                "info": info,
+            }
+        )
     return out
 
 
@@ -138,42 +179,91 @@ def run(ctx: Context) -> dict:
         for nu in s.nu_values:
             for m, ms in enumerate(mask_seeds(mi, nu)):
                 for pol in POLICIES:
-                    tasks.append(Task(exact_task, dict(problem=pr, nu=nu, mask_seed=ms,
-                                                       eps=s.noise_eps, model=1, p=0.5,
-                                                       policy=pol)))
+                    tasks.append(
+                        Task(
+                            exact_task,
+                            dict(
+                                problem=pr,
+                                nu=nu,
+                                mask_seed=ms,
+                                eps=s.noise_eps,
+                                model=1,
+                                p=0.5,
+                                policy=pol,
+                            ),
+                        )
+                    )
                     index.append(("model1", mi, nu, m, pol))
         for p in s.p_values:
             for m, ms in enumerate(mask_seeds(mi, s.model2_nu)):
                 for pol in POLICIES:
-                    tasks.append(Task(exact_task, dict(problem=pr, nu=s.model2_nu, mask_seed=ms,
-                                                       eps=s.noise_eps, model=2, p=p,
-                                                       policy=pol)))
+                    tasks.append(
+                        Task(
+                            exact_task,
+                            dict(
+                                problem=pr,
+                                nu=s.model2_nu,
+                                mask_seed=ms,
+                                eps=s.noise_eps,
+                                model=2,
+                                p=p,
+                                policy=pol,
+                            ),
+                        )
+                    )
                     index.append(("model2", mi, p, m, pol))
         ms0 = mask_seeds(mi, s.model2_nu)[0]
         for a, pt in enumerate(s.p_true_values):
             for b, pa in enumerate(s.p_alg_values):
                 sim_seed = int_seed(task_seed(s.seed, code, mi, 200, a, b))
                 for pol in POLICIES:
-                    tasks.append(Task(mismatch_task, dict(
-                        problem=pr, nu=s.model2_nu, mask_seed=ms0, eps=s.noise_eps,
-                        p_true=pt, p_alg=pa, policy=pol, interviews=s.mismatch_interviews,
-                        seed=sim_seed)))
+                    tasks.append(
+                        Task(
+                            mismatch_task,
+                            dict(
+                                problem=pr,
+                                nu=s.model2_nu,
+                                mask_seed=ms0,
+                                eps=s.noise_eps,
+                                p_true=pt,
+                                p_alg=pa,
+                                policy=pol,
+                                interviews=s.mismatch_interviews,
+                                seed=sim_seed,
+                            ),
+                        )
+                    )
                     index.append(("mismatch", mi, (pt, pa), 0, pol))
     results = run_tasks(tasks, s.jobs, f"{NAME}: exact trees + simulations", s.progress)
 
     def collect(kind, mi, x, pol):
-        return [r for (k, i, xx, _m, p), r in zip(index, results)
-                if k == kind and i == mi and xx == x and p == pol]
+        return [
+            r
+            for (k, i, xx, _m, p), r in zip(index, results)
+            if k == kind and i == mi and xx == x and p == pol
+        ]
 
-    data = {"experiment": NAME, "eps": s.noise_eps, "model2_nu": s.model2_nu,
-            "masks_per_nu": s.noise_masks, "mismatch_interviews": s.mismatch_interviews,
-            "matrices": []}
+    data = {
+        "experiment": NAME,
+        "eps": s.noise_eps,
+        "model2_nu": s.model2_nu,
+        "masks_per_nu": s.noise_masks,
+        "mismatch_interviews": s.mismatch_interviews,
+        "matrices": [],
+    }
     for mi, mat in enumerate(mats):
         pr = mat["problem"]
-        entry = {"label": mat["label"], "kind": mat["kind"], "selection": mat["info"],
-                 "objects": pr.n_objects, "queries": pr.n_queries,
-                 "min_hamming_distance": min_hamming_distance(pr.matrix),
-                 "model1": [], "model2": [], "mismatch": []}
+        entry = {
+            "label": mat["label"],
+            "kind": mat["kind"],
+            "selection": mat["info"],
+            "objects": pr.n_objects,
+            "queries": pr.n_queries,
+            "min_hamming_distance": min_hamming_distance(pr.matrix),
+            "model1": [],
+            "model2": [],
+            "mismatch": [],
+        }
         if "objects" in mat:
             entry["object_names"] = mat["objects"]
         for nu in s.nu_values:
@@ -204,11 +294,13 @@ def run(ctx: Context) -> dict:
 
 def markdown(ctx: Context, data: dict) -> str:
     s = ctx.settings
-    lines = ["# Persistent noise (Section 7.3)\n",
-             f"Object identification with at most eps = {data['eps']} persistent errors among "
-             "the error-prone queries; uniform prior. Exact E[K] of the GBS and GISA trees "
-             f"(first-index ties). For 0 < nu < 1, mean ± 95% interval over {s.noise_masks} "
-             "random error-prone sets (the same sets for both policies).\n"]
+    lines = [
+        "# Persistent noise (Section 7.3)\n",
+        f"Object identification with at most eps = {data['eps']} persistent errors among "
+        "the error-prone queries; uniform prior. Exact E[K] of the GBS and GISA trees "
+        f"(first-index ties). For 0 < nu < 1, mean ± 95% interval over {s.noise_masks} "
+        "random error-prone sets (the same sets for both policies).\n",
+    ]
     for mat in data["matrices"]:
         sel = mat["selection"]
         lines.append(f"\n## {mat['label']}\n")
@@ -218,21 +310,35 @@ def markdown(ctx: Context, data: dict) -> str:
             f"({sel['distinct_rows']} distinct) by greedy min-conflict selection with pairwise "
             f"distance >= {sel['min_distance_required']}: the greedy set had "
             f"{sel['greedy_subset']} objects, {sel['used']} used (requested {sel['requested']})."
-            "\n")
+            "\n"
+        )
         lines.append("\n### Model 1: E[K] against nu\n")
-        rows = [[fmt(r["nu"], 1), r["prone"], fmt_pm(r["gbs"]["mean"], r["gbs"]["half"]),
-                 fmt_pm(r["gisa"]["mean"], r["gisa"]["half"]),
-                 fmt_pm(r["gisa_minus_gbs"]["mean"], r["gisa_minus_gbs"]["half"])]
-                for r in mat["model1"]]
+        rows = [
+            [
+                fmt(r["nu"], 1),
+                r["prone"],
+                fmt_pm(r["gbs"]["mean"], r["gbs"]["half"]),
+                fmt_pm(r["gisa"]["mean"], r["gisa"]["half"]),
+                fmt_pm(r["gisa_minus_gbs"]["mean"], r["gisa_minus_gbs"]["half"]),
+            ]
+            for r in mat["model1"]
+        ]
         lines.append(md_table(["nu", "prone queries", "GBS", "GISA", "GISA - GBS"], rows))
         lines.append(f"\n### Model 2 (nu = {data['model2_nu']}): E[K] against p\n")
-        rows = [[fmt(r["p"], 2), fmt_pm(r["gbs"]["mean"], r["gbs"]["half"]),
-                 fmt_pm(r["gisa"]["mean"], r["gisa"]["half"])] for r in mat["model2"]]
+        rows = [
+            [
+                fmt(r["p"], 2),
+                fmt_pm(r["gbs"]["mean"], r["gbs"]["half"]),
+                fmt_pm(r["gisa"]["mean"], r["gisa"]["half"]),
+            ]
+            for r in mat["model2"]
+        ]
         lines.append(md_table(["p", "GBS", "GISA"], rows))
         lines.append(
             f"\n### Model 2, p_true != p_alg (nu = {data['model2_nu']}, "
             f"{data['mismatch_interviews']} simulated interviews per cell, mean ± 95% "
-            "interval; accuracy in brackets)\n")
+            "interval; accuracy in brackets)\n"
+        )
         pas = sorted({r["p_alg"] for r in mat["mismatch"]})
         rows = []
         for pt in sorted({r["p_true"] for r in mat["mismatch"]}):
@@ -240,8 +346,9 @@ def markdown(ctx: Context, data: dict) -> str:
             for pol in POLICIES:
                 for pa in pas:
                     r = next(x for x in mat["mismatch"] if x["p_true"] == pt and x["p_alg"] == pa)
-                    cells.append(f"{fmt_pm(r[pol]['mean'], r[pol]['half'], 2)} "
-                                 f"[{r[pol]['accuracy']:.0%}]")
+                    cells.append(
+                        f"{fmt_pm(r[pol]['mean'], r[pol]['half'], 2)} [{r[pol]['accuracy']:.0%}]"
+                    )
             rows.append(cells)
         headers = ["p_true"] + [f"{pol.upper()} p_alg={pa:g}" for pol in POLICIES for pa in pas]
         lines.append(md_table(headers, rows))
@@ -255,29 +362,52 @@ def plot(ctx: Context, data: dict) -> list[str]:
     names = []
     mats = data["matrices"]
     for key, xkey, xlabel, fname, title in (
-        ("model1", "nu", "nu (fraction of error-prone queries)", "noise-model1",
-         "Persistent noise, probability model 1"),
-        ("model2", "p", "p", "noise-model2",
-         f"Persistent noise, model 2 (nu = {data['model2_nu']})"),
+        (
+            "model1",
+            "nu",
+            "nu (fraction of error-prone queries)",
+            "noise-model1",
+            "Persistent noise, probability model 1",
+        ),
+        (
+            "model2",
+            "p",
+            "p",
+            "noise-model2",
+            f"Persistent noise, model 2 (nu = {data['model2_nu']})",
+        ),
     ):
         fig, axes = plt.subplots(1, len(mats), figsize=(4.5 * len(mats), 3.6), squeeze=False)
         for ax, mat in zip(axes[0], mats):
             x = [r[xkey] for r in mat[key]]
             for pol, style in (("gbs", "o-"), ("gisa", "s-")):
-                ax.errorbar(x, [r[pol]["mean"] for r in mat[key]],
-                            yerr=[r[pol]["half"] for r in mat[key]], fmt=style, capsize=3,
-                            label=pol.upper())
+                ax.errorbar(
+                    x,
+                    [r[pol]["mean"] for r in mat[key]],
+                    yerr=[r[pol]["half"] for r in mat[key]],
+                    fmt=style,
+                    capsize=3,
+                    label=pol.upper(),
+                )
             ax.set_title(mat["label"], fontsize=9)
             ax.set_xlabel(xlabel)
             ax.grid(alpha=0.3)
         axes[0][0].set_ylabel("E[K]")
         axes[0][0].legend(fontsize=8)
         fig.suptitle(title)
-        fig.text(0.5, -0.06, settings_caption(
-            f"Error bars: 95% t interval over {data['masks_per_nu']} random error-prone sets "
-            "(none at nu = 0 and 1, where the set is fixed)", ctx.settings.seed,
-            f"eps = {data['eps']}, exact E[K] of each tree, uniform prior"),
-            ha="center", fontsize=7.5, wrap=True)
+        fig.text(
+            0.5,
+            -0.06,
+            settings_caption(
+                f"Error bars: 95% t interval over {data['masks_per_nu']} random error-prone sets "
+                "(none at nu = 0 and 1, where the set is fixed)",
+                ctx.settings.seed,
+                f"eps = {data['eps']}, exact E[K] of each tree, uniform prior",
+            ),
+            ha="center",
+            fontsize=7.5,
+            wrap=True,
+        )
         names += save_figure(fig, ctx.out / fname)
     names += plot_mismatch(ctx, data)
     return names
@@ -288,9 +418,13 @@ def plot_mismatch(ctx: Context, data: dict) -> list[str]:
     offset so the error bars do not overlap), the matched cells (p_true = p_alg) ringed."""
     plt = ctx.plt
     mats = data["matrices"]
-    fig, axes = plt.subplots(len(mats), len(POLICIES), figsize=(4.6 * len(POLICIES),
-                                                                  3.3 * len(mats)),
-                             squeeze=False, sharex=True)
+    fig, axes = plt.subplots(
+        len(mats),
+        len(POLICIES),
+        figsize=(4.6 * len(POLICIES), 3.3 * len(mats)),
+        squeeze=False,
+        sharex=True,
+    )
     for i, mat in enumerate(mats):
         pas = sorted({r["p_alg"] for r in mat["mismatch"]})
         values = [r[pol]["mean"] for r in mat["mismatch"] for pol in POLICIES]
@@ -298,18 +432,26 @@ def plot_mismatch(ctx: Context, data: dict) -> list[str]:
         for j, pol in enumerate(POLICIES):
             ax = axes[i][j]
             for k, pa in enumerate(pas):
-                rows = sorted((r for r in mat["mismatch"] if r["p_alg"] == pa),
-                              key=lambda r: r["p_true"])
+                rows = sorted(
+                    (r for r in mat["mismatch"] if r["p_alg"] == pa), key=lambda r: r["p_true"]
+                )
                 dx = (k - (len(pas) - 1) / 2) * 0.008
                 x = [r["p_true"] + dx for r in rows]
-                line = ax.errorbar(x, [r[pol]["mean"] for r in rows],
-                                   yerr=[r[pol]["half"] for r in rows], fmt="o-", ms=3,
-                                   capsize=2, lw=1, label=f"p_alg = {pa:g}")
-                matched = [(xx, r[pol]["mean"]) for xx, r in zip(x, rows)
-                           if abs(r["p_true"] - pa) < 1e-9]
+                line = ax.errorbar(
+                    x,
+                    [r[pol]["mean"] for r in rows],
+                    yerr=[r[pol]["half"] for r in rows],
+                    fmt="o-",
+                    ms=3,
+                    capsize=2,
+                    lw=1,
+                    label=f"p_alg = {pa:g}",
+                )
+                matched = [
+                    (xx, r[pol]["mean"]) for xx, r in zip(x, rows) if abs(r["p_true"] - pa) < 1e-9
+                ]
                 if matched:
-                    ax.plot(*zip(*matched), "o", ms=9, mfc="none",
-                            mec=line[0].get_color(), mew=1.2)
+                    ax.plot(*zip(*matched), "o", ms=9, mfc="none", mec=line[0].get_color(), mew=1.2)
             ax.set_title(f"{mat['label']}: {pol.upper()}", fontsize=9)
             ax.grid(alpha=0.3)
             if i == len(mats) - 1:
@@ -321,13 +463,24 @@ def plot_mismatch(ctx: Context, data: dict) -> list[str]:
                 ax.set_ylim(lo - pad, hi + pad)
         axes[i][0].set_ylabel("mean questions (simulated)")
         axes[i][0].legend(fontsize=7, title="tree built with", title_fontsize=7)
-    fig.suptitle(f"Persistent noise, model 2 (nu = {data['model2_nu']}): answers drawn with "
-                 "p_true, trees built assuming p_alg (ringed: p_true = p_alg)", fontsize=10,
-                 y=1.0 + 0.06 / len(mats))
-    fig.text(0.5, -0.12 / len(mats), settings_caption(
-        f"Error bars: 95% interval of the mean over {data['mismatch_interviews']} simulated "
-        "interviews per cell (the same victims and errors for both policies); lines offset "
-        "slightly along x", ctx.settings.seed,
-        f"eps = {data['eps']}, first random error-prone set; each panel has its own y scale"),
-        ha="center", fontsize=7.5, wrap=True)
+    fig.suptitle(
+        f"Persistent noise, model 2 (nu = {data['model2_nu']}): answers drawn with "
+        "p_true, trees built assuming p_alg (ringed: p_true = p_alg)",
+        fontsize=10,
+        y=1.0 + 0.06 / len(mats),
+    )
+    fig.text(
+        0.5,
+        -0.12 / len(mats),
+        settings_caption(
+            f"Error bars: 95% interval of the mean over {data['mismatch_interviews']} simulated "
+            "interviews per cell (the same victims and errors for both policies); lines offset "
+            "slightly along x",
+            ctx.settings.seed,
+            f"eps = {data['eps']}, first random error-prone set; each panel has its own y scale",
+        ),
+        ha="center",
+        fontsize=7.5,
+        wrap=True,
+    )
     return save_figure(fig, ctx.out / "noise-p-mismatch")

@@ -49,8 +49,7 @@ def _jsonable(obj):
 
 
 def write_json(path: Path, data) -> None:
-    path.write_text(json.dumps(_jsonable(data), indent=2, allow_nan=False) + "\n",
-                    encoding="utf-8")
+    path.write_text(json.dumps(_jsonable(data), indent=2, allow_nan=False) + "\n", encoding="utf-8")
 
 
 def write_text(path: Path, text: str) -> None:

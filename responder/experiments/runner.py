@@ -11,15 +11,22 @@ from __future__ import annotations
 import math
 import sys
 import time
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
 #: Codes of the experiments in seed keys (stable: changing them changes every result).
-EXPERIMENT_CODES = {"group-id": 1, "query-groups": 2, "noise": 3, "diagnostic": 4,
-                    "wiser-standin": 5, "sensitivity": 6}
+EXPERIMENT_CODES = {
+    "group-id": 1,
+    "query-groups": 2,
+    "noise": 3,
+    "diagnostic": 4,
+    "wiser-standin": 5,
+    "sensitivity": 6,
+}
 
 
 def task_seed(seed: int, *key: int) -> np.random.SeedSequence:
@@ -51,17 +58,21 @@ class Progress:
 
     def __init__(self, label: str, total: int, enabled: bool = True, stream=None):
         from rich.console import Console  # noqa: PLC0415 (only the experiments draw bars)
-        from rich.progress import (BarColumn, MofNCompleteColumn, TextColumn,  # noqa: PLC0415
-                                   TimeElapsedColumn)
+        from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn  # noqa: PLC0415
         from rich.progress import Progress as RichProgress  # noqa: PLC0415
 
         self.start = time.perf_counter()
         self._bar = None
         if enabled:
             console = Console(file=stream if stream is not None else sys.stderr)
-            self._bar = RichProgress(TextColumn("{task.description}"), BarColumn(),
-                                     MofNCompleteColumn(), TimeElapsedColumn(),
-                                     console=console, transient=False)
+            self._bar = RichProgress(
+                TextColumn("{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+                console=console,
+                transient=False,
+            )
             self._task = self._bar.add_task(label, total=max(total, 1))
             self._bar.start()
 
@@ -97,8 +108,18 @@ def run_tasks(tasks: list[Task], jobs: int = 1, label: str = "", progress: bool 
     return results
 
 
-def run_sweep(fn, points: list, datasets: int, seed: int, code: int, jobs: int, label: str,
-              progress: bool, point_args, **common) -> list[list]:
+def run_sweep(
+    fn,
+    points: list,
+    datasets: int,
+    seed: int,
+    code: int,
+    jobs: int,
+    label: str,
+    progress: bool,
+    point_args,
+    **common,
+) -> list[list]:
     """Run ``fn`` on ``datasets`` random datasets at each point of a sweep, in ``jobs``
     processes; the results grouped per point, in dataset order.
 
@@ -108,10 +129,11 @@ def run_sweep(fn, points: list, datasets: int, seed: int, code: int, jobs: int, 
     """
     tasks = [
         Task(fn, dict(seed=seed, key=(code, i, k), **common, **point_args(p)))
-        for i, p in enumerate(points) for k in range(datasets)
+        for i, p in enumerate(points)
+        for k in range(datasets)
     ]
     results = run_tasks(tasks, jobs, label, progress)
-    return [results[i * datasets:(i + 1) * datasets] for i in range(len(points))]
+    return [results[i * datasets : (i + 1) * datasets] for i in range(len(points))]
 
 
 def mean_ci(values, level: float = 0.95) -> dict:
@@ -123,14 +145,29 @@ def mean_ci(values, level: float = 0.95) -> dict:
     """
     v = np.asarray([x for x in values if x is not None], dtype=float)
     if v.size == 0:
-        return {"mean": None, "half": None, "n": 0, "lo": None, "hi": None,
-                "p2_5": None, "p97_5": None}
+        return {
+            "mean": None,
+            "half": None,
+            "n": 0,
+            "lo": None,
+            "hi": None,
+            "p2_5": None,
+            "p97_5": None,
+        }
     mean = float(v.mean())
-    half = (float(t_quantile((1 + level) / 2, v.size - 1) * v.std(ddof=1) / np.sqrt(v.size))
-            if v.size > 1 else 0.0)
+    half = (
+        float(t_quantile((1 + level) / 2, v.size - 1) * v.std(ddof=1) / np.sqrt(v.size))
+        if v.size > 1
+        else 0.0
+    )
     return {
-        "mean": mean, "half": half, "n": int(v.size), "lo": mean - half, "hi": mean + half,
-        "p2_5": float(np.percentile(v, 2.5)), "p97_5": float(np.percentile(v, 97.5)),
+        "mean": mean,
+        "half": half,
+        "n": int(v.size),
+        "lo": mean - half,
+        "hi": mean + half,
+        "p2_5": float(np.percentile(v, 2.5)),
+        "p97_5": float(np.percentile(v, 97.5)),
     }
 
 
@@ -171,8 +208,9 @@ def _betainc(a: float, b: float, x: float) -> float:
         return 0.0
     if x >= 1.0:
         return 1.0
-    log_front = (math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b)
-                 + a * math.log(x) + b * math.log1p(-x))
+    log_front = (
+        math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x)
+    )
     if x > (a + 1.0) / (a + b + 2.0):  # the fraction converges fast only below this
         return 1.0 - _betainc(b, a, 1.0 - x)
     tiny = 1e-300
@@ -180,8 +218,10 @@ def _betainc(a: float, b: float, x: float) -> float:
     d = 1.0 / (d if abs(d) > tiny else tiny)
     f = d
     for m in range(1, 500):
-        for num in (m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
-                    -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))):
+        for num in (
+            m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
+            -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1)),
+        ):
             d = 1.0 + num * d
             d = 1.0 / (d if abs(d) > tiny else tiny)
             c = 1.0 + num / c

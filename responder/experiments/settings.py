@@ -69,20 +69,38 @@ class Settings:
     notes: list = field(default_factory=list)
 
     @classmethod
-    def full(cls, **kw) -> "Settings":
+    def full(cls, **kw) -> Settings:
         return cls(**kw)
 
     @classmethod
-    def quick_preset(cls, **kw) -> "Settings":
+    def quick_preset(cls, **kw) -> Settings:
         base = dict(
-            quick=True, datasets=3, d1_values=(0.5,), d2_values=(0.1, 0.3, 0.5),
-            random_trials=100, kb_repeats=3, kb_trials=300, kb_max_states=2000,
-            gamma_max_values=(0.5, 0.75, 1.0), qg_trials=100,
-            nu_values=(0.0, 0.5, 1.0), noise_masks=1, p_values=(0.1, 0.5),
-            p_true_values=(0.1, 0.4), p_alg_values=(0.1, 0.4), mismatch_interviews=200,
-            noise_synthetic=False, standin_densities=(0.3,), standin_datasets=2,
-            standin_trials=50, sens_datasets=2, sens_d2_values=(0.1, 0.5), sens_trials=30,
-            sens_random_trials=200, sens_nu_values=(0.5,), sens_p_values=(0.1,),
+            quick=True,
+            datasets=3,
+            d1_values=(0.5,),
+            d2_values=(0.1, 0.3, 0.5),
+            random_trials=100,
+            kb_repeats=3,
+            kb_trials=300,
+            kb_max_states=2000,
+            gamma_max_values=(0.5, 0.75, 1.0),
+            qg_trials=100,
+            nu_values=(0.0, 0.5, 1.0),
+            noise_masks=1,
+            p_values=(0.1, 0.5),
+            p_true_values=(0.1, 0.4),
+            p_alg_values=(0.1, 0.4),
+            mismatch_interviews=200,
+            noise_synthetic=False,
+            standin_densities=(0.3,),
+            standin_datasets=2,
+            standin_trials=50,
+            sens_datasets=2,
+            sens_d2_values=(0.1, 0.5),
+            sens_trials=30,
+            sens_random_trials=200,
+            sens_nu_values=(0.5,),
+            sens_p_values=(0.1,),
             sens_noise_masks=1,
         )
         base.update(kw)

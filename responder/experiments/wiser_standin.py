@@ -47,7 +47,14 @@ from responder.engine.policies import Policy
 from responder.engine.problem import Problem
 from responder.experiments.common import Context
 from responder.experiments.datasets import equal_sizes, group_labels, scale_sizes
-from responder.experiments.report import fmt, fmt_pm, md_table, save_figure, settings_caption, write_results
+from responder.experiments.report import (
+    fmt,
+    fmt_pm,
+    md_table,
+    save_figure,
+    settings_caption,
+    write_results,
+)
 from responder.experiments.runner import EXPERIMENT_CODES, int_seed, mean_ci, run_sweep, task_seed
 
 NAME = "wiser-standin"
@@ -58,18 +65,33 @@ WISER_CATEGORIES = 10
 WISER_CLASS_ENTROPY = 3.068
 GROUP_POLICIES = ("gisa", "gbs", "random")
 CATEGORY_POLICIES = ("gbs", "gqsa", "minmin", "minmax", "random")
-LABELS = {"gisa": "GISA", "gbs": "GBS", "random": "random search", "gqsa": "GQSA",
-          "minmin": "min-min category", "minmax": "min-max category"}
+LABELS = {
+    "gisa": "GISA",
+    "gbs": "GBS",
+    "random": "random search",
+    "gqsa": "GQSA",
+    "minmin": "min-min category",
+    "minmax": "min-max category",
+}
 # The paper's WISER tables (shared/reference/facts.md): mean and its +- half-width.
 PAPER_GROUP = {"gisa": (7.792, 0.001), "gbs": (7.948, 0.003), "random": (16.328, 0.177)}
-PAPER_OBJECT = {"gbs": (8.283, 0.000), "gqsa": (11.360, 0.096), "minmin": (13.401, 0.116),
-                "minmax": (18.697, 0.357), "random": (20.251, 0.318)}
+PAPER_OBJECT = {
+    "gbs": (8.283, 0.000),
+    "gqsa": (11.360, 0.096),
+    "minmin": (13.401, 0.116),
+    "minmax": (18.697, 0.357),
+    "random": (20.251, 0.318),
+}
 PAPER_H_GROUP = 3.068
 PAPER_H_OBJECT = 8.219
 
 
-def standin_class_sizes(n_objects: int = WISER_OBJECTS, n_classes: int = WISER_CLASSES,
-                        target: float = WISER_CLASS_ENTROPY, tol: float = 5e-4) -> tuple[int, ...]:
+def standin_class_sizes(
+    n_objects: int = WISER_OBJECTS,
+    n_classes: int = WISER_CLASSES,
+    target: float = WISER_CLASS_ENTROPY,
+    tol: float = 5e-4,
+) -> tuple[int, ...]:
     """``n_classes`` sizes summing to ``n_objects`` whose entropy (uniform prior) is ``target``.
 
     Zipf sizes proportional to k^-s (k = 1..n), s found by bisection on the entropy of the
@@ -87,11 +109,11 @@ def standin_class_sizes(n_objects: int = WISER_OBJECTS, n_classes: int = WISER_C
     lo, hi = 0.0, 20.0  # entropy falls as s grows (s = 0: equal sizes)
     for _ in range(100):
         s = 0.5 * (lo + hi)
-        if h_of(rank ** -s) > target:
+        if h_of(rank**-s) > target:
             lo = s
         else:
             hi = s
-    sizes = np.array(scale_sizes(rank ** -s * 1e6, n_objects))
+    sizes = np.array(scale_sizes(rank**-s * 1e6, n_objects))
     for _ in range(10 * n_objects):
         h = h_of(sizes)
         if abs(h - target) <= tol:
@@ -137,8 +159,9 @@ def majority_one_probability(gamma_w, gamma_b, density: float) -> float:
     a = float(np.mean(gb * gw + (1 - gb) * (1 - gw)))
     b = float(np.mean((1 - gb) * gw + gb * (1 - gw)))
     if not b - 1e-9 <= density <= a + 1e-9:
-        raise ValueError(f"density {density} is outside what these gammas allow "
-                         f"({b:.3f} to {a:.3f})")
+        raise ValueError(
+            f"density {density} is outside what these gammas allow ({b:.3f} to {a:.3f})"
+        )
     return float(np.clip((density - b) / (a - b), 0.0, 1.0))
 
 
@@ -172,8 +195,9 @@ def standin_dataset(class_sizes, category_sizes, density: float, rng) -> tuple[P
     return problem, {"gamma_w": gw, "gamma_b": gb, "p_x": p_x, "redraws": redraws}
 
 
-def dataset_task(seed: int, key: tuple, class_sizes, category_sizes, density: float,
-                 trials: int) -> dict:
+def dataset_task(
+    seed: int, key: tuple, class_sizes, category_sizes, density: float, trials: int
+) -> dict:
     """Both WISER tables on one stand-in dataset (runs in a worker)."""
     ss = task_seed(seed, *key)
     rng = np.random.default_rng(ss)
@@ -184,12 +208,14 @@ def dataset_task(seed: int, key: tuple, class_sizes, category_sizes, density: fl
     out = {"group": {}, "object": {}}
     for name in ("gisa", "gbs"):
         out["group"][name] = evaluate(group, Policy(name), method="exact").expected_queries
-    out["group"]["random"] = evaluate(group, Policy("random"), method="monte-carlo",
-                                      trials=trials, seed=mc_seed).expected_queries
+    out["group"]["random"] = evaluate(
+        group, Policy("random"), method="monte-carlo", trials=trials, seed=mc_seed
+    ).expected_queries
     out["object"]["gbs"] = evaluate(obj, Policy("gbs"), method="exact").expected_queries
     for name in CATEGORY_POLICIES[1:]:
-        out["object"][name] = evaluate(obj, Policy(name), method="monte-carlo", trials=trials,
-                                       seed=mc_seed).expected_queries
+        out["object"][name] = evaluate(
+            obj, Policy(name), method="monte-carlo", trials=trials, seed=mc_seed
+        ).expected_queries
     gw_hat, gb_hat = estimate_gammas(problem.matrix, problem.object_groups)
     out["h_group"] = bounds(group)["entropy"]
     out["h_object"] = bounds(obj)["entropy"]
@@ -206,44 +232,79 @@ def run(ctx: Context) -> dict:
     code = EXPERIMENT_CODES[NAME]
     class_sizes = standin_class_sizes()
     category_sizes = equal_sizes(WISER_CATEGORIES, WISER_QUERIES)
-    chunks = run_sweep(dataset_task, list(s.standin_densities), s.standin_datasets, s.seed, code,
-                       s.jobs, f"{NAME}: random datasets", s.progress, lambda d: {"density": d},
-                       class_sizes=class_sizes, category_sizes=category_sizes,
-                       trials=s.standin_trials)
+    chunks = run_sweep(
+        dataset_task,
+        list(s.standin_densities),
+        s.standin_datasets,
+        s.seed,
+        code,
+        s.jobs,
+        f"{NAME}: random datasets",
+        s.progress,
+        lambda d: {"density": d},
+        class_sizes=class_sizes,
+        category_sizes=category_sizes,
+        trials=s.standin_trials,
+    )
     points = []
     for d, chunk in zip(s.standin_densities, chunks):
         row = {"density": d, "datasets": len(chunk), "group": {}, "object": {}}
         for target, names in (("group", GROUP_POLICIES), ("object", CATEGORY_POLICIES)):
             for name in names:
                 row[target][name] = mean_ci([r[target][name] for r in chunk])
-        for key in ("h_group", "h_object", "measured_density", "distinct_rows",
-                    "fourth_quadrant_estimated", "p_x", "redraws"):
+        for key in (
+            "h_group",
+            "h_object",
+            "measured_density",
+            "distinct_rows",
+            "fourth_quadrant_estimated",
+            "p_x",
+            "redraws",
+        ):
             row[key] = mean_ci([r[key] for r in chunk])
-        row["gisa_beats_gbs"] = int(sum(r["group"]["gisa"] < r["group"]["gbs"] - 1e-9
-                                        for r in chunk))
+        row["gisa_beats_gbs"] = int(
+            sum(r["group"]["gisa"] < r["group"]["gbs"] - 1e-9 for r in chunk)
+        )
         row["gqsa_over_gbs"] = mean_ci([r["object"]["gqsa"] / r["object"]["gbs"] for r in chunk])
-        row["paper_object_order_holds"] = int(sum(
-            r["object"]["gbs"] < r["object"]["gqsa"] < r["object"]["minmin"]
-            < r["object"]["minmax"] < r["object"]["random"] for r in chunk))
+        row["paper_object_order_holds"] = int(
+            sum(
+                r["object"]["gbs"]
+                < r["object"]["gqsa"]
+                < r["object"]["minmin"]
+                < r["object"]["minmax"]
+                < r["object"]["random"]
+                for r in chunk
+            )
+        )
         points.append(row)
     data = {
         "experiment": NAME,
-        "shape": {"objects": WISER_OBJECTS, "queries": WISER_QUERIES,
-                  "class_sizes": list(class_sizes),
-                  "class_entropy": entropy(np.asarray(class_sizes, dtype=float)),
-                  "category_sizes": list(category_sizes)},
-        "model": ("paper's random model (Section 7.1.1); 78 queries with gamma_w ~ "
-                  "U[0.75, 1], gamma_b ~ U[0.95, 1], one with gamma_w ~ U[0.75, 0.9], gamma_b ~ U[0.6, 0.75]; "
-                  "x ~ Bernoulli(p_x) with p_x set for the target density; duplicate rows "
-                  "redrawn"),
+        "shape": {
+            "objects": WISER_OBJECTS,
+            "queries": WISER_QUERIES,
+            "class_sizes": list(class_sizes),
+            "class_entropy": entropy(np.asarray(class_sizes, dtype=float)),
+            "category_sizes": list(category_sizes),
+        },
+        "model": (
+            "paper's random model (Section 7.1.1); 78 queries with gamma_w ~ "
+            "U[0.75, 1], gamma_b ~ U[0.95, 1], one with gamma_w ~ U[0.75, 0.9], gamma_b ~ U[0.6, 0.75]; "
+            "x ~ Bernoulli(p_x) with p_x set for the target density; duplicate rows "
+            "redrawn"
+        ),
         "datasets_per_density": s.standin_datasets,
         "trials_per_dataset": s.standin_trials,
         "seed": s.seed,
-        "paper": {"group": PAPER_GROUP, "object": PAPER_OBJECT, "h_group": PAPER_H_GROUP,
-                  "h_object": PAPER_H_OBJECT},
+        "paper": {
+            "group": PAPER_GROUP,
+            "object": PAPER_OBJECT,
+            "h_group": PAPER_H_GROUP,
+            "h_object": PAPER_H_OBJECT,
+        },
         "points": points,
-        "per_dataset": [{"density": d, "results": chunk}
-                        for d, chunk in zip(s.standin_densities, chunks)],
+        "per_dataset": [
+            {"density": d, "results": chunk} for d, chunk in zip(s.standin_densities, chunks)
+        ],
     }
     return write_results(ctx, NAME, data, markdown, plot)
 
@@ -253,8 +314,9 @@ def _paper(p) -> str:
 
 
 def _ours(stats: dict) -> str:
-    return (f"{fmt_pm(stats['mean'], stats['half'])} "
-            f"[{fmt(stats['p2_5'], 2)}-{fmt(stats['p97_5'], 2)}]")
+    return (
+        f"{fmt_pm(stats['mean'], stats['half'])} [{fmt(stats['p2_5'], 2)}-{fmt(stats['p97_5'], 2)}]"
+    )
 
 
 def markdown(ctx: Context, data: dict) -> str:
@@ -280,25 +342,31 @@ def markdown(ctx: Context, data: dict) -> str:
             f"{fmt(row['p_x']['mean'])}, distinct rows {fmt(row['distinct_rows']['mean'], 1)}, "
             f"rows redrawn per dataset {fmt(row['redraws']['mean'], 1)}, estimated "
             f"fourth-quadrant queries {fmt(row['fourth_quadrant_estimated']['mean'], 1)} "
-            "(WISER: 1).\n")
-        lines.append("\n**Group identification** (paper table \"WISER group identification\")\n")
-        rows = [[LABELS[p], _ours(row["group"][p]), _paper(paper["group"][p])]
-                for p in GROUP_POLICIES]
-        rows.append(["entropy bound H(P_y)", fmt(row["h_group"]["mean"]),
-                     fmt(paper["h_group"])])
+            "(WISER: 1).\n"
+        )
+        lines.append('\n**Group identification** (paper table "WISER group identification")\n')
+        rows = [
+            [LABELS[p], _ours(row["group"][p]), _paper(paper["group"][p])] for p in GROUP_POLICIES
+        ]
+        rows.append(["entropy bound H(P_y)", fmt(row["h_group"]["mean"]), fmt(paper["h_group"])])
         lines.append(md_table(["algorithm", "E[K] stand-in", "paper (WISER)"], rows))
         lines.append(f"\nGISA < GBS in {row['gisa_beats_gbs']}/{row['datasets']} datasets.\n")
-        lines.append("\n**Object identification under query categories** (paper table "
-                     "\"WISER group queries\")\n")
-        rows = [[LABELS[p], _ours(row["object"][p]), _paper(paper["object"][p])]
-                for p in CATEGORY_POLICIES]
+        lines.append(
+            "\n**Object identification under query categories** (paper table "
+            '"WISER group queries")\n'
+        )
+        rows = [
+            [LABELS[p], _ours(row["object"][p]), _paper(paper["object"][p])]
+            for p in CATEGORY_POLICIES
+        ]
         rows.append(["entropy bound H(P)", fmt(row["h_object"]["mean"]), fmt(paper["h_object"])])
         lines.append(md_table(["algorithm", "E[K] stand-in", "paper (WISER)"], rows))
         ratio = row["gqsa_over_gbs"]
         lines.append(
             f"\nGQSA / GBS = {fmt_pm(ratio['mean'], ratio['half'], 2)} (paper 11.360 / 8.283 = "
             f"{11.360 / 8.283:.2f}). The paper's order GBS < GQSA < min-min < min-max < random "
-            f"holds in {row['paper_object_order_holds']}/{row['datasets']} datasets.\n")
+            f"holds in {row['paper_object_order_holds']}/{row['datasets']} datasets.\n"
+        )
     return "\n".join(lines)
 
 
@@ -309,28 +377,56 @@ def plot(ctx: Context, data: dict) -> list[str]:
     pts = data["points"]
     x = [r["density"] for r in pts]
     fig, axes = plt.subplots(1, 2, figsize=(10, 4))
-    panels = ((axes[0], "group", GROUP_POLICIES, "Group identification", "h_group"),
-              (axes[1], "object", CATEGORY_POLICIES, "Object identification, query categories",
-               "h_object"))
+    panels = (
+        (axes[0], "group", GROUP_POLICIES, "Group identification", "h_group"),
+        (
+            axes[1],
+            "object",
+            CATEGORY_POLICIES,
+            "Object identification, query categories",
+            "h_object",
+        ),
+    )
     for ax, target, names, title, hkey in panels:
-        for k, name in enumerate(names):
-            line = ax.errorbar(x, [r[target][name]["mean"] for r in pts],
-                               yerr=[r[target][name]["half"] for r in pts], fmt="o-",
-                               capsize=3, label=f"{LABELS[name]} (stand-in)")
-            ax.axhline(data["paper"][target][name][0], color=line[0].get_color(), ls="--",
-                       lw=0.9, label=f"{LABELS[name]} (paper, WISER)")
+        for name in names:
+            line = ax.errorbar(
+                x,
+                [r[target][name]["mean"] for r in pts],
+                yerr=[r[target][name]["half"] for r in pts],
+                fmt="o-",
+                capsize=3,
+                label=f"{LABELS[name]} (stand-in)",
+            )
+            ax.axhline(
+                data["paper"][target][name][0],
+                color=line[0].get_color(),
+                ls="--",
+                lw=0.9,
+                label=f"{LABELS[name]} (paper, WISER)",
+            )
         ax.plot(x, [r[hkey]["mean"] for r in pts], "k:", label="entropy bound")
         ax.set_xlabel("target row density (share of 1s)")
         ax.set_title(title, fontsize=10)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=6.5, ncol=2, loc="upper center", bbox_to_anchor=(0.5, -0.16))
     axes[0].set_ylabel("E[K] (questions)")
-    fig.suptitle("WISER-shaped stand-in (298 x 79, 16 classes, H(P_y) = 3.068) against the "
-                 "paper's WISER tables", fontsize=11)
-    fig.text(0.5, -0.3, settings_caption(
-        f"Error bars: 95% t interval of the mean over {data['datasets_per_density']} datasets "
-        "per density; dashed lines: the paper's WISER values",
-        ctx.settings.seed,
-        f"{data['trials_per_dataset']} simulated interviews per dataset for Monte Carlo "
-        "policies"), ha="center", fontsize=7.5, wrap=True)
+    fig.suptitle(
+        "WISER-shaped stand-in (298 x 79, 16 classes, H(P_y) = 3.068) against the "
+        "paper's WISER tables",
+        fontsize=11,
+    )
+    fig.text(
+        0.5,
+        -0.3,
+        settings_caption(
+            f"Error bars: 95% t interval of the mean over {data['datasets_per_density']} datasets "
+            "per density; dashed lines: the paper's WISER values",
+            ctx.settings.seed,
+            f"{data['trials_per_dataset']} simulated interviews per dataset for Monte Carlo "
+            "policies",
+        ),
+        ha="center",
+        fontsize=7.5,
+        wrap=True,
+    )
     return save_figure(fig, ctx.out / NAME)

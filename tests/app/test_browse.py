@@ -4,10 +4,10 @@
 from __future__ import annotations
 
 import pytest
-from textual.widgets import DataTable
-
 from app_helpers import settle, until
 from conftest import make_app
+from textual.widgets import DataTable
+
 from responder.app.screens.browse import BrowseScreen
 
 
@@ -22,7 +22,9 @@ async def test_browse_tables_fit_and_show_whole_counts(size):
             if tab == "sym-table":
                 await pilot.press("tab")
             table = app.screen.query_one(f"#{tab}", DataTable)
-            assert await until(pilot, lambda: table.size.width > 0 and table.row_count > 0)
+            assert await until(
+                pilot, lambda table=table: table.size.width > 0 and table.row_count > 0
+            )
             await settle(pilot, 3)
             # Every column inside the visible width: no sideways scrolling.
             assert table.virtual_size.width <= table.size.width, (tab, size)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from app_helpers import answer_from_row, settle, suggested, until
 from conftest import SIZE, make_app
+
 from responder.app.screens.interview import InterviewScreen
 from responder.app.widgets.panels import StatusLine
 from responder.core import views
@@ -109,8 +110,12 @@ async def test_candidates_show_the_answers_against_each_chemical(monkeypatch):
         assert [s.label for s in views.answers_against(app.interview, top)] == [wrong.label]
         table = app.interview_screen.query_one(CandidatesTable)
         assert [str(c.label) for c in table.columns.values()][-1] == "✗"
-        against_cells = [str(table.get_row_at(k)[-1]) for k in range(min(len(rows), table.row_count))]
-        expected = [str(len(app.interview.contradicted(r.objects))) for r in rows[:len(against_cells)]]
+        against_cells = [
+            str(table.get_row_at(k)[-1]) for k in range(min(len(rows), table.row_count))
+        ]
+        expected = [
+            str(len(app.interview.contradicted(r.objects))) for r in rows[: len(against_cells)]
+        ]
         assert against_cells == expected and against_cells[0] == "1"
         assert table.border_subtitle == f"✗ against #1: {wrong.label}"
         # At 80 columns every column stays in view: nothing scrolls sideways, also when the

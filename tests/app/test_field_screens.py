@@ -6,13 +6,13 @@ from __future__ import annotations
 import json
 
 import pytest
-
-from app_helpers import answer_from_row, settle, until
+from app_helpers import answer_from_row, settle
 from conftest import SIZE, make_app
-from responder.core import views
-from responder.core.export import export_interview, report, to_markdown
+
 from responder.app.screens.interview import InterviewScreen
 from responder.app.screens.result import ResultScreen
+from responder.core import views
+from responder.core.export import export_interview, report, to_markdown
 from responder.engine.state import Answer
 from responder.kb.next_steps import act_now_message, steps_for
 
@@ -74,18 +74,37 @@ async def test_export_carries_next_steps_and_names_every_chemical(home):
 
 
 def test_markdown_lists_the_chemicals_of_a_several_chemical_result():
-    data = {"knowledge_base": {"name": "k", "chemicals": 2, "symptoms": 1, "digest": ""},
-            "modes": {"target": "chemical", "suggest": "symptom", "policy": "gbs",
-                      "noise": {"enabled": False, "eps": 0, "model": 1}},
-            "disclaimer": "d", "interview_id": "i", "started_at": "s", "exported_at": "e",
-            "app_version": "v", "status": "indistinguishable", "questions_asked": 3,
-            "answers": [], "candidates": [], "classes": [],
-            "result": {"kind": "set", "title": "A, B", "headline": "A or B", "sources": [],
-                       "chemicals": [{"name": "Alpha", "cas": "1-1-1", "class": "X"},
-                                     {"name": "Beta", "cas": "", "class": "X"}],
-                       "next_steps": {"poison_centre": None, "specific": False, "steps": {},
-                                      "sources": []},
-                       "profile": []}}
+    data = {
+        "knowledge_base": {"name": "k", "chemicals": 2, "symptoms": 1, "digest": ""},
+        "modes": {
+            "target": "chemical",
+            "suggest": "symptom",
+            "policy": "gbs",
+            "noise": {"enabled": False, "eps": 0, "model": 1},
+        },
+        "disclaimer": "d",
+        "interview_id": "i",
+        "started_at": "s",
+        "exported_at": "e",
+        "app_version": "v",
+        "status": "indistinguishable",
+        "questions_asked": 3,
+        "answers": [],
+        "candidates": [],
+        "classes": [],
+        "result": {
+            "kind": "set",
+            "title": "A, B",
+            "headline": "A or B",
+            "sources": [],
+            "chemicals": [
+                {"name": "Alpha", "cas": "1-1-1", "class": "X"},
+                {"name": "Beta", "cas": "", "class": "X"},
+            ],
+            "next_steps": {"poison_centre": None, "specific": False, "steps": {}, "sources": []},
+            "profile": [],
+        },
+    }
     md = to_markdown(data)
     assert "- Alpha (CAS 1-1-1; X)" in md and "- Beta (CAS —; X)" in md
     assert "No steps specific to A, B" in md
@@ -216,8 +235,16 @@ async def test_the_footer_never_overflows_and_keeps_the_essential_keys(width):
         await settle(pilot, 3)
         footer = screen_text(app).rstrip("\n").split("\n")[-1]
         assert len(footer) <= width and footer.rstrip().endswith("^p palette"), footer
-        for key in ("y Yes", "n No", "u Can't tell", "z Undo", "/ Symptom", "h History",
-                    "r Result", "? Help"):
+        for key in (
+            "y Yes",
+            "n No",
+            "u Can't tell",
+            "z Undo",
+            "/ Symptom",
+            "h History",
+            "r Result",
+            "? Help",
+        ):
             assert key in footer, (key, footer)
         wide = width >= app.interview_screen.footer_width()
         assert wide == (width >= 140)  # the bundled key map needs 139 columns for every key

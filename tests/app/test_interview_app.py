@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import pytest
-
 from app_helpers import answer_from_row, settle, suggested, until
 from conftest import SIZE, make_app
+
 from responder.app.screens.history import HistoryScreen
 from responder.app.screens.interview import InterviewScreen
 from responder.app.screens.result import ResultScreen
 from responder.app.screens.symptom_search import SymptomSearchScreen
 from responder.app.widgets.panels import CandidatesTable, QuestionPanel, StatusLine
-from responder.engine.state import Answer, Status
 from responder.core import views
+from responder.engine.state import Answer, Status
 
 # Whole interviews for every chemical run headless (tests/core/test_views.py); here one per
 # mode checks that the keys drive them and the screens show the outcome.
@@ -189,8 +189,9 @@ async def test_noise_settings_screen_changes_eps_and_model():
         await settle(pilot)
         await pilot.press("E")
         await settle(pilot)
-        from responder.app.screens.noise import NoiseScreen
         from textual.widgets import Input, RadioSet, Switch
+
+        from responder.app.screens.noise import NoiseScreen
 
         assert isinstance(app.screen, NoiseScreen)
         app.screen.query_one(Switch).value = True

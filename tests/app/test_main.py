@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from conftest import FIXTURE_KB
 
-
 # -- entry point ------------------------------------------------------------------------------
 
 

@@ -24,8 +24,14 @@ from responder.core.journal import (
 from responder.core.session import Interview
 from responder.engine.state import Answer
 
-START = {"event": "start", "id": "x", "at": 1000.0, "kb": {"name": "kb"},
-         "config": {"target": "chemical"}, "version": FORMAT_VERSION}
+START = {
+    "event": "start",
+    "id": "x",
+    "at": 1000.0,
+    "kb": {"name": "kb"},
+    "config": {"target": "chemical"},
+    "version": FORMAT_VERSION,
+}
 
 
 def journal_dir(home: Path) -> Path:
@@ -65,7 +71,8 @@ DAMAGE = {
 
 @pytest.mark.parametrize("damage", sorted(DAMAGE))
 def test_a_damaged_line_is_reported_once_and_the_readable_answers_are_offered(
-        home, knowledge, damage):
+    home, knowledge, damage
+):
     s0, s1, s2 = (knowledge.symptoms[k].id for k in range(3))
     line = DAMAGE[damage].replace('"s2"', f'"{s2}"')
     path = write_journal(home, [START, answer(s0), line, answer(s1, "no", 1002.0)])
@@ -146,8 +153,12 @@ def full_disk(request, home, tmp_path, monkeypatch):
     if request.param == "tmpfs":
         mount = tmp_path / "disk"
         mount.mkdir()
-        ok = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(mount)],
-                            capture_output=True).returncode == 0
+        ok = (
+            subprocess.run(
+                ["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(mount)], capture_output=True
+            ).returncode
+            == 0
+        )
         if not ok:
             pytest.skip("tmpfs cannot be mounted here (the simulated ENOSPC case runs)")
         request.addfinalizer(lambda: subprocess.run(["umount", "-l", str(mount)]))
@@ -164,6 +175,7 @@ def full_disk(request, home, tmp_path, monkeypatch):
                         pass
             else:
                 filler.unlink()
+
         return fill
 
     state = {"full": False}
@@ -226,8 +238,13 @@ HOLDER = textwrap.dedent("""
 
 def test_a_second_instance_never_offers_or_appends_to_a_live_interview(home, knowledge):
     env = {**os.environ, "RESPONDER_HOME": str(home)}
-    first = subprocess.Popen([sys.executable, "-c", HOLDER, knowledge.symptoms[0].id],
-                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
+    first = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, knowledge.symptoms[0].id],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
     try:
         live = Path(first.stdout.readline().strip())
         before = live.read_bytes()
@@ -237,8 +254,15 @@ def test_a_second_instance_never_offers_or_appends_to_a_live_interview(home, kno
         with pytest.raises(JournalError, match="open in another responder window"):
             Journal.reopen(read_journal(live))
         check = subprocess.run(
-            [sys.executable, "-c", "from responder.core.journal import claim_data_folder;"
-             "print(claim_data_folder())"], capture_output=True, text=True, env=env)
+            [
+                sys.executable,
+                "-c",
+                "from responder.core.journal import claim_data_folder;print(claim_data_folder())",
+            ],
+            capture_output=True,
+            text=True,
+            env=env,
+        )
         assert "Another responder window is open on this data folder (pid" in check.stdout
         it = Interview.start(knowledge, "chemical", "symptom", None)
         it.answer(1, Answer.NO)  # a separate interview, in its own file
@@ -255,8 +279,13 @@ def test_the_app_of_a_second_instance_says_so(home, knowledge):
     from conftest import make_app  # noqa: PLC0415
 
     env = {**os.environ, "RESPONDER_HOME": str(home)}
-    first = subprocess.Popen([sys.executable, "-c", HOLDER, knowledge.symptoms[0].id],
-                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
+    first = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, knowledge.symptoms[0].id],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
     try:
         first.stdout.readline()
         app = make_app()
@@ -270,13 +299,17 @@ def test_the_app_of_a_second_instance_says_so(home, knowledge):
 # -- keymaps and export paths ------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("keys, words, kept", [
-    ({"answer.yes": "notakey"}, "'notakey' is not a key name", ("answer.yes", "y")),
-    ({"answer.no": "y"}, "'y' already triggers \"answer.yes\"", ("answer.no", "n")),
-    ({"answr.yes": "k"}, 'did you mean "answer.yes"', ("answer.yes", "y")),
-])
+@pytest.mark.parametrize(
+    "keys, words, kept",
+    [
+        ({"answer.yes": "notakey"}, "'notakey' is not a key name", ("answer.yes", "y")),
+        ({"answer.no": "y"}, "'y' already triggers \"answer.yes\"", ("answer.no", "n")),
+        ({"answr.yes": "k"}, 'did you mean "answer.yes"', ("answer.yes", "y")),
+    ],
+)
 async def test_bad_keymaps_are_reported_and_not_applied(home, keys, words, kept):
     from conftest import make_app  # noqa: PLC0415
+
     from responder.settings import Settings, save_settings  # noqa: PLC0415
 
     save_settings(Settings(keys=keys))
@@ -302,9 +335,8 @@ def test_export_paths_are_resolved_from_the_exports_folder(home, knowledge):
 
 
 async def test_the_export_dialog_shows_the_full_paths_before_writing(home):
-    from textual.widgets import Input, Static  # noqa: PLC0415
-
     from conftest import make_app  # noqa: PLC0415
+    from textual.widgets import Input, Static  # noqa: PLC0415
 
     app = make_app()
     async with app.run_test() as pilot:

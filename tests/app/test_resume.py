@@ -12,12 +12,12 @@ import time
 from pathlib import Path
 
 import pytest
-
 from app_helpers import settle, suggested, until
 from conftest import FIXTURE_KB, SIZE, make_app
-from responder.core.journal import list_journals, read_journal, unfinished
+
 from responder.app.screens.interview import InterviewScreen
 from responder.app.screens.resume import ResumeScreen
+from responder.core.journal import list_journals, read_journal, unfinished
 from responder.engine.state import Answer
 
 
@@ -211,7 +211,11 @@ async def test_kill_9_mid_interview_loses_no_answer(home: Path):
     env = {**os.environ, "RESPONDER_HOME": str(home), "TERM": "xterm-256color"}
     proc = subprocess.Popen(
         [sys.executable, "-m", "responder.cli", "--kb", str(FIXTURE_KB)],
-        stdin=slave, stdout=slave, stderr=slave, env=env, start_new_session=True,
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        env=env,
+        start_new_session=True,
     )
     os.close(slave)
     journal_dir = home / "data" / "journal"
@@ -222,11 +226,12 @@ async def test_kill_9_mid_interview_loses_no_answer(home: Path):
 
     term = _Terminal(master)
     try:
-        assert term.wait_for(lambda: b"Does the victim have" in term.screen), \
+        assert term.wait_for(lambda: b"Does the victim have" in term.screen), (
             "the app did not show its first question"
+        )
         for k, key in enumerate((b"y", b"n", b"u"), start=1):
             os.write(master, key)
-            assert term.wait_for(lambda: answers() == k, 10), f"answer {k} not journalled"
+            assert term.wait_for(lambda k=k: answers() == k, 10), f"answer {k} not journalled"
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(timeout=10)
     finally:
@@ -242,7 +247,11 @@ async def test_kill_9_mid_interview_loses_no_answer(home: Path):
         assert await until(pilot, lambda: isinstance(app.screen, ResumeScreen))
         await pilot.press("enter")
         assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
-        assert [r.answer for r in app.interview.state.answers] == [Answer.YES, Answer.NO, Answer.UNKNOWN]
+        assert [r.answer for r in app.interview.state.answers] == [
+            Answer.YES,
+            Answer.NO,
+            Answer.UNKNOWN,
+        ]
 
 
 def _journal_with_noise_and_a_late_mode_change(knowledge):

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import pytest
-
 from app_helpers import settle, until
 from conftest import SIZE, make_app
-from responder.app.search import rank_symptoms
+
 from responder.app.screens.interview import InterviewScreen
 from responder.app.screens.symptom_search import SymptomSearchScreen
+from responder.app.search import rank_symptoms
 
 
 @pytest.fixture(scope="module")
@@ -18,12 +18,15 @@ def bundled():
     return load_knowledge(None)
 
 
-@pytest.mark.parametrize("query, expected, via", [
-    ("miosis", "pinpoint_pupils", "miosis"),       # clinical synonym
-    ("fits", "seizures", None),                     # lay word (also in the label)
-    ("shrt brth", "shortness_of_breath", None),     # letters in order
-    ("cough", "cough", None),
-])
+@pytest.mark.parametrize(
+    "query, expected, via",
+    [
+        ("miosis", "pinpoint_pupils", "miosis"),  # clinical synonym
+        ("fits", "seizures", None),  # lay word (also in the label)
+        ("shrt brth", "shortness_of_breath", None),  # letters in order
+        ("cough", "cough", None),
+    ],
+)
 def test_synonyms_and_abbreviations_find_the_symptom(bundled, query, expected, via):
     found = rank_symptoms(bundled.symptoms, query)
     assert found[0].symptom.id == expected
@@ -38,8 +41,9 @@ def test_label_match_beats_the_same_text_as_a_synonym(bundled):
 
 
 def test_empty_query_lists_every_symptom_in_order_and_nonsense_none(bundled):
-    assert [m.symptom.id for m in rank_symptoms(bundled.symptoms, "  ")] == \
-        [s.id for s in bundled.symptoms]
+    assert [m.symptom.id for m in rank_symptoms(bundled.symptoms, "  ")] == [
+        s.id for s in bundled.symptoms
+    ]
     assert rank_symptoms(bundled.symptoms, "xyzq") == []
 
 
@@ -51,8 +55,11 @@ async def test_palette_and_slash_rank_symptoms_the_same_way():
         await settle(pilot)
         provider = InterviewCommands(app.screen)
         hits = [h async for h in provider.search("miosis")]
-        palette = [h.text.removeprefix("Answer symptom: ") for h in hits
-                   if str(h.text).startswith("Answer symptom")]
+        palette = [
+            h.text.removeprefix("Answer symptom: ")
+            for h in hits
+            if str(h.text).startswith("Answer symptom")
+        ]
         slash = [m.symptom.label for m in rank_symptoms(app.knowledge.symptoms, "miosis")]
         assert palette == slash
         assert palette[0] == "Pinpoint pupils"

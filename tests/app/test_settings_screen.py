@@ -31,6 +31,7 @@ async def test_settings_choose_the_starting_modes_and_theme(home):
 
 async def test_keys_can_be_remapped_by_binding_id(home):
     from conftest import SIZE, make_app
+
     from responder.engine.state import Answer
 
     save_settings(Settings(keys={"answer.unknown": "space"}))

@@ -14,10 +14,10 @@ import re
 from pathlib import Path
 
 import pytest
-from rich.console import Console
-
 from app_helpers import answer_from_row, settle, suggested, until
 from conftest import make_app
+from rich.console import Console
+
 from responder.app.screens.interview import InterviewScreen
 from responder.app.screens.result import ResultScreen
 
@@ -29,10 +29,21 @@ SIZES = [(80, 24), (120, 36)]
 def screen_text(app) -> str:
     """The screen as text: the compositor render that ``save_screenshot`` turns into SVG."""
     width, height = app.size
-    console = Console(width=width, height=height, file=io.StringIO(), force_terminal=True,
-                      color_system="truecolor", record=True, legacy_windows=False, safe_box=False)
-    console.print(app.screen._compositor.render_update(  # noqa: SLF001 (as export_screenshot)
-        full=True, screen_stack=app._background_screens))  # noqa: SLF001
+    console = Console(
+        width=width,
+        height=height,
+        file=io.StringIO(),
+        force_terminal=True,
+        color_system="truecolor",
+        record=True,
+        legacy_windows=False,
+        safe_box=False,
+    )
+    console.print(
+        app.screen._compositor.render_update(  # noqa: SLF001 (as export_screenshot)
+            full=True, screen_stack=app._background_screens
+        )
+    )  # noqa: SLF001
     text = console.export_text()
     text = re.sub(r"\d\d:\d\d:\d\d", "HH:MM:SS", text)
     text = re.sub(r"\d{4}-\d\d-\d\d \d\d:\d\d", "YYYY-MM-DD HH:MM", text)
@@ -46,8 +57,9 @@ def fixed_settings_path(monkeypatch):
 
     import responder.app.screens.settings as settings_screen
 
-    monkeypatch.setattr(settings_screen, "settings_path",
-                        lambda: PurePosixPath("~/.config/responder/settings.toml"))
+    monkeypatch.setattr(
+        settings_screen, "settings_path", lambda: PurePosixPath("~/.config/responder/settings.toml")
+    )
 
 
 def check(app, name: str) -> str:
@@ -63,7 +75,8 @@ def check(app, name: str) -> str:
         path.write_text(text, encoding="utf-8")
     assert text == path.read_text(encoding="utf-8"), (
         f"{path.name} changed; look at {out}/{name}-{w}x{h}.svg and rerun with "
-        "RESPONDER_UPDATE_SNAPSHOTS=1 if the change is intended")
+        "RESPONDER_UPDATE_SNAPSHOTS=1 if the change is intended"
+    )
     return text
 
 

@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 
 from responder.cli import main
+from responder.cli.inputs import load_interchange
 from responder.engine.belief import Model
 from responder.engine.evaluate import bounds, evaluate
 from responder.engine.policies import Policy
-from responder.cli.inputs import load_interchange
 
 
 def write(tmp_path, data, name="kb.json"):
@@ -88,8 +88,9 @@ def test_category_policies_exact_or_monte_carlo(tmp_path, capsys, target, policy
     exact = evaluate(model, Policy(policy), method="exact").expected_queries
     assert out["expected_queries"] == pytest.approx(exact, abs=1e-12)
     # (A 95% interval misses about one seed in 20; this fixed seed is one that covers.)
-    out = run_json(capsys, path, "--target", target, "--policy", policy, "--max-states", "5",
-                   "--seed", "1")
+    out = run_json(
+        capsys, path, "--target", target, "--policy", policy, "--max-states", "5", "--seed", "1"
+    )
     assert out["method"] == "monte-carlo"
     lo, hi = out["ci95"]
     assert lo <= out["expected_queries"] <= hi
@@ -124,8 +125,11 @@ GOOD = [[0, 1], [1, 0], [1, 1]]
         ({"matrix": GOOD}, ["--policy", "bogus"], "policy"),
         ({"matrix": GOOD}, ["--target", "group"], "group"),
         ({"matrix": GOOD, "groups": [1, 1, 2]}, ["--policy", "gqsa"], "categor"),
-        ({"matrix": GOOD, "groups": [1, 1, 2]}, ["--policy", "gigqsa", "--target", "group"],
-         "categor"),
+        (
+            {"matrix": GOOD, "groups": [1, 1, 2]},
+            ["--policy", "gigqsa", "--target", "group"],
+            "categor",
+        ),
         ({"matrix": GOOD, "colour": 1}, [], "colour"),
         ({"prior": [1]}, [], "matrix"),
         ([[0, 1]], [], "object"),
@@ -170,7 +174,9 @@ def test_bad_input_in_a_real_process_has_no_traceback(tmp_path, data, args):
     path = write(tmp_path, data)
     proc = subprocess.run(
         [sys.executable, "-m", "responder.cli", "eval", "--kb", str(path), *args],
-        capture_output=True, text=True, timeout=120,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr
@@ -190,7 +196,7 @@ def test_json_booleans_and_floats_are_not_binary_cells(tmp_path, capsys):
 
     for cell, shown in (("true", "true"), ("1.0", "1.0")):
         path = tmp_path / "m.json"
-        path.write_text('{"matrix": [[0, %s], [1, 0]]}' % cell, encoding="utf-8")
+        path.write_text(f'{{"matrix": [[0, {cell}], [1, 0]]}}', encoding="utf-8")
         assert main(["eval", "--kb", str(path)]) == 2
         err = capsys.readouterr().err
         assert f"cell [0][1] is {shown}" in err and "Traceback" not in err

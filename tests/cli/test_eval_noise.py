@@ -61,26 +61,63 @@ CASES = [
 @pytest.mark.parametrize("seed, eps, prone, model, p", CASES)
 @pytest.mark.parametrize("target", ["object", "group"])
 @pytest.mark.parametrize("policy", ["gbs", "gisa"])
-def test_eval_noise_equals_explicit_dilated(tmp_path, capsys, seed, eps, prone, model, p,
-                                            target, policy):
+def test_eval_noise_equals_explicit_dilated(
+    tmp_path, capsys, seed, eps, prone, model, p, target, policy
+):
     data = small_problem(seed)
     src = tmp_path / "problem.json"
     src.write_text(json.dumps(data))
-    noisy = run_json(capsys, [
-        "eval", "--kb", str(src), "--target", target, "--policy", policy, "--json",
-        "--noise-eps", eps, "--noise-prone", prone, "--noise-model", str(model),
-        "--noise-p", str(p), "--seed", str(seed), "--method", "exact",
-    ])
+    noisy = run_json(
+        capsys,
+        [
+            "eval",
+            "--kb",
+            str(src),
+            "--target",
+            target,
+            "--policy",
+            policy,
+            "--json",
+            "--noise-eps",
+            eps,
+            "--noise-prone",
+            prone,
+            "--noise-model",
+            str(model),
+            "--noise-p",
+            str(p),
+            "--seed",
+            str(seed),
+            "--method",
+            "exact",
+        ],
+    )
     noise = _noise_for(data, eps, prone, model, p, seed)
-    problem = Problem.build(data["matrix"], prior=data["prior"], object_groups=data["groups"],
-                            query_names=data["queries"], object_names=data["objects"])
+    problem = Problem.build(
+        data["matrix"],
+        prior=data["prior"],
+        object_groups=data["groups"],
+        query_names=data["queries"],
+        object_names=data["objects"],
+    )
     dilated = build_dilated(problem, noise, target=target)
     dst = tmp_path / "dilated.json"
     dst.write_text(json.dumps(to_interchange(dilated)))
-    explicit = run_json(capsys, [
-        "eval", "--kb", str(dst), "--target", "group", "--policy", policy, "--json",
-        "--method", "exact",
-    ])
+    explicit = run_json(
+        capsys,
+        [
+            "eval",
+            "--kb",
+            str(dst),
+            "--target",
+            "group",
+            "--policy",
+            policy,
+            "--json",
+            "--method",
+            "exact",
+        ],
+    )
     assert noisy["method"] == explicit["method"] == "exact"
     assert abs(noisy["expected_queries"] - explicit["expected_queries"]) <= 1e-12
     assert abs(noisy["decomposition"] - noisy["expected_queries"]) <= 1e-9
@@ -94,15 +131,48 @@ def test_eval_noise_class_target_with_category_policy(tmp_path, capsys):
     data = small_problem(9)
     src = tmp_path / "problem.json"
     src.write_text(json.dumps(data))
-    noisy = run_json(capsys, ["eval", "--kb", str(src), "--target", "group", "--policy",
-                              "gigqsa", "--json", "--noise-eps", "1", "--method", "exact"])
+    noisy = run_json(
+        capsys,
+        [
+            "eval",
+            "--kb",
+            str(src),
+            "--target",
+            "group",
+            "--policy",
+            "gigqsa",
+            "--json",
+            "--noise-eps",
+            "1",
+            "--method",
+            "exact",
+        ],
+    )
     noise = _noise_for(data, 1, "all", 1, 0.25, 0)
-    problem = Problem.build(data["matrix"], prior=data["prior"], object_groups=data["groups"],
-                            query_groups=data["query_groups"], query_names=data["queries"])
+    problem = Problem.build(
+        data["matrix"],
+        prior=data["prior"],
+        object_groups=data["groups"],
+        query_groups=data["query_groups"],
+        query_names=data["queries"],
+    )
     dst = tmp_path / "dilated.json"
     dst.write_text(json.dumps(to_interchange(build_dilated(problem, noise, target="group"))))
-    explicit = run_json(capsys, ["eval", "--kb", str(dst), "--target", "group", "--policy",
-                                 "gigqsa", "--json", "--method", "exact"])
+    explicit = run_json(
+        capsys,
+        [
+            "eval",
+            "--kb",
+            str(dst),
+            "--target",
+            "group",
+            "--policy",
+            "gigqsa",
+            "--json",
+            "--method",
+            "exact",
+        ],
+    )
     assert abs(noisy["expected_queries"] - explicit["expected_queries"]) <= 1e-12
 
 

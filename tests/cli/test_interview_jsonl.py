@@ -18,10 +18,11 @@ TOP_KEYS = {"status", "asked", "confidence", "suggestion", "candidates", "classe
 
 
 def run_lines(lines, mode="evidence", target="chemical", suggest="symptom", eps=None):
-    state = build_state(KB, mode, target, suggest, eps,
-                        EvidenceSettings() if mode == "evidence" else None)
+    state = build_state(
+        KB, mode, target, suggest, eps, EvidenceSettings() if mode == "evidence" else None
+    )
     out = io.StringIO()
-    serve(Protocol(KB, state), io.StringIO("".join(l + "\n" for l in lines)), out)
+    serve(Protocol(KB, state), io.StringIO("".join(line + "\n" for line in lines)), out)
     return [json.loads(x) for x in out.getvalue().splitlines()]
 
 
@@ -63,9 +64,17 @@ def test_snapshot_shape_and_order():
 
 def test_labels_and_case_resolve_and_unknown_symptoms_are_errors():
     label = KB.symptoms[0].label
-    replies = run_lines([answer(label.upper(), "yes"), answer("glowing_ears", "yes"),
-                         answer(KB.symptoms[0].id, "maybe"), json.dumps({"symptom": 3, "answer": "yes"}),
-                         '{"undo": true, "x": 1}', "[1, 2]", "{" * 100000])
+    replies = run_lines(
+        [
+            answer(label.upper(), "yes"),
+            answer("glowing_ears", "yes"),
+            answer(KB.symptoms[0].id, "maybe"),
+            json.dumps({"symptom": 3, "answer": "yes"}),
+            '{"undo": true, "x": 1}',
+            "[1, 2]",
+            "{" * 100000,
+        ]
+    )
     assert replies[1]["asked"] == 1
     assert 'no symptom is called "glowing_ears"' in replies[2]["error"]
     assert "yes" in replies[3]["error"] and "must be a string" in replies[4]["error"]
@@ -86,8 +95,14 @@ def chemical_row(name):
 
 def follow(name, mode, first=None, limit=40, **kw):
     """Answer the suggestions from the chemical's listed signs; optional wrong first answer."""
-    state = build_state(KB, mode, kw.get("target", "chemical"), kw.get("suggest", "symptom"),
-                        None, EvidenceSettings() if mode == "evidence" else None)
+    state = build_state(
+        KB,
+        mode,
+        kw.get("target", "chemical"),
+        kw.get("suggest", "symptom"),
+        None,
+        EvidenceSettings() if mode == "evidence" else None,
+    )
     proto = Protocol(KB, state)
     reply = proto.snapshot()
     if first:
@@ -151,7 +166,10 @@ def test_strict_no_fit_lists_closest():
 def test_replies_are_flushed_one_per_line():
     proc = subprocess.Popen(
         [sys.executable, "-m", "responder.cli", "interview", "--jsonl"],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     try:
         start = json.loads(proc.stdout.readline())
@@ -167,19 +185,25 @@ def test_replies_are_flushed_one_per_line():
         proc.kill()
 
 
-@pytest.mark.parametrize("args, fragment", [
-    (["--sensitivity", "1.5"], "--sensitivity: sensitivity is 1.5"),
-    (["--leak", "0"], "--leak: leak is 0"),
-    (["--threshold", "0.5"], "--threshold: threshold is 0.5"),
-    (["--threshold", "1"], "strictly between 0.5 and 1"),
-    (["--sensitivity", "abc"], "sensitivity must be a number"),
-    (["--mode", "strict", "--eps", "2"], "--eps applies only to --mode noise"),
-    (["--mode", "noise", "--eps", "-1"], "eps is -1"),
-])
+@pytest.mark.parametrize(
+    "args, fragment",
+    [
+        (["--sensitivity", "1.5"], "--sensitivity: sensitivity is 1.5"),
+        (["--leak", "0"], "--leak: leak is 0"),
+        (["--threshold", "0.5"], "--threshold: threshold is 0.5"),
+        (["--threshold", "1"], "strictly between 0.5 and 1"),
+        (["--sensitivity", "abc"], "sensitivity must be a number"),
+        (["--mode", "strict", "--eps", "2"], "--eps applies only to --mode noise"),
+        (["--mode", "noise", "--eps", "-1"], "eps is -1"),
+    ],
+)
 def test_bad_options_exit_2_with_one_message(args, fragment):
     proc = subprocess.run(
         [sys.executable, "-m", "responder.cli", "interview", "--jsonl", *args],
-        input="", capture_output=True, text=True, timeout=60,
+        input="",
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert proc.returncode == 2
     assert fragment in proc.stderr
@@ -190,8 +214,9 @@ def test_bad_options_exit_2_with_one_message(args, fragment):
 def test_synonyms_and_retired_ids_are_accepted():
     with_alias = next(s for s in KB.symptoms if s.aliases)
     with_synonym = next(s for s in KB.symptoms if s.synonyms and s is not with_alias)
-    replies = run_lines([answer(with_alias.aliases[0], "yes"),
-                         answer(with_synonym.synonyms[0].upper(), "no")])
+    replies = run_lines(
+        [answer(with_alias.aliases[0], "yes"), answer(with_synonym.synonyms[0].upper(), "no")]
+    )
     assert replies[2]["asked"] == 2 and "error" not in replies[1]
     against = {c["chemicals"][0]["id"]: c["answers_against"] for c in replies[2]["candidates"]}
     # Answers are reported under the current ids.

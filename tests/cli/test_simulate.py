@@ -12,8 +12,15 @@ from responder.cli.simulate import wilson
 from responder.engine.diagnostics import min_hamming_distance
 
 
-def problem_file(tmp_path, seed: int = 0, m: int = 12, n: int = 12, min_delta: int = 5,
-                 categories: bool = True, groups: bool = True):
+def problem_file(
+    tmp_path,
+    seed: int = 0,
+    m: int = 12,
+    n: int = 12,
+    min_delta: int = 5,
+    categories: bool = True,
+    groups: bool = True,
+):
     rng = np.random.default_rng(seed)
     rows: list[np.ndarray] = []
     while len(rows) < m:  # greedy: keep a random row if it is far enough from the others
@@ -48,9 +55,23 @@ def run_json(capsys, argv) -> tuple[dict, str]:
 @pytest.mark.parametrize("target", ["object", "group"])
 def test_accuracy_is_100_percent_within_eps(tmp_path, capsys, policy, target):
     path = problem_file(tmp_path)
-    data, err = run_json(capsys, ["simulate", "--kb", str(path), "--policy", policy,
-                                  "--target", target, "--interviews", "150", "--seed", "3",
-                                  "--json"])
+    data, err = run_json(
+        capsys,
+        [
+            "simulate",
+            "--kb",
+            str(path),
+            "--policy",
+            policy,
+            "--target",
+            target,
+            "--interviews",
+            "150",
+            "--seed",
+            "3",
+            "--json",
+        ],
+    )
     assert err == ""
     acc = data["within_eps"]["accuracy"]
     assert acc["share"] == 1.0 and acc["count"] == acc["of"] == 150
@@ -61,20 +82,44 @@ def test_accuracy_is_100_percent_within_eps(tmp_path, capsys, policy, target):
     assert data["noise"]["delta"] >= 5
     beyond = data["beyond_eps"]
     assert beyond["interviews"] == 150 and beyond["errors"] == [3, 4]
-    parts = (beyond["accuracy"]["count"] + beyond["no_candidate_consistent"]["count"]
-             + beyond["wrong_but_consistent"]["count"])
+    parts = (
+        beyond["accuracy"]["count"]
+        + beyond["no_candidate_consistent"]["count"]
+        + beyond["wrong_but_consistent"]["count"]
+    )
     assert parts == 150
-    for key in ("accuracy", "no_candidate_consistent", "wrong_but_consistent",
-                "no_object_fits_all_answers"):
+    for key in (
+        "accuracy",
+        "no_candidate_consistent",
+        "wrong_but_consistent",
+        "no_object_fits_all_answers",
+    ):
         lo, hi = beyond[key]["ci95"]
         assert 0.0 <= lo <= beyond[key]["share"] <= hi <= 1.0
 
 
 def test_noise_settings_actually_used_are_reported(tmp_path, capsys):
     path = problem_file(tmp_path, seed=1)
-    argv = ["simulate", "--kb", str(path), "--policy", "gisa", "--interviews", "60",
-            "--noise-eps", "1", "--noise-prone", "0.5", "--noise-model", "2",
-            "--noise-p", "0.1", "--seed", "7", "--json"]
+    argv = [
+        "simulate",
+        "--kb",
+        str(path),
+        "--policy",
+        "gisa",
+        "--interviews",
+        "60",
+        "--noise-eps",
+        "1",
+        "--noise-prone",
+        "0.5",
+        "--noise-model",
+        "2",
+        "--noise-p",
+        "0.1",
+        "--seed",
+        "7",
+        "--json",
+    ]
     data, _ = run_json(capsys, argv)
     noise = data["noise"]
     assert noise["eps"] == 1 and noise["model"] == 2 and noise["p"] == 0.1
@@ -82,15 +127,32 @@ def test_noise_settings_actually_used_are_reported(tmp_path, capsys):
     assert data["within_eps"]["accuracy"]["share"] == 1.0
     again, _ = run_json(capsys, argv)
     assert again == data  # reproducible with --seed
-    named, _ = run_json(capsys, ["simulate", "--kb", str(path), "--interviews", "20",
-                                 "--noise-prone", "sym1, sym4", "--seed", "0", "--json"])
+    named, _ = run_json(
+        capsys,
+        [
+            "simulate",
+            "--kb",
+            str(path),
+            "--interviews",
+            "20",
+            "--noise-prone",
+            "sym1, sym4",
+            "--seed",
+            "0",
+            "--json",
+        ],
+    )
     assert named["noise"]["prone_queries"] == ["sym1", "sym4"]
 
 
 def test_text_output(tmp_path, capsys):
     path = problem_file(tmp_path, seed=2)
-    assert main(["simulate", "--kb", str(path), "--policy", "gisa", "--interviews", "80",
-                 "--seed", "1"]) == 0
+    assert (
+        main(
+            ["simulate", "--kb", str(path), "--policy", "gisa", "--interviews", "80", "--seed", "1"]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "E[K] = " in out and "95% interval" in out
     assert "accuracy with <= eps wrong answers: 100.0% (80/80" in out
@@ -101,16 +163,43 @@ def test_text_output(tmp_path, capsys):
 
 def test_no_extra_errors(tmp_path, capsys):
     path = problem_file(tmp_path, seed=3)
-    data, _ = run_json(capsys, ["simulate", "--kb", str(path), "--interviews", "30",
-                                "--extra-errors", "0", "--seed", "0", "--json"])
+    data, _ = run_json(
+        capsys,
+        [
+            "simulate",
+            "--kb",
+            str(path),
+            "--interviews",
+            "30",
+            "--extra-errors",
+            "0",
+            "--seed",
+            "0",
+            "--json",
+        ],
+    )
     assert data["beyond_eps"] is None and data["notes"] == []
 
 
 def test_budget_covers_every_prone_query(tmp_path, capsys):
     path = problem_file(tmp_path, seed=4)
-    data, _ = run_json(capsys, ["simulate", "--kb", str(path), "--interviews", "30",
-                                "--noise-prone", "sym0,sym1", "--noise-eps", "2", "--seed", "0",
-                                "--json"])
+    data, _ = run_json(
+        capsys,
+        [
+            "simulate",
+            "--kb",
+            str(path),
+            "--interviews",
+            "30",
+            "--noise-prone",
+            "sym0,sym1",
+            "--noise-eps",
+            "2",
+            "--seed",
+            "0",
+            "--json",
+        ],
+    )
     assert data["beyond_eps"] is None
     assert "no interviews past the budget" in data["notes"][0]
     assert data["within_eps"]["accuracy"]["share"] == 1.0
@@ -118,22 +207,55 @@ def test_budget_covers_every_prone_query(tmp_path, capsys):
 
 def test_eps_above_bound_warns(tmp_path, capsys):
     path = problem_file(tmp_path, seed=5, min_delta=3)
-    data, err = run_json(capsys, ["simulate", "--kb", str(path), "--interviews", "40",
-                                  "--noise-eps", "3", "--seed", "0", "--json"])
+    data, err = run_json(
+        capsys,
+        [
+            "simulate",
+            "--kb",
+            str(path),
+            "--interviews",
+            "40",
+            "--noise-eps",
+            "3",
+            "--seed",
+            "0",
+            "--json",
+        ],
+    )
     assert err.startswith("warning: eps = 3 exceeds floor((delta-1)/2)")
     assert data["warnings"] and data["noise"]["eps"] == 3
 
 
 def test_identical_rows_count_as_identified_together(tmp_path, capsys):
     path = tmp_path / "twins.json"
-    path.write_text(json.dumps({"matrix": [[1, 1, 1, 0, 0, 0, 0], [1, 1, 1, 0, 0, 0, 0],
-                                           [0, 0, 0, 1, 1, 1, 1]]}))
-    data, _ = run_json(capsys, ["simulate", "--kb", str(path), "--interviews", "50",
-                                "--noise-eps", "1", "--seed", "0", "--json"])
+    path.write_text(
+        json.dumps(
+            {"matrix": [[1, 1, 1, 0, 0, 0, 0], [1, 1, 1, 0, 0, 0, 0], [0, 0, 0, 1, 1, 1, 1]]}
+        )
+    )
+    data, _ = run_json(
+        capsys,
+        [
+            "simulate",
+            "--kb",
+            str(path),
+            "--interviews",
+            "50",
+            "--noise-eps",
+            "1",
+            "--seed",
+            "0",
+            "--json",
+        ],
+    )
     assert data["within_eps"]["accuracy"]["share"] == 1.0
     assert data["within_eps"]["several_candidates"]["count"] > 0
-    assert main(["simulate", "--kb", str(path), "--interviews", "50", "--noise-eps", "1",
-                 "--seed", "0"]) == 0
+    assert (
+        main(
+            ["simulate", "--kb", str(path), "--interviews", "50", "--noise-eps", "1", "--seed", "0"]
+        )
+        == 0
+    )
     assert "ended on several chemicals with identical rows" in capsys.readouterr().out
 
 

@@ -20,7 +20,11 @@ def test_modes_side_by_side_with_intervals(capsys):
     out = run_json(capsys, "--answers", "flip:0.1", "--interviews", "40", "--seed", "3")
     assert out["answers"] == "flip:0.1" and out["objects"] > 200
     names = [m["mode"] for m in out["modes"]]
-    assert names[0].startswith("evidence") and names[1] == "strict gbs" and names[2].startswith("noise")
+    assert (
+        names[0].startswith("evidence")
+        and names[1] == "strict gbs"
+        and names[2].startswith("noise")
+    )
     for m in out["modes"]:
         assert m["interviews"] == 40
         for key in ("top1", "top5", "silently_wrong", "no_fit"):
@@ -36,8 +40,21 @@ def test_modes_side_by_side_with_intervals(capsys):
 
 
 def test_victims_and_categories_and_text_output(capsys):
-    out = run_json(capsys, "--answers", "victim:0.7,0.05", "--interviews", "10", "--seed", "1",
-                   "--policy", "gqsa", "--modes", "evidence,strict", "--pick", "any")
+    out = run_json(
+        capsys,
+        "--answers",
+        "victim:0.7,0.05",
+        "--interviews",
+        "10",
+        "--seed",
+        "1",
+        "--policy",
+        "gqsa",
+        "--modes",
+        "evidence,strict",
+        "--pick",
+        "any",
+    )
     assert [m["mode"] for m in out["modes"]] == ["evidence s=0.8 l=0.1 pick=any", "strict gqsa"]
     assert main(["simulate", "--answers", "flip:0", "--interviews", "5", "--seed", "1"]) == 0
     text = capsys.readouterr().out
@@ -45,22 +62,38 @@ def test_victims_and_categories_and_text_output(capsys):
 
 
 def test_persistent_uses_the_noise_settings(capsys):
-    out = run_json(capsys, "--answers", "persistent", "--noise-eps", "1", "--interviews", "10",
-                   "--seed", "2", "--modes", "noise")
+    out = run_json(
+        capsys,
+        "--answers",
+        "persistent",
+        "--noise-eps",
+        "1",
+        "--interviews",
+        "10",
+        "--seed",
+        "2",
+        "--modes",
+        "noise",
+    )
     assert out["answers"] == "persistent" and out["noise_eps"] == 1
 
 
-@pytest.mark.parametrize("args, fragment", [
-    (["--answers", "flip:0.9"], "F must lie in [0, 0.5]"),
-    (["--answers", "victim:0.1"], "is not understood"),
-    (["--answers", "flip:0.1", "--modes", "fast"], "choose from evidence, strict, noise"),
-    (["--answers", "flip:0.1", "--sensitivity", "0"], "--sensitivity: sensitivity is 0"),
-    (["--answers", "flip:0.1", "--leak", "1.2"], "--leak: leak is 1.2"),
-    (["--answers", "flip:0.1", "--threshold", "0.2"], "--threshold: threshold is 0.2"),
-    (["--answers", "flip:0.1", "--long-row-exponent", "1.5"],
-     "--long-row-exponent: long-row exponent is 1.5"),
-    (["--answers", "flip:0.1", "--policy", "random"], "--answers compares"),
-])
+@pytest.mark.parametrize(
+    "args, fragment",
+    [
+        (["--answers", "flip:0.9"], "F must lie in [0, 0.5]"),
+        (["--answers", "victim:0.1"], "is not understood"),
+        (["--answers", "flip:0.1", "--modes", "fast"], "choose from evidence, strict, noise"),
+        (["--answers", "flip:0.1", "--sensitivity", "0"], "--sensitivity: sensitivity is 0"),
+        (["--answers", "flip:0.1", "--leak", "1.2"], "--leak: leak is 1.2"),
+        (["--answers", "flip:0.1", "--threshold", "0.2"], "--threshold: threshold is 0.2"),
+        (
+            ["--answers", "flip:0.1", "--long-row-exponent", "1.5"],
+            "--long-row-exponent: long-row exponent is 1.5",
+        ),
+        (["--answers", "flip:0.1", "--policy", "random"], "--answers compares"),
+    ],
+)
 def test_bad_input_exit_2(capsys, args, fragment):
     assert main(["simulate", *args]) == 2
     err = capsys.readouterr().err

@@ -12,8 +12,7 @@ import json
 import numpy as np
 import pytest
 
-from responder.cli import inputs
-from responder.cli import main
+from responder.cli import inputs, main
 from responder.engine.diagnostics import auto_eps, min_hamming_distance
 from responder.engine.workload import Workload, duration_text, measure_interviews
 
@@ -46,12 +45,26 @@ def run(capsys, argv):
     return code, out.out, out.err
 
 
-def test_an_explicit_eps_past_the_limit_is_refused_with_the_estimate(tmp_path, capsys,
-                                                                   fake_measure):
+def test_an_explicit_eps_past_the_limit_is_refused_with_the_estimate(
+    tmp_path, capsys, fake_measure
+):
     path, _ = wide_problem(tmp_path)
-    code, out, err = run(capsys, ["simulate", "--kb", str(path), "--noise-eps", "5",
-                                  "--interviews", "3000", "--extra-errors", "0",
-                                  "--time-limit", "60"])
+    code, out, err = run(
+        capsys,
+        [
+            "simulate",
+            "--kb",
+            str(path),
+            "--noise-eps",
+            "5",
+            "--interviews",
+            "3000",
+            "--extra-errors",
+            "0",
+            "--time-limit",
+            "60",
+        ],
+    )
     # 3000 interviews x 0.05 s = 150 s > 60 s
     assert code == 2 and out == ""
     assert "estimated 2.5 min for 3000 interviews at eps 5" in err
@@ -62,9 +75,23 @@ def test_an_explicit_eps_past_the_limit_is_refused_with_the_estimate(tmp_path, c
 def test_auto_eps_is_capped_to_fit_with_a_note(tmp_path, capsys, fake_measure):
     path, auto = wide_problem(tmp_path)
     assert auto >= 8
-    code, out, err = run(capsys, ["simulate", "--kb", str(path), "--interviews", "20",
-                                  "--extra-errors", "0", "--time-limit", "0.5", "--json",
-                                  "--seed", "0"])
+    code, out, err = run(
+        capsys,
+        [
+            "simulate",
+            "--kb",
+            str(path),
+            "--interviews",
+            "20",
+            "--extra-errors",
+            "0",
+            "--time-limit",
+            "0.5",
+            "--json",
+            "--seed",
+            "0",
+        ],
+    )
     assert code == 0, err
     data = json.loads(out)
     used = data["noise"]["eps"]
@@ -76,17 +103,46 @@ def test_auto_eps_is_capped_to_fit_with_a_note(tmp_path, capsys, fake_measure):
 
 def test_within_the_limit_nothing_changes(tmp_path, capsys, fake_measure):
     path, auto = wide_problem(tmp_path)
-    code, out, _ = run(capsys, ["simulate", "--kb", str(path), "--interviews", "5",
-                                "--extra-errors", "0", "--json", "--seed", "0"])
+    code, out, _ = run(
+        capsys,
+        [
+            "simulate",
+            "--kb",
+            str(path),
+            "--interviews",
+            "5",
+            "--extra-errors",
+            "0",
+            "--json",
+            "--seed",
+            "0",
+        ],
+    )
     assert code == 0 and json.loads(out)["noise"]["eps"] == auto
     assert fake_measure == [auto]
 
 
-def test_eval_switches_to_monte_carlo_when_the_exact_tree_is_too_big(tmp_path, capsys,
-                                                                     fake_measure):
+def test_eval_switches_to_monte_carlo_when_the_exact_tree_is_too_big(
+    tmp_path, capsys, fake_measure
+):
     path, _ = wide_problem(tmp_path)
-    code, out, err = run(capsys, ["eval", "--kb", str(path), "--noise-eps", "3", "--trials",
-                                  "200", "--time-limit", "60", "--json", "--seed", "0"])
+    code, out, err = run(
+        capsys,
+        [
+            "eval",
+            "--kb",
+            str(path),
+            "--noise-eps",
+            "3",
+            "--trials",
+            "200",
+            "--time-limit",
+            "60",
+            "--json",
+            "--seed",
+            "0",
+        ],
+    )
     assert code == 0, err
     data = json.loads(out)
     assert data["method"] == "monte-carlo"
@@ -104,23 +160,50 @@ def categorised_problem(tmp_path):
 
 # With the fake measurement, one exact tree at eps 3 on 12 x 80 is estimated at about 109 s:
 # one fits a 150 s limit, the paper's pick model and the informed one together do not.
-def test_eval_counts_the_informed_pick_run_against_the_time_limit(tmp_path, capsys,
-                                                                  fake_measure):
+def test_eval_counts_the_informed_pick_run_against_the_time_limit(tmp_path, capsys, fake_measure):
     path = categorised_problem(tmp_path)
-    code, out, err = run(capsys, ["eval", "--kb", str(path), "--policy", "gqsa",
-                                  "--noise-eps", "3", "--method", "exact",
-                                  "--time-limit", "150"])
+    code, out, err = run(
+        capsys,
+        [
+            "eval",
+            "--kb",
+            str(path),
+            "--policy",
+            "gqsa",
+            "--noise-eps",
+            "3",
+            "--method",
+            "exact",
+            "--time-limit",
+            "150",
+        ],
+    )
     assert code == 2 and out == ""
     assert "for 2 tree(s) (one with the informed pick model)" in err
     assert "more than the 150 s limit" in err and "--method monte-carlo" in err
 
 
-def test_eval_informed_pick_run_follows_the_switch_to_monte_carlo(tmp_path, capsys,
-                                                                  fake_measure):
+def test_eval_informed_pick_run_follows_the_switch_to_monte_carlo(tmp_path, capsys, fake_measure):
     path = categorised_problem(tmp_path)
-    code, out, err = run(capsys, ["eval", "--kb", str(path), "--policy", "gqsa",
-                                  "--noise-eps", "3", "--trials", "40", "--time-limit", "150",
-                                  "--json", "--seed", "0"])
+    code, out, err = run(
+        capsys,
+        [
+            "eval",
+            "--kb",
+            str(path),
+            "--policy",
+            "gqsa",
+            "--noise-eps",
+            "3",
+            "--trials",
+            "40",
+            "--time-limit",
+            "150",
+            "--json",
+            "--seed",
+            "0",
+        ],
+    )
     assert code == 0, err
     data = json.loads(out)
     assert data["method"] == "monte-carlo"
@@ -131,9 +214,22 @@ def test_eval_informed_pick_run_follows_the_switch_to_monte_carlo(tmp_path, caps
 
 def test_no_limit_with_zero(tmp_path, capsys, fake_measure):
     path, _ = wide_problem(tmp_path)
-    code, _, err = run(capsys, ["simulate", "--kb", str(path), "--noise-eps", "2",
-                                "--interviews", "5", "--extra-errors", "0",
-                                "--time-limit", "0"])
+    code, _, err = run(
+        capsys,
+        [
+            "simulate",
+            "--kb",
+            str(path),
+            "--noise-eps",
+            "2",
+            "--interviews",
+            "5",
+            "--extra-errors",
+            "0",
+            "--time-limit",
+            "0",
+        ],
+    )
     assert code == 0, err
     assert fake_measure == []  # nothing measured
 
@@ -142,8 +238,20 @@ def test_real_measurement_refuses_an_astronomical_exact_tree(tmp_path, capsys):
     # Not faked: 40 x 120 with eps ~ 20 has more exact-tree nodes than atoms, on any machine.
     path, auto = wide_problem(tmp_path, m=40, n=120, seed=2)
     assert auto >= 15
-    code, out, err = run(capsys, ["eval", "--kb", str(path), "--noise-eps", str(auto),
-                                  "--method", "exact", "--time-limit", "3600"])
+    code, out, err = run(
+        capsys,
+        [
+            "eval",
+            "--kb",
+            str(path),
+            "--noise-eps",
+            str(auto),
+            "--method",
+            "exact",
+            "--time-limit",
+            "3600",
+        ],
+    )
     assert code == 2 and "more than the 3600 s limit" in err
     assert "years" in err or " days" in err
     assert "--method monte-carlo" in err  # what shortens an exact evaluation
@@ -163,5 +271,9 @@ def test_measurement_and_estimates():
     length = round(work.mean_questions)
     leaves = 30 * (1 + length + length * (length - 1) // 2)
     assert work.exact_tree_nodes() == pytest.approx(2 * leaves)
-    assert duration_text(40) == "40 s" and duration_text(150) == "2.5 min" and duration_text(1200) == "20 min"
+    assert (
+        duration_text(40) == "40 s"
+        and duration_text(150) == "2.5 min"
+        and duration_text(1200) == "20 min"
+    )
     assert duration_text(3 * 3600) == "3.0 h" and duration_text(1e20).startswith("more than")

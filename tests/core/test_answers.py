@@ -49,8 +49,9 @@ def grouped_problems(draw):
     """A random problem with object groups (for the class target)."""
     n = draw(st.integers(1, 6))
     m = draw(st.integers(1, 7))
-    matrix = draw(st.lists(st.lists(st.integers(0, 1), min_size=n, max_size=n),
-                           min_size=m, max_size=m))
+    matrix = draw(
+        st.lists(st.lists(st.integers(0, 1), min_size=n, max_size=n), min_size=m, max_size=m)
+    )
     groups = draw(st.lists(st.integers(0, 2), min_size=m, max_size=m))
     prior = draw(st.lists(st.integers(1, 20), min_size=m, max_size=m))
     return Problem.build(matrix, prior=prior, object_groups=groups)
@@ -69,8 +70,10 @@ def _snapshot(state: InterviewState):
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(grouped_problems(),
-       st.lists(st.tuples(st.integers(0, 5), st.sampled_from(list(Answer))), min_size=1, max_size=12))
+@given(
+    grouped_problems(),
+    st.lists(st.tuples(st.integers(0, 5), st.sampled_from(list(Answer))), min_size=1, max_size=12),
+)
 def test_undo_restores_the_previous_state_exactly(problem, ops):
     """Each answer, including one that changes an earlier answer, is undone exactly: the
     engine's candidates, masses and status come back as they were."""
@@ -120,7 +123,9 @@ def test_undo_after_restore_puts_the_changed_answer_back():
     resumed.undo()
     original.undo()
     assert [(r.query, r.answer) for r in resumed.records] == [(0, Answer.YES), (2, Answer.NO)]
-    assert resumed.state.known_answers() == original.state.known_answers() == ({0: True, 2: False}, [])
+    assert (
+        resumed.state.known_answers() == original.state.known_answers() == ({0: True, 2: False}, [])
+    )
 
 
 def test_restore_without_memory_undo_just_drops_the_last_answer():
@@ -137,10 +142,17 @@ def test_restore_without_memory_undo_just_drops_the_last_answer():
 def test_records_keep_time_and_volunteered_flag_the_engine_does_not():
     log = AnswerLog(_state())
     record = log.answer(1, Answer.YES, volunteered=True, at=1000.0)
-    assert (record.query, record.answer, record.at, record.volunteered) == (1, Answer.YES, 1000.0, True)
+    assert (record.query, record.answer, record.at, record.volunteered) == (
+        1,
+        Answer.YES,
+        1000.0,
+        True,
+    )
     assert log.record_of(1) is record and log.record_of(0) is None
     assert [(a.query, a.answer) for a in log.state.answers] == [(1, Answer.YES)]
-    assert not hasattr(log.state.answers[0], "at") and not hasattr(log.state.answers[0], "volunteered")
+    assert not hasattr(log.state.answers[0], "at") and not hasattr(
+        log.state.answers[0], "volunteered"
+    )
 
 
 def test_a_bad_query_is_refused_and_nothing_is_kept():

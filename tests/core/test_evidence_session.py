@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from core_fixtures import home, knowledge  # noqa: F401 (pytest fixtures)
+
 from responder.core import views
 from responder.core.session import Interview
 from responder.engine.evidence import EvidenceSettings
@@ -19,8 +20,14 @@ def answer_as(it, chemical):
 
 
 def test_start_weighs_evidence_and_the_journal_records_it(knowledge, home):
-    it = Interview.start(knowledge, "chemical", "symptom", NoiseSettings(), weighted=True,
-                         evidence=EvidenceSettings(0.85, 0.05, threshold=0.9))
+    it = Interview.start(
+        knowledge,
+        "chemical",
+        "symptom",
+        NoiseSettings(),
+        weighted=True,
+        evidence=EvidenceSettings(0.85, 0.05, threshold=0.9),
+    )
     assert it.mode == "evidence"
     answer_as(it, "VX")
     res = views.result(it)
@@ -33,8 +40,14 @@ def test_start_weighs_evidence_and_the_journal_records_it(knowledge, home):
 def test_resume_restores_the_mode_and_old_journals_stay_strict(knowledge, home):
     from responder.core.journal import list_journals
 
-    it = Interview.start(knowledge, "chemical", "symptom", NoiseSettings(), weighted=True,
-                         evidence=EvidenceSettings(0.85, 0.05))
+    it = Interview.start(
+        knowledge,
+        "chemical",
+        "symptom",
+        NoiseSettings(),
+        weighted=True,
+        evidence=EvidenceSettings(0.85, 0.05),
+    )
     it.answer(knowledge.symptom_index("cough"), Answer.YES)
     data = next(d for d in list_journals() if d.id == it.id)
     again, warnings = Interview.resume(knowledge, data)
@@ -48,8 +61,14 @@ def test_resume_keeps_the_long_row_discount_and_old_journals_run_without_it(know
     from responder.core.journal import list_journals
     from responder.engine.evidence import DEFAULT_LONG_ROW_EXPONENT
 
-    it = Interview.start(knowledge, "chemical", "symptom", NoiseSettings(), weighted=True,
-                         evidence=EvidenceSettings(long_row_exponent=0.5))
+    it = Interview.start(
+        knowledge,
+        "chemical",
+        "symptom",
+        NoiseSettings(),
+        weighted=True,
+        evidence=EvidenceSettings(long_row_exponent=0.5),
+    )
     it.answer(knowledge.symptom_index("cough"), Answer.YES)
     assert it.config()["evidence"]["long_row_exponent"] == 0.5
     data = next(d for d in list_journals() if d.id == it.id)
@@ -59,7 +78,9 @@ def test_resume_keeps_the_long_row_discount_and_old_journals_run_without_it(know
     data.config["evidence"].pop("long_row_exponent")
     old, warnings = Interview.resume(knowledge, data)
     assert old.evidence.long_row_exponent == 0.0 and not warnings
-    assert Interview(knowledge, weighted=True).evidence.long_row_exponent == DEFAULT_LONG_ROW_EXPONENT
+    assert (
+        Interview(knowledge, weighted=True).evidence.long_row_exponent == DEFAULT_LONG_ROW_EXPONENT
+    )
 
 
 def test_class_notice_when_one_answer_sharply_lowers_a_class(knowledge):

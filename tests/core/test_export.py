@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 
 from core_fixtures import home, knowledge  # noqa: F401 (pytest fixtures)
+
 from responder.core.export import export_interview, report, to_markdown
 from responder.core.session import Interview
 from responder.engine.state import Answer
 from responder.settings import NoiseSettings
-
 
 # -- export -----------------------------------------------------------------------------------
 

@@ -6,6 +6,7 @@ import json
 import os
 
 from core_fixtures import home, knowledge  # noqa: F401 (pytest fixtures)
+
 from responder.core.journal import Journal, list_journals, read_journal, unfinished
 from responder.core.session import Interview
 from responder.engine.state import Answer
@@ -19,7 +20,14 @@ def test_events_are_one_json_line_each(home):
     j.config({"suggest": "category"})
     j.end("new")
     lines = j.path.read_text().splitlines()
-    assert [json.loads(x)["event"] for x in lines] == ["start", "answer", "answer", "undo", "config", "end"]
+    assert [json.loads(x)["event"] for x in lines] == [
+        "start",
+        "answer",
+        "answer",
+        "undo",
+        "config",
+        "end",
+    ]
     assert j.path.parent == home / "data" / "journal"
     data = read_journal(j.path)
     assert [(a.symptom, a.answer) for a in data.answers] == [("cough", "yes")]
@@ -52,7 +60,9 @@ def test_replay_follows_the_engine(knowledge):
     records = [(knowledge.symptoms[r.query].id, r.answer.value, r.at) for r in it.records]
     assert [(a.symptom, a.answer, a.at) for a in data.answers] == records
     # ... and the engine holds the same answers in the same order
-    assert [(r.query, r.answer) for r in it.records] == [(a.query, a.answer) for a in it.state.answers]
+    assert [(r.query, r.answer) for r in it.records] == [
+        (a.query, a.answer) for a in it.state.answers
+    ]
     assert [a.symptom for a in data.answers] == [knowledge.symptoms[q].id for q in (0, 7)]
 
 
@@ -99,7 +109,8 @@ def test_an_unwritable_folder_is_reported_not_raised(knowledge, home):
     it.answer(2, Answer.UNKNOWN)
     assert it.journal_error is None
     assert [a.symptom for a in read_journal(it.journal.path).answers] == [
-        knowledge.symptoms[q].id for q in (0, 1, 2)]
+        knowledge.symptoms[q].id for q in (0, 1, 2)
+    ]
 
 
 def test_start_up_reads_only_the_tail_of_finished_journals(home, monkeypatch):

@@ -7,6 +7,7 @@ import threading
 import time
 
 from core_fixtures import home, knowledge  # noqa: F401 (pytest fixtures)
+
 from responder.core.remaining import Cancelled, RemainingService, evaluate_spec
 from responder.core.session import Interview
 from responder.engine.state import Answer

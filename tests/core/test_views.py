@@ -4,8 +4,8 @@ without a terminal (the Pilot tests keep only what needs a screen)."""
 from __future__ import annotations
 
 import pytest
-
 from core_fixtures import home, knowledge  # noqa: F401 (pytest fixtures)
+
 from responder.core import views
 from responder.core.session import Interview
 from responder.engine.state import Answer, Status
@@ -36,7 +36,10 @@ def test_category_question_lists_useful_symptoms_first(knowledge):
     # among nerve agents, pupils and tearing split nothing; the eyes category then holds
     # only symptoms that cannot change the outcome, so another category is suggested
     view = views.question(it)
-    assert view.category.id != knowledge.symptoms[knowledge.symptom_index("pinpoint_pupils")].category_id
+    assert (
+        view.category.id
+        != knowledge.symptoms[knowledge.symptom_index("pinpoint_pupils")].category_id
+    )
     node = it.state.node
     for item in view.items:
         # "useful" is exactly "answering it can change the candidates"
@@ -61,15 +64,19 @@ def test_optional_symptoms_are_marked(knowledge):
             seen += len(useless)
             for item in useless:
                 assert item.split == 0.0
-            assert view.items[len(view.useful):] == tuple(useless)
+            assert view.items[len(view.useful) :] == tuple(useless)
             q = view.items[0].symptom.index
             it.answer(q, Answer.YES if knowledge.symptoms[q].id in chem.symptoms else Answer.NO)
     assert seen > 0
 
 
 def test_policies_follow_target_and_suggestion(knowledge):
-    pairs = {("chemical", "symptom"): "gbs", ("class", "symptom"): "gisa",
-             ("chemical", "category"): "gqsa", ("class", "category"): "gigqsa"}
+    pairs = {
+        ("chemical", "symptom"): "gbs",
+        ("class", "symptom"): "gisa",
+        ("chemical", "category"): "gqsa",
+        ("class", "category"): "gigqsa",
+    }
     for (t, s), name in pairs.items():
         assert Interview(knowledge, t, s).state.policy.name == name
 
@@ -106,8 +113,10 @@ def test_evidence_no_fit_says_why_in_a_responders_words(knowledge):
     assert why.headline == "No chemical in the knowledge base fits these answers well"
     top = views.candidates(it)[0]
     assert why.closest == top and fit.candidate in top.objects
-    assert (f"The closest, {top.chemicals[0].name}, has {fit.against} of "
-            f"{len(knowledge.symptoms)} answers against it") in why.detail
+    assert (
+        f"The closest, {top.chemicals[0].name}, has {fit.against} of "
+        f"{len(knowledge.symptoms)} answers against it"
+    ) in why.detail
     assert f"({fit.unlisted:.0%})" in why.detail and fit.unlisted >= 0.5
     assert views.top_candidate(it) == "no chemical fits"
 
@@ -115,8 +124,14 @@ def test_evidence_no_fit_says_why_in_a_responders_words(knowledge):
 def test_result_profile_marks_matches_and_mismatches(knowledge):
     it = Interview(knowledge, "chemical", "symptom", NoiseSettings(enabled=True, eps=1))
     # Sarin's profile, except "no" to headache (a wrong answer the noise model tolerates)
-    for sid, ans in (("pinpoint_pupils", "yes"), ("headache", "no"), ("wheezing", "yes"),
-                     ("shortness_of_breath", "yes"), ("confusion", "no"), ("cough", "no")):
+    for sid, ans in (
+        ("pinpoint_pupils", "yes"),
+        ("headache", "no"),
+        ("wheezing", "yes"),
+        ("shortness_of_breath", "yes"),
+        ("confusion", "no"),
+        ("cough", "no"),
+    ):
         it.answer(knowledge.symptom_index(sid), ans)
     cands = views.candidates(it)
     assert cands[0].names == "Sarin (GB)" and cands[0].mismatches == 1
@@ -228,8 +243,10 @@ def test_a_several_chemical_result_says_which_it_compares_and_the_export_names_a
     n = len(r.candidates)
     assert r.kind == "several" and n > views.PROFILE_COLUMNS
     assert len(r.columns) == views.PROFILE_COLUMNS
-    assert r.profile_note == (f"The profile shows the {views.PROFILE_COLUMNS} most probable of "
-                              f"the {n} candidates; all {n} are listed above.")
+    assert r.profile_note == (
+        f"The profile shows the {views.PROFILE_COLUMNS} most probable of "
+        f"the {n} candidates; all {n} are listed above."
+    )
     names = {c.name for row in r.candidates for c in row.chemicals}
     assert names == {c.name for c in knowledge.chemicals}
     exported = report(it)
@@ -279,8 +296,9 @@ def test_the_app_suggests_an_observable_sign_when_gains_are_close():
         top = int(sug.queries[0])
         assert q == top or (top in reported and q not in reported)
         if q in reported:  # no observable symptom was close enough
-            assert all(g < best * (1 - OBSERVED_MARGIN) for k, g in gains.items()
-                       if k not in reported)
+            assert all(
+                g < best * (1 - OBSERVED_MARGIN) for k, g in gains.items() if k not in reported
+            )
         else:
             assert gains[q] >= best * (1 - OBSERVED_MARGIN)
         it.answer(q, Answer.NO)

@@ -55,7 +55,11 @@ def random_problem(
 
 
 def random_noise(
-    rng: np.random.Generator, n: int, eps: int, prone: str = "all", model: int = 1,
+    rng: np.random.Generator,
+    n: int,
+    eps: int,
+    prone: str = "all",
+    model: int = 1,
     p: float | None = None,
 ) -> NoiseModel:
     if prone == "all":
@@ -123,7 +127,10 @@ def group_rows(node: Node) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     assert row_codes.size == rows
     gt, gno, gyes = np.zeros(T), np.zeros((T, N)), np.zeros((T, N))
     gt[row_codes], gno[row_codes], gyes[row_codes] = (
-        stats.group_total, stats.group_no, stats.group_yes)
+        stats.group_total,
+        stats.group_no,
+        stats.group_yes,
+    )
     return gt, gno, gyes
 
 

@@ -19,30 +19,39 @@ import pytest
 
 from responder.engine.belief import Model, NodeBatch
 from responder.engine.evaluate import exact, monte_carlo
+from responder.engine.noise import NoiseModel
 from responder.engine.policies import POLICIES, Policy, choose_batch
 from responder.engine.problem import Problem
 from responder.engine.simulate import (
     PersistentNoiseAnswers,
     PolicyInterviewer,
-    draw_victims,
     draw_picks,
+    draw_victims,
     random_streams,
     run_simulation,
     simulate_batch,
 )
-from responder.engine.noise import NoiseModel
 
 
-def _problem(seed: int, M: int = 14, N: int = 9, density: float = 0.4, prior: bool = True,
-             twins: bool = False) -> Problem:
+def _problem(
+    seed: int,
+    M: int = 14,
+    N: int = 9,
+    density: float = 0.4,
+    prior: bool = True,
+    twins: bool = False,
+) -> Problem:
     rng = np.random.default_rng(seed)
     B = rng.random((M, N)) < density
     if twins:
         B[1] = B[0]  # identical rows: an interview can end on several candidates
         B[5] = B[4]
-    return Problem.build(B, object_groups=rng.integers(0, 3, M),
-                         query_groups=rng.integers(0, 3, N),
-                         prior=rng.random(M) + 0.1 if prior else None)
+    return Problem.build(
+        B,
+        object_groups=rng.integers(0, 3, M),
+        query_groups=rng.integers(0, 3, N),
+        prior=rng.random(M) + 0.1 if prior else None,
+    )
 
 
 def _simulate(model, policy, trials, seed, batch):
@@ -114,13 +123,15 @@ def _assert_batch_asks_the_per_trial_questions(model, policy, trials, seed, end_
             np.testing.assert_array_equal(getattr(a.end, field), getattr(b.end, field))
 
 
-@pytest.mark.parametrize("target, name", [("object", "gbs"), ("object", "gisa"),
-                                          ("group", "gbs"), ("group", "gisa")])
+@pytest.mark.parametrize(
+    "target, name", [("object", "gbs"), ("object", "gisa"), ("group", "gbs"), ("group", "gisa")]
+)
 @pytest.mark.parametrize("seed", [0, 3])
 def test_single_query_policies_ask_exactly_the_per_trial_questions(target, name, seed):
     model = Model(_problem(seed, M=30, N=14, twins=True), target)
-    _assert_batch_asks_the_per_trial_questions(model, Policy(name), 500, seed,
-                                               ("idx", "asked", "mass"))
+    _assert_batch_asks_the_per_trial_questions(
+        model, Policy(name), 500, seed, ("idx", "asked", "mass")
+    )
 
 
 @pytest.mark.parametrize("target", ["object", "group"])
@@ -166,8 +177,9 @@ def test_picks_are_drawn_with_the_choice_probabilities():
     a query of chance 0 is never drawn (also at u near 1 and with zeros at both ends)."""
     rng = np.random.default_rng(2)
     B = rng.random((30, 10)) < 0.5
-    problem = Problem.build(B, query_groups=rng.integers(0, 3, 10),
-                            pick_weights=rng.random(10) + 0.2)
+    problem = Problem.build(
+        B, query_groups=rng.integers(0, 3, 10), pick_weights=rng.random(10) + 0.2
+    )
     model = Model(problem, "object")
     T = 40000
     for name in ("gqsa", "random", "random-category", "minmax"):
@@ -240,8 +252,7 @@ def test_batch_children_under_noise_are_node_children():
     model = _noisy(3, nu=0.8, eps=2, model=1)
     nodes = [n for n in _random_nodes(model, np.random.default_rng(4), 120) if n.idx.size]
     rng = np.random.default_rng(5)
-    q = np.array([rng.choice(np.flatnonzero(~n.asked)) if (~n.asked).any() else 0
-                  for n in nodes])
+    q = np.array([rng.choice(np.flatnonzero(~n.asked)) if (~n.asked).any() else 0 for n in nodes])
     keep = np.array([(~n.asked).any() for n in nodes])
     nodes = [n for n, k in zip(nodes, keep) if k]
     q = q[keep]

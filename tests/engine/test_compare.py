@@ -25,18 +25,21 @@ def problem(seed=0, M=12, N=10):
     rng = np.random.default_rng(seed)
     B = rng.integers(0, 2, size=(M, N))
     B[:, 0] = np.arange(M) % 2  # at least one informative column
-    return Problem.build(B, object_groups=[str(i % 3) for i in range(M)],
-                         query_groups=[str(j % 2) for j in range(N)])
+    return Problem.build(
+        B, object_groups=[str(i % 3) for i in range(M)], query_groups=[str(j % 2) for j in range(N)]
+    )
 
 
-@pytest.mark.parametrize("spec, kind", [("flip:0.1", "flip"), ("victim:0.7,0.05", "victim"),
-                                        ("FLIP:0", "flip")])
+@pytest.mark.parametrize(
+    "spec, kind", [("flip:0.1", "flip"), ("victim:0.7,0.05", "victim"), ("FLIP:0", "flip")]
+)
 def test_parse_victims(spec, kind):
     assert parse_victims(spec).kind == kind
 
 
-@pytest.mark.parametrize("spec", ["flip", "flip:0.7", "victim:0.1,0.5", "victim:0.7", "flip:x",
-                                  "coin:0.1"])
+@pytest.mark.parametrize(
+    "spec", ["flip", "flip:0.7", "victim:0.1,0.5", "victim:0.7", "flip:x", "coin:0.1"]
+)
 def test_parse_victims_rejects(spec):
     with pytest.raises(VictimsError, match="flip:F"):
         parse_victims(spec)
@@ -56,9 +59,12 @@ def test_victim_draws_follow_their_rates():
 
 def test_exact_answers_every_mode_finds_the_truth():
     p = problem()
-    modes = [StrictMode(p, "gbs"), EvidenceMode(EvidenceModel(p)),
-             EvidenceMode(EvidenceModel(p), suggest="category", pick="any", name="cat-any"),
-             EvidenceMode(EvidenceModel(p), suggest="category", pick="informed", name="cat-inf")]
+    modes = [
+        StrictMode(p, "gbs"),
+        EvidenceMode(EvidenceModel(p)),
+        EvidenceMode(EvidenceModel(p), suggest="category", pick="any", name="cat-any"),
+        EvidenceMode(EvidenceModel(p), suggest="category", pick="informed", name="cat-inf"),
+    ]
     out = compare_modes(p, parse_victims("flip:0"), modes, interviews=60, seed=1)
     for summary in out:
         assert summary.top1 == 1.0 and summary.silently_wrong == 0.0

@@ -79,9 +79,7 @@ def test_min_hamming_matches_double_loop(B, block):
     assert min_hamming_distance(B, block=block) == brute_min_hamming(B)
 
 
-@pytest.mark.parametrize(
-    ("delta", "eps"), [(0, 0), (1, 0), (2, 0), (3, 1), (4, 1), (5, 2), (8, 3)]
-)
+@pytest.mark.parametrize(("delta", "eps"), [(0, 0), (1, 0), (2, 0), (3, 1), (4, 1), (5, 2), (8, 3)])
 def test_default_eps_is_floor_of_half_delta_minus_one(delta, eps):
     assert default_eps(delta) == eps
 

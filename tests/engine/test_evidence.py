@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
-
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -25,7 +23,9 @@ def toy(seed=0, M=7, N=6, groups=3, cats=2):
     rng = np.random.default_rng(seed)
     B = rng.integers(0, 2, size=(M, N))
     return Problem.build(
-        B, prior=rng.integers(1, 5, size=M), object_groups=[str(g) for g in rng.integers(0, groups, M)],
+        B,
+        prior=rng.integers(1, 5, size=M),
+        object_groups=[str(g) for g in rng.integers(0, groups, M)],
         query_groups=[str(c) for c in rng.integers(0, cats, N)],
     )
 
@@ -68,7 +68,9 @@ def brute_force_gain(problem, s, leaks, posterior, q, target):
     n_answers=st.integers(0, 3),
     a=st.sampled_from([0.0, 0.5, 1.0]),
 )
-def test_gain_is_the_mutual_information_of_an_explicit_joint_table(seed, s, l_, target, n_answers, a):
+def test_gain_is_the_mutual_information_of_an_explicit_joint_table(
+    seed, s, l_, target, n_answers, a
+):
     problem = toy(seed)
     leaks = np.full(problem.n_queries, np.nan)
     leaks[0] = min(l_ * 1.5, s * 0.99)  # one per-symptom override
@@ -87,8 +89,10 @@ def test_gain_is_the_mutual_information_of_an_explicit_joint_table(seed, s, l_, 
         expected_post *= p_yes if yes else 1 - p_yes
     np.testing.assert_allclose(belief.posterior, expected_post / expected_post.sum(), rtol=1e-9)
     for q in range(problem.n_queries):
-        expected = 0.0 if q in asked else brute_force_gain(
-            problem, s_i, full_leaks, belief.posterior, q, target
+        expected = (
+            0.0
+            if q in asked
+            else brute_force_gain(problem, s_i, full_leaks, belief.posterior, q, target)
         )
         assert belief.gains()[q] == pytest.approx(expected, abs=1e-9)
 
@@ -297,7 +301,10 @@ def test_sharp_group_drops():
         ({"leak": -0.1}, "leak is -0.1"),
         ({"leak": 1.5}, "leak is 1.5"),
         ({"sensitivity": 0.3, "leak": 0.4}, "must be below sensitivity"),
-        ({"threshold": 0.5}, "threshold is 0.5; the confidence to stop at must lie strictly between 0.5 and 1"),
+        (
+            {"threshold": 0.5},
+            "threshold is 0.5; the confidence to stop at must lie strictly between 0.5 and 1",
+        ),
         ({"threshold": 1.0}, "strictly between 0.5 and 1"),
         ({"threshold": "high"}, "threshold must be a number"),
         ({"gain_floor": -1}, "gain floor is -1"),
@@ -350,9 +357,9 @@ def test_a_yes_favours_the_shorter_row_that_lists_the_sign():
     with it the one whose row is not a long union of effects comes first. A "no" to a sign
     only the long row lists still counts against it."""
     B = np.zeros((3, 10), dtype=int)
-    B[0, :2] = 1          # short row
-    B[1, :] = 1           # long row: every sign
-    B[2, 5] = 1           # a third chemical, so the typical row is 13/3 signs
+    B[0, :2] = 1  # short row
+    B[1, :] = 1  # long row: every sign
+    B[2, 5] = 1  # a third chemical, so the typical row is 13/3 signs
     problem = Problem.build(B)
     flat = EvidenceModel(problem, AnswerModel(0.8, 0.1, None, 0.0)).belief({0: True})
     assert flat.posterior[0] == pytest.approx(flat.posterior[1])
@@ -383,9 +390,11 @@ def test_bundled_kb_long_union_rows_are_discounted():
 def test_per_symptom_leak_makes_a_sign_weaker_evidence():
     problem = Problem.build([[1, 0], [0, 0]])
     plain = EvidenceModel(problem, AnswerModel(0.9, 0.05)).belief({0: True}).posterior[0]
-    leaky = EvidenceModel(
-        problem, AnswerModel(0.9, 0.05, np.array([0.5, np.nan]))
-    ).belief({0: True}).posterior[0]
+    leaky = (
+        EvidenceModel(problem, AnswerModel(0.9, 0.05, np.array([0.5, np.nan])))
+        .belief({0: True})
+        .posterior[0]
+    )
     assert 0.5 < leaky < plain
 
 
@@ -427,7 +436,8 @@ def test_large_problem_float32_pass_agrees_with_float64(monkeypatch, target):
     rng = np.random.default_rng(3)
     M, N = 400, 60
     problem = Problem.build(
-        rng.random((M, N)) < 0.2, prior=rng.random(M) + 0.05,
+        rng.random((M, N)) < 0.2,
+        prior=rng.random(M) + 0.05,
         object_groups=[str(g) for g in rng.integers(0, 9, M)],
         query_groups=[str(c) for c in rng.integers(0, 5, N)],
     )

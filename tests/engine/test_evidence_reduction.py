@@ -32,8 +32,12 @@ def problems_and_answers(draw):
     from responder.engine.problem import Problem
 
     problem = Problem.build(
-        B, prior=prior, object_groups=groups, query_groups=cats,
-        group_names=["0", "1", "2"], query_group_names=["0", "1", "2"],
+        B,
+        prior=prior,
+        object_groups=groups,
+        query_groups=cats,
+        group_names=["0", "1", "2"],
+        query_group_names=["0", "1", "2"],
     )
     truth = draw(st.integers(0, M - 1))
     order = draw(st.permutations(range(N)))
@@ -119,7 +123,8 @@ def test_category_suggestion_is_gqsa_or_gigqsa_choice(case, target):
     if np.sum(costs <= costs.min() + 1e-7) == 1:
         assert j == choice.index
     np.testing.assert_allclose(
-        belief.category_gains("any")[np.isfinite(costs)], 1.0 - costs[np.isfinite(costs)],
+        belief.category_gains("any")[np.isfinite(costs)],
+        1.0 - costs[np.isfinite(costs)],
         atol=1e-9,
     )
 

@@ -20,7 +20,8 @@ def small_problems(draw):
     bits = draw(st.lists(st.booleans(), min_size=M * N, max_size=M * N))
     B = np.array(bits, dtype=int).reshape(M, N)
     return Problem.build(
-        B, prior=draw(st.lists(st.integers(1, 9), min_size=M, max_size=M)),
+        B,
+        prior=draw(st.lists(st.integers(1, 9), min_size=M, max_size=M)),
         object_groups=[str(g) for g in draw(st.lists(st.integers(0, 2), min_size=M, max_size=M))],
         query_groups=[str(c) for c in draw(st.lists(st.integers(0, 1), min_size=N, max_size=N))],
     )

@@ -108,8 +108,12 @@ def noisy_model(seed: int) -> Model:
     rng = np.random.default_rng(seed)
     problem = random_problem(seed)
     prone = rng.random(problem.n_queries) < rng.choice([0.3, 0.7, 1.0])
-    noise = NoiseModel(int(rng.integers(0, 3)), prone, model=int(rng.integers(1, 3)),
-                       p=float(rng.uniform(0.0, 0.5)))
+    noise = NoiseModel(
+        int(rng.integers(0, 3)),
+        prone,
+        model=int(rng.integers(1, 3)),
+        p=float(rng.uniform(0.0, 0.5)),
+    )
     return Model(problem, "object", noise)
 
 
@@ -120,8 +124,7 @@ def assert_same_noisy_tree(model: Model, policy: str, start=None) -> None:
     fast = exact(model, Policy(policy), start=start)
     slow = exact(model, Policy(policy), start=start, level_wise=False)
     assert fast.max_depth == slow.max_depth
-    np.testing.assert_allclose(fast.per_object_depth, slow.per_object_depth, rtol=1e-12,
-                               atol=1e-12)
+    np.testing.assert_allclose(fast.per_object_depth, slow.per_object_depth, rtol=1e-12, atol=1e-12)
     assert fast.expected_queries == pytest.approx(slow.expected_queries, rel=1e-12)
     assert fast.decomposition == pytest.approx(slow.decomposition, abs=1e-9)
     assert fast.decomposition == pytest.approx(fast.expected_queries, abs=1e-9)
@@ -142,8 +145,9 @@ def test_same_noisy_tree_from_a_later_node_with_skipped_queries(seed):
     if problem.n_queries < 3:
         return
     truth = int(np.random.default_rng(seed).integers(problem.n_objects))
-    start = model.node_from_answers({0: bool(problem.matrix[truth, 0])},
-                                    skipped=[problem.n_queries - 1])
+    start = model.node_from_answers(
+        {0: bool(problem.matrix[truth, 0])}, skipped=[problem.n_queries - 1]
+    )
     if start.idx.size == 0:
         return
     for policy in ("gbs", "gisa"):
@@ -159,5 +163,6 @@ def test_noisy_level_tree_only_for_the_object_target_and_first_ties():
     assert not noisy_applies(Model(problem, "object", noise), Policy("gbs", ties="random"))
     assert not noisy_applies(Model(problem, "object"), Policy("gbs"))
     big = Problem.build(np.eye(600, 60, dtype=bool))  # the walk is faster there
-    assert not noisy_applies(Model(big, "object", NoiseModel(1, np.ones(60, dtype=bool))),
-                             Policy("gbs"))
+    assert not noisy_applies(
+        Model(big, "object", NoiseModel(1, np.ones(60, dtype=bool))), Policy("gbs")
+    )

@@ -11,7 +11,6 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
 from noise_helpers import (
     TOL,
     assert_close,
@@ -21,6 +20,7 @@ from noise_helpers import (
     random_noise,
     random_problem,
 )
+
 from responder.engine.belief import Model
 from responder.engine.dilated import (
     DilatedTooLarge,
@@ -41,8 +41,14 @@ TOY_PRIOR = [0.25, 0.75]
 TOY_PRONE = np.array([False, True, True])
 TOY_ROWS = [[0, 0, 0], [0, 1, 0], [0, 0, 1], [1, 1, 1], [1, 0, 1], [1, 1, 0]]
 TOY_MODEL1 = [Fraction(1, 12)] * 3 + [Fraction(1, 4)] * 3
-TOY_MODEL2 = [Fraction(3, 20), Fraction(1, 20), Fraction(1, 20),
-              Fraction(9, 20), Fraction(3, 20), Fraction(3, 20)]
+TOY_MODEL2 = [
+    Fraction(3, 20),
+    Fraction(1, 20),
+    Fraction(1, 20),
+    Fraction(9, 20),
+    Fraction(3, 20),
+    Fraction(3, 20),
+]
 
 
 def toy(model: int):
@@ -105,10 +111,15 @@ def test_binomial_table_against_direct_sums():
         for n in range(n_prone + 1):
             for delta in range(eps + 3):
                 tau = min(n, eps - delta)
-                direct = sum(
-                    comb(n, e) * p ** (e + delta) * (1 - p) ** (n_prone - e - delta)
-                    for e in range(tau + 1)
-                ) / z if delta <= eps else 0.0
+                direct = (
+                    sum(
+                        comb(n, e) * p ** (e + delta) * (1 - p) ** (n_prone - e - delta)
+                        for e in range(tau + 1)
+                    )
+                    / z
+                    if delta <= eps
+                    else 0.0
+                )
                 got = table.mass(n, np.array([delta]))[0]
                 assert abs(got - direct) <= TOL, (n_prone, eps, p, n, delta)
 
@@ -120,8 +131,9 @@ def _bracket(pi, n, delta, nnu, eps, p):
     """pi_i [sum_{e=0}^{tau} C(n, e) p^{e+delta} (1-p)^{N nu - e - delta}],
     tau = min(n, eps - delta)."""
     tau = min(n, eps - delta)
-    return pi * sum(comb(n, e) * p ** (e + delta) * (1 - p) ** (nnu - e - delta)
-                    for e in range(tau + 1))
+    return pi * sum(
+        comb(n, e) * p ** (e + delta) * (1 - p) ** (nnu - e - delta) for e in range(tau + 1)
+    )
 
 
 def appendix_ii(problem, noise, answers):
@@ -145,8 +157,10 @@ def appendix_ii(problem, noise, answers):
         if q in asked:
             continue
         if not noise.prone[q]:
-            side = [sum(_bracket(pi[i], n_a, delta[i], nnu, eps, p) for i in alive if B[i, q] == b)
-                    for b in (0, 1)]
+            side = [
+                sum(_bracket(pi[i], n_a, delta[i], nnu, eps, p) for i in alive if B[i, q] == b)
+                for b in (0, 1)
+            ]
             union = sum(_bracket(pi[i], n_a, delta[i], nnu, eps, p) for i in alive)
             rho[q] = max(side) / union
             rho_i[q] = {i: 1.0 for i in alive}
@@ -171,8 +185,13 @@ def appendix_ii(problem, noise, answers):
 def test_appendix_ii_formulas(seed):
     rng = np.random.default_rng(100 + seed)
     problem = random_problem(rng, 5, 6)
-    noise = random_noise(rng, 6, eps=int(rng.integers(1, 3)), prone="subset" if seed % 2 else "all",
-                         model=1 + seed % 2)
+    noise = random_noise(
+        rng,
+        6,
+        eps=int(rng.integers(1, 3)),
+        prone="subset" if seed % 2 else "all",
+        model=1 + seed % 2,
+    )
     model = Model(problem, "object", noise)
     for _ in range(8):
         order = rng.permutation(problem.n_queries)[: rng.integers(0, problem.n_queries)]
@@ -333,8 +352,14 @@ def test_expected_queries_implicit_equals_explicit(seed, prone, model, target):
         assert ei.max_depth == ee.max_depth
         # Per original object, the expected depth is the dilated strings' average.
         pi = problem.prior
-        agg = np.bincount(dilated.source, weights=dilated.problem.prior * ee.per_object_depth,
-                          minlength=problem.n_objects) / pi
+        agg = (
+            np.bincount(
+                dilated.source,
+                weights=dilated.problem.prior * ee.per_object_depth,
+                minlength=problem.n_objects,
+            )
+            / pi
+        )
         assert_close(ei.per_object_depth, agg, f"{name} per-object depth", tol=1e-10)
 
 
@@ -375,8 +400,10 @@ def test_builder_sizes_groups_and_interchange():
         assert np.unique(rows, axis=0).shape[0] == rows.shape[0]
     assert_close(np.bincount(d.source, weights=d.problem.prior), problem.prior, "group priors")
     data = to_interchange(d)
-    assert len(data["matrix"]) == d.n_rows and data["groups"][0] == problem.group_names[
-        problem.object_groups[0]]
+    assert (
+        len(data["matrix"]) == d.n_rows
+        and data["groups"][0] == problem.group_names[problem.object_groups[0]]
+    )
     assert to_interchange(build_dilated(problem, noise))["groups"] == d.source.tolist()
 
 
@@ -442,12 +469,16 @@ def test_all_answer_strings_partition_the_mass():
 
 # -- property-based: any small problem, any settings -------------------------------------------
 
+
 @st.composite
 def noisy_problems(draw):
     m = draw(st.integers(2, 5))
     n = draw(st.integers(2, 6))
-    bits = draw(st.lists(st.lists(st.booleans(), min_size=n, max_size=n), min_size=m,
-                         max_size=m, unique_by=tuple))
+    bits = draw(
+        st.lists(
+            st.lists(st.booleans(), min_size=n, max_size=n), min_size=m, max_size=m, unique_by=tuple
+        )
+    )
     prior = draw(st.lists(st.floats(0.05, 1.0), min_size=m, max_size=m))
     groups = draw(st.lists(st.integers(0, 2), min_size=m, max_size=m))
     cats = draw(st.lists(st.integers(0, 1), min_size=n, max_size=n))
@@ -455,14 +486,18 @@ def noisy_problems(draw):
     eps = draw(st.integers(0, 3))
     model = draw(st.sampled_from([1, 2]))
     p = draw(st.sampled_from([0.0, 0.01, 0.2, 0.45, 0.5]))
-    problem = Problem.build(np.array(bits, dtype=int), prior=prior, object_groups=groups,
-                            query_groups=cats)
+    problem = Problem.build(
+        np.array(bits, dtype=int), prior=prior, object_groups=groups, query_groups=cats
+    )
     return problem, NoiseModel(eps, np.array(prone, bool), model=model, p=p)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(noisy_problems(), st.sampled_from(["object", "group"]),
-       st.sampled_from(["gbs", "gisa", "gqsa", "gigqsa"]))
+@given(
+    noisy_problems(),
+    st.sampled_from(["object", "group"]),
+    st.sampled_from(["gbs", "gisa", "gqsa", "gigqsa"]),
+)
 def test_property_implicit_equals_explicit(case, target, policy):
     problem, noise = case
     dilated = build_dilated(problem, noise, target=target)

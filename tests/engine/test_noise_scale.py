@@ -29,15 +29,23 @@ def _exact_mass(n_prone: int, eps: int, p: Fraction, n: int, delta: int) -> floa
     return float(r**delta * s(n, min(n, eps - delta)) / s(n_prone, eps))
 
 
-@pytest.mark.parametrize("n_prone, eps, p", [(1200, 600, Fraction(1, 2)),
-                                             (2000, 474, Fraction(1, 4)),
-                                             (1500, 40, Fraction(1, 10))])
+@pytest.mark.parametrize(
+    "n_prone, eps, p",
+    [(1200, 600, Fraction(1, 2)), (2000, 474, Fraction(1, 4)), (1500, 40, Fraction(1, 10))],
+)
 def test_masses_match_exact_rationals_past_float_range(n_prone, eps, p):
     assert comb(n_prone, min(eps, n_prone // 2)) > 10**308 or eps == 40
     noise = NoiseModel(eps, np.ones(n_prone, bool), model=2, p=float(p))
     table = BinomialTable(noise)
-    for n, delta in [(n_prone, 0), (n_prone - 1, 1), (n_prone - 7, 3), (n_prone // 2, eps // 2),
-                     (10, eps - 2), (0, eps), (5, eps + 1)]:
+    for n, delta in [
+        (n_prone, 0),
+        (n_prone - 1, 1),
+        (n_prone - 7, 3),
+        (n_prone // 2, eps // 2),
+        (10, eps - 2),
+        (0, eps),
+        (5, eps + 1),
+    ]:
         got = table.mass(n, np.array([delta]))[0]
         want = _exact_mass(n_prone, eps, p, n, delta)
         assert np.isfinite(got)
@@ -96,8 +104,7 @@ def test_simulation_on_a_wide_matrix_with_hundreds_of_errors_tolerated():
     assert min_hamming_distance(problem.matrix) >= 2 * 330 + 1
     noise = NoiseModel(330, np.ones(1500, bool))
     assert BinomialTable(noise).log_Z > np.log(1e308)
-    result = run_simulation(Model(problem, "object", noise), Policy("gbs"), interviews=3,
-                            seed=0)
+    result = run_simulation(Model(problem, "object", noise), Policy("gbs"), interviews=3, seed=0)
     # eps = 330 <= floor((delta - 1) / 2): every interview within the budget ends on the truth
     assert result.accuracy_within_eps == 1.0
     assert result.expected_queries > 330

@@ -7,8 +7,8 @@ import itertools
 
 import numpy as np
 import pytest
-
 from noise_helpers import random_noise, random_problem
+
 from responder.engine.belief import Model
 from responder.engine.diagnostics import default_eps, min_hamming_distance
 from responder.engine.evaluate import monte_carlo
@@ -16,9 +16,9 @@ from responder.engine.noise import NoiseModel
 from responder.engine.policies import Policy
 from responder.engine.problem import Problem
 from responder.engine.simulate import (
+    PolicyInterviewer,
     draw_answers,
     error_count_distribution,
-    PolicyInterviewer,
     run_simulation,
 )
 from responder.engine.state import Answer, InterviewState, Status
@@ -75,8 +75,9 @@ def test_within_eps_two_errors():
     rng, problem = _problem(21, eps, m=4, n=10)
     noise = NoiseModel(eps, np.ones(problem.n_queries, bool), model=2, p=0.2)
     for target in ("object", "group"):
-        result = run_simulation(Model(problem, target, noise), Policy("gisa"), interviews=300,
-                                seed=1)
+        result = run_simulation(
+            Model(problem, target, noise), Policy("gisa"), interviews=300, seed=1
+        )
         assert result.accuracy_within_eps == 1.0
         assert result.within_count == 300
         assert result.details["several_candidates_within_eps"] == 0.0
@@ -87,15 +88,19 @@ def test_run_simulation_accuracy(target):
     rng, problem = _problem(31, 1, m=6, n=9)
     noise = random_noise(rng, problem.n_queries, 1, prone="subset", model=2)
     for name in POLICIES:
-        res = run_simulation(Model(problem, target, noise), Policy(name), interviews=200,
-                             extra_errors=2, seed=4)
+        res = run_simulation(
+            Model(problem, target, noise), Policy(name), interviews=200, extra_errors=2, seed=4
+        )
         assert res.accuracy_within_eps == 1.0
         assert res.beyond_count == 200
         assert 0.0 <= res.accuracy_beyond_eps <= 1.0
         assert res.ci95[0] <= res.expected_queries <= res.ci95[1]
         # Correct, inconsistent or wrong-but-consistent: nothing else.
-        total = (res.accuracy_beyond_eps + res.inconsistent_beyond_eps
-                 + res.details["wrong_consistent_beyond_eps"])
+        total = (
+            res.accuracy_beyond_eps
+            + res.inconsistent_beyond_eps
+            + res.details["wrong_consistent_beyond_eps"]
+        )
         assert abs(total - 1.0) < 1e-12
 
 
@@ -128,16 +133,15 @@ def test_beyond_eps_never_silently_picks(target, policy_name):
                     truth = (problem.matrix != answers[None, :])[:, list(given)].sum(axis=1)
                     assert [k for _, k in ranked] == sorted(truth.tolist())
                     assert all(truth[i] == k for i, k in ranked)
-                    assert not any(_consistent(problem, noise, given, i)
-                                   for i in range(problem.n_objects))
+                    assert not any(
+                        _consistent(problem, noise, given, i) for i in range(problem.n_objects)
+                    )
                     continue
                 assert state.status in (Status.IDENTIFIED, Status.INDISTINGUISHABLE)
                 assert np.array_equal(state.node.idx, node.idx)
                 for i in node.idx.tolist():
                     assert _consistent(problem, noise, given, i), (true, flipped, i)
-                if true in node.idx.tolist() and (
-                    target == "group" or node.idx.tolist() == [true]
-                ):
+                if true in node.idx.tolist() and (target == "group" or node.idx.tolist() == [true]):
                     seen["right"] += 1
                 else:
                     seen["wrong"] += 1
@@ -169,8 +173,9 @@ def test_beyond_eps_volunteered_answers_report_inconsistent(target):
                 for q in rng.permutation(problem.n_queries).tolist():
                     state.answer(q, Answer.YES if answers[q] else Answer.NO)
                 given = {q: bool(answers[q]) for q in range(problem.n_queries)}
-                fits = [i for i in range(problem.n_objects)
-                        if _consistent(problem, noise, given, i)]
+                fits = [
+                    i for i in range(problem.n_objects) if _consistent(problem, noise, given, i)
+                ]
                 if not fits:
                     inconsistent += 1
                     assert state.status is Status.INCONSISTENT
@@ -187,11 +192,11 @@ def test_beyond_eps_volunteered_answers_report_inconsistent(target):
 
 
 def test_interview_state_with_skips_within_eps():
-    """"Can't tell" answers: the interview never ends on a wrong object within eps."""
+    """ "Can't tell" answers: the interview never ends on a wrong object within eps."""
     eps = 1
     rng, problem = _problem(51, eps, m=5, n=9)
     noise = NoiseModel(eps, np.ones(problem.n_queries, bool), model=2, p=0.3)
-    for trial in range(60):
+    for _ in range(60):
         true = int(rng.integers(problem.n_objects))
         answers = draw_answers(Model(problem, "object", noise), true, rng)
         state = InterviewState(problem, target="object", policy="gisa", noise=noise)
@@ -223,8 +228,9 @@ def test_no_over_budget_interviews_when_every_prone_answer_may_be_wrong():
     prone = np.zeros(problem.n_queries, bool)
     prone[2] = True
     noise = NoiseModel(1, prone)
-    res = run_simulation(Model(problem, "object", noise), Policy("gbs"), interviews=50,
-                         extra_errors=3, seed=0)
+    res = run_simulation(
+        Model(problem, "object", noise), Policy("gbs"), interviews=50, extra_errors=3, seed=0
+    )
     assert res.beyond_count == 0 and res.accuracy_beyond_eps is None
     assert res.accuracy_within_eps == 1.0
 
@@ -296,8 +302,9 @@ def test_monte_carlo_truth_must_share_the_problem():
     _, problem = _problem(85, 1, m=5, n=8)
     _, other = _problem(86, 1, m=4, n=8)
     with pytest.raises(ValueError, match="same problem"):
-        monte_carlo(Model(problem, "object"), Policy("gbs"), trials=10,
-                    truth=Model(other, "object"))
+        monte_carlo(
+            Model(problem, "object"), Policy("gbs"), trials=10, truth=Model(other, "object")
+        )
 
 
 # -- one simulator under both ------------------------------------------------------------

@@ -69,7 +69,8 @@ def test_toy1_gbs_tree_is_figure_2():
     # Figure 2: q1 at the root; q1 = 0 -> y = 1; q1 = 1 -> q2; q2 = 0 -> y = 2, q2 = 1 -> y = 1.
     tree = single_query_tree(toy1_model(), Policy("gbs"))
     assert tree == (
-        "q", 0,
+        "q",
+        0,
         ("leaf", (0, 2)),
         ("q", 1, ("leaf", (3,)), ("leaf", (1,))),
     )
@@ -81,7 +82,9 @@ def test_toy1_gbs_tree_is_figure_2():
 
 def test_toy1_theorem2_by_hand():
     # E[K] = H(P_y) + sum_a pi_a [1 - H(rho_a) + sum_i pi_a^i/pi_a H(rho_a^i)] for Figure 2.
-    H = lambda p: 0.0 if p in (0.0, 1.0) else -p * math.log2(p) - (1 - p) * math.log2(1 - p)
+    def H(p):
+        return 0.0 if p in (0.0, 1.0) else -p * math.log2(p) - (1 - p) * math.log2(1 - p)
+
     h_py = H(0.25)
     root = 1.0 * (1 - H(0.5) + 0.75 * H(2 / 3))  # group 1 splits 2:1 on q1
     inner = 0.5 * (1 - H(0.5) + 0.5 * 0 + 0.5 * 0)
@@ -110,14 +113,23 @@ def leaf(*objs):
 
 # Figure 4. A category node is ("cat", j, ((q, p(q), no_subtree, yes_subtree), ...)).
 FIGURE_4 = (
-    "cat", 1, (
-        (2, 0.9, leaf(2), ("cat", 0, (
-            (0, 0.5, leaf(0), leaf(1)),  # q1 = 0 -> theta_1* (reached with chance 0.45)
-            (1, 0.5, leaf(1), leaf(0)),
-        ))),
-        (3, 0.1, leaf(0), ("cat", 1, (
-            (2, 1.0, leaf(2), leaf(1)),
-        ))),
+    "cat",
+    1,
+    (
+        (
+            2,
+            0.9,
+            leaf(2),
+            (
+                "cat",
+                0,
+                (
+                    (0, 0.5, leaf(0), leaf(1)),  # q1 = 0 -> theta_1* (reached with chance 0.45)
+                    (1, 0.5, leaf(1), leaf(0)),
+                ),
+            ),
+        ),
+        (3, 0.1, leaf(0), ("cat", 1, ((2, 1.0, leaf(2), leaf(1)),))),
     ),
 )
 
@@ -149,8 +161,11 @@ def all_tie_resolutions(model: Model, node=None, tol=1e-9):
     trees = []
     problem = model.problem
     for j in tied.tolist():
-        qs = [q for q in range(problem.n_queries)
-              if problem.query_groups[q] == j and not node.asked[q]]
+        qs = [
+            q
+            for q in range(problem.n_queries)
+            if problem.query_groups[q] == j and not node.asked[q]
+        ]
         w = np.array([problem.pick_weights[q] for q in qs])
         w = w / w.sum()
         per_query = []
@@ -158,12 +173,20 @@ def all_tie_resolutions(model: Model, node=None, tol=1e-9):
             sides = []
             for answer in (False, True):
                 child = node.child(q, answer)
-                sides.append([None] if child.idx.size == 0 else all_tie_resolutions(model, child, tol))
+                sides.append(
+                    [None] if child.idx.size == 0 else all_tie_resolutions(model, child, tol)
+                )
             per_query.append([(a, b) for a in sides[0] for b in sides[1]])
         for combo in itertools.product(*per_query):
-            trees.append(("cat", j, tuple(
-                (q, round(float(p), 12), no, yes) for q, p, (no, yes) in zip(qs, w, combo)
-            )))
+            trees.append(
+                (
+                    "cat",
+                    j,
+                    tuple(
+                        (q, round(float(p), 12), no, yes) for q, p, (no, yes) in zip(qs, w, combo)
+                    ),
+                )
+            )
     return trees
 
 
@@ -303,7 +326,7 @@ def test_toy2_random_ties_realise_figure_4():
         assert ev.decomposition == pytest.approx(5 / 3, abs=1e-12)
         depths = tuple(np.round(ev.per_object_depth, 12))
         depths_seen.add(depths)
-        tree = build_category_tree(model, lambda node: policy.log[node.key()])
+        tree = build_category_tree(model, lambda node, policy=policy: policy.log[node.key()])
         if tree == FIGURE_4:
             found = (seed, ev)
     assert found is not None, "no seed realised the tree of Figure 4"

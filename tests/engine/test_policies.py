@@ -24,7 +24,9 @@ def nodes(draw):
     """A random problem and a random reachable-or-not node (random answers, some skipped)."""
     m = draw(st.integers(2, 8))
     n = draw(st.integers(1, 7))
-    matrix = draw(st.lists(st.lists(st.integers(0, 1), min_size=n, max_size=n), min_size=m, max_size=m))
+    matrix = draw(
+        st.lists(st.lists(st.integers(0, 1), min_size=n, max_size=n), min_size=m, max_size=m)
+    )
     prior = draw(st.lists(st.floats(0.01, 1.0), min_size=m, max_size=m))
     groups = draw(st.lists(st.integers(0, 2), min_size=m, max_size=m))
     qgroups = draw(st.lists(st.integers(0, 2), min_size=n, max_size=n))
@@ -65,10 +67,14 @@ def test_active_policies_suggest_only_what_splits(case):
         # ... and the responder may then pick any of its unasked queries, as in the paper.
         assert choice.queries.tolist() == np.flatnonzero(in_cat & ~node.asked).tolist()
         assert choice.probs.sum() == pytest.approx(1.0)
-        eligible = np.bincount(
-            problem.query_groups, weights=stats.splits.astype(float),
-            minlength=problem.n_query_groups,
-        ) > 0
+        eligible = (
+            np.bincount(
+                problem.query_groups,
+                weights=stats.splits.astype(float),
+                minlength=problem.n_query_groups,
+            )
+            > 0
+        )
         assert np.isinf(choice.costs[~eligible]).all()
 
 

@@ -19,8 +19,9 @@ def problem():
         [0, 0, 0, 1, 1],
         [0, 0, 0, 1, 1],  # same row as object 3
     ]
-    return Problem.build(B, object_groups=["a", "a", "b", "c", "c"],
-                         query_groups=["x", "x", "y", "y", "y"])
+    return Problem.build(
+        B, object_groups=["a", "a", "b", "c", "c"], query_groups=["x", "x", "y", "y", "y"]
+    )
 
 
 def test_modes_switch_and_keep_answers():
@@ -142,18 +143,32 @@ def test_an_observable_sign_comes_first_when_its_gain_is_close():
     assert gains[0] == gains[1] == gains[2] > gains[3] > 0.97 * gains[0]
     assert base.suggestion().index == 0
     reported = np.array([True, True, True, False, False])  # 0-2 need a conscious victim
-    close = InterviewState(problem(), evidence=EvidenceSettings(long_row_exponent=0.0), reported=reported,
-                           observed_margin=0.03)
+    close = InterviewState(
+        problem(),
+        evidence=EvidenceSettings(long_row_exponent=0.0),
+        reported=reported,
+        observed_margin=0.03,
+    )
     assert close.suggestion().index == 3
-    far = InterviewState(problem(), evidence=EvidenceSettings(long_row_exponent=0.0), reported=reported,
-                         observed_margin=0.02)
+    far = InterviewState(
+        problem(),
+        evidence=EvidenceSettings(long_row_exponent=0.0),
+        reported=reported,
+        observed_margin=0.02,
+    )
     assert far.suggestion().index == 0
-    off = InterviewState(problem(), evidence=EvidenceSettings(long_row_exponent=0.0), reported=reported)
+    off = InterviewState(
+        problem(), evidence=EvidenceSettings(long_row_exponent=0.0), reported=reported
+    )
     assert off.suggestion().index == 0  # margin 0: the gain alone decides
     # An observable best stays first whatever the margin.
     only_first_observed = np.array([False, True, True, True, True])
-    same = InterviewState(problem(), evidence=EvidenceSettings(long_row_exponent=0.0), reported=only_first_observed,
-                          observed_margin=0.5)
+    same = InterviewState(
+        problem(),
+        evidence=EvidenceSettings(long_row_exponent=0.0),
+        reported=only_first_observed,
+        observed_margin=0.5,
+    )
     assert same.suggestion().index == 0
     with pytest.raises(ValueError, match="observed_margin"):
         InterviewState(problem(), evidence=EvidenceSettings(), observed_margin=1.0)

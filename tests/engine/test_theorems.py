@@ -20,9 +20,7 @@ from responder.engine.policies import CATEGORY_POLICIES, POLICIES, Policy
 from responder.engine.problem import Problem
 from responder.engine.state import Answer, InterviewState, Status
 
-SETTINGS = settings(
-    max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow]
-)
+SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 TARGETS = ("object", "group")
 ACTIVE = ("gbs", "gisa", "gqsa", "gigqsa", "minmin", "minmax")
 TOL = 1e-9
@@ -53,9 +51,7 @@ def problems(
     else:
         m = draw(st.integers(min_objects, max_objects))
         matrix = draw(
-            st.lists(
-                st.lists(st.integers(0, 1), min_size=n, max_size=n), min_size=m, max_size=m
-            )
+            st.lists(st.lists(st.integers(0, 1), min_size=n, max_size=n), min_size=m, max_size=m)
         )
     if integer_prior:
         prior = draw(st.lists(st.integers(1, 20), min_size=m, max_size=m))
@@ -63,7 +59,8 @@ def problems(
         prior = draw(
             st.lists(
                 st.floats(0.01, 1.0, allow_nan=False, allow_infinity=False),
-                min_size=m, max_size=m,
+                min_size=m,
+                max_size=m,
             )
         )
     if singleton_groups:
@@ -77,12 +74,13 @@ def problems(
         n_cats = draw(st.integers(1, 3))
         query_groups = draw(st.lists(st.integers(0, n_cats - 1), min_size=n, max_size=n))
     picks = draw(
-        st.lists(
-            st.floats(0.1, 1.0, allow_nan=False, allow_infinity=False), min_size=n, max_size=n
-        )
+        st.lists(st.floats(0.1, 1.0, allow_nan=False, allow_infinity=False), min_size=n, max_size=n)
     )
     return Problem.build(
-        matrix, prior=prior, object_groups=groups, query_groups=query_groups,
+        matrix,
+        prior=prior,
+        object_groups=groups,
+        query_groups=query_groups,
         pick_weights=picks,
     )
 
@@ -203,11 +201,16 @@ def test_theorem1_second_equality_for_gbs(problem):
     assert all(n.idx.size == 1 for n in leaves)
     pi = problem.prior
     masses = np.array([pi[n.idx].sum() for n, _ in internal])
-    rhos = np.array([
-        max(pi[n.idx][problem.matrix[n.idx, q]].sum(), pi[n.idx][~problem.matrix[n.idx, q]].sum())
-        / pi[n.idx].sum()
-        for n, q in internal
-    ])
+    rhos = np.array(
+        [
+            max(
+                pi[n.idx][problem.matrix[n.idx, q]].sum(),
+                pi[n.idx][~problem.matrix[n.idx, q]].sum(),
+            )
+            / pi[n.idx].sum()
+            for n, q in internal
+        ]
+    )
     ek = float(pi @ depths)
     # sum_a pi_a = E[K] (each internal node adds one question to every object below it).
     assert masses.sum() == pytest.approx(ek, abs=TOL)
@@ -432,7 +435,8 @@ def test_category_tree_expected_queries_by_brute_force(problem, target, name):
 def test_brute_force_on_toy_example_2():
     problem = Problem.build(
         [[0, 1, 1, 0], [1, 0, 1, 1], [1, 1, 0, 1]],
-        query_groups=[1, 1, 2, 2], pick_weights=[0.5, 0.5, 0.9, 0.1],
+        query_groups=[1, 1, 2, 2],
+        pick_weights=[0.5, 0.5, 0.9, 0.1],
     )
     model = Model(problem)
     assert brute_force_expected_queries(model, Policy("gqsa")) == pytest.approx(5 / 3)

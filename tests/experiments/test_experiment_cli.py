@@ -24,11 +24,14 @@ def small_kb(tmp_path):
     return str(path)
 
 
-@pytest.mark.parametrize("argv, needle", [
-    (["experiments", "nonsense"], "unknown experiment"),
-    (["experiments", "group-id", "--datasets", "0"], "--datasets"),
-    (["experiments", "group-id", "--jobs", "0"], "--jobs"),
-])
+@pytest.mark.parametrize(
+    "argv, needle",
+    [
+        (["experiments", "nonsense"], "unknown experiment"),
+        (["experiments", "group-id", "--datasets", "0"], "--datasets"),
+        (["experiments", "group-id", "--jobs", "0"], "--jobs"),
+    ],
+)
 def test_bad_input_exits_2(argv, needle, capsys, tmp_path):
     assert main(argv + ["--out", str(tmp_path / "o")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
@@ -44,15 +47,38 @@ def test_unwritable_out_exits_2(capsys, tmp_path):
 
 
 def test_bad_kb_exits_2(capsys, tmp_path):
-    assert main(["experiments", "diagnostic", "--kb", str(tmp_path / "missing.json"),
-                 "--out", str(tmp_path / "o")]) == 2
+    assert (
+        main(
+            [
+                "experiments",
+                "diagnostic",
+                "--kb",
+                str(tmp_path / "missing.json"),
+                "--out",
+                str(tmp_path / "o"),
+            ]
+        )
+        == 2
+    )
     assert len(capsys.readouterr().err.strip().splitlines()) == 1
 
 
 def test_quick_all_writes_tables_and_json(small_kb, tmp_path, capsys):
     out = tmp_path / "out"
-    code = main(["experiments", "all", "--quick", "--datasets", "1", "--kb", small_kb,
-                 "--out", str(out), "--no-progress"])
+    code = main(
+        [
+            "experiments",
+            "all",
+            "--quick",
+            "--datasets",
+            "1",
+            "--kb",
+            small_kb,
+            "--out",
+            str(out),
+            "--no-progress",
+        ]
+    )
     assert code == 0
     for name in ("group-id", "query-groups", "noise", "diagnostic"):
         assert (out / f"{name}.md").read_text().startswith("# ")
@@ -69,8 +95,21 @@ def test_quick_all_writes_tables_and_json(small_kb, tmp_path, capsys):
 def test_without_matplotlib_tables_only(small_kb, tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(report, "pyplot", lambda: None)
     out = tmp_path / "out"
-    assert main(["experiments", "diagnostic", "--quick", "--kb", small_kb, "--out", str(out),
-                 "--no-progress"]) == 0
+    assert (
+        main(
+            [
+                "experiments",
+                "diagnostic",
+                "--quick",
+                "--kb",
+                small_kb,
+                "--out",
+                str(out),
+                "--no-progress",
+            ]
+        )
+        == 0
+    )
     assert "matplotlib is not installed" in capsys.readouterr().err
     assert (out / "diagnostic.md").exists() and not (out / "diagnostic.png").exists()
 
@@ -89,14 +128,46 @@ def test_results_reproducible_regardless_of_jobs(small_kb, tmp_path):
     outs = []
     for jobs in (1, 2):
         out = tmp_path / f"j{jobs}"
-        assert main(["experiments", "group-id", "--quick", "--datasets", "2", "--kb", small_kb,
-                     "--seed", "11", "--jobs", str(jobs), "--out", str(out),
-                     "--no-progress"]) == 0
+        assert (
+            main(
+                [
+                    "experiments",
+                    "group-id",
+                    "--quick",
+                    "--datasets",
+                    "2",
+                    "--kb",
+                    small_kb,
+                    "--seed",
+                    "11",
+                    "--jobs",
+                    str(jobs),
+                    "--out",
+                    str(out),
+                    "--no-progress",
+                ]
+            )
+            == 0
+        )
         outs.append(json.loads((out / "group-id.json").read_text()))
     assert outs[0] == outs[1]
     other = tmp_path / "s12"
-    main(["experiments", "group-id", "--quick", "--datasets", "2", "--kb", small_kb,
-          "--seed", "12", "--out", str(other), "--no-progress"])
+    main(
+        [
+            "experiments",
+            "group-id",
+            "--quick",
+            "--datasets",
+            "2",
+            "--kb",
+            small_kb,
+            "--seed",
+            "12",
+            "--out",
+            str(other),
+            "--no-progress",
+        ]
+    )
     assert json.loads((other / "group-id.json").read_text())["sweep"] != outs[0]["sweep"]
 
 
@@ -106,14 +177,32 @@ def test_knowledge_base_tables_use_the_papers_uniform_prior_unless_asked(tmp_pat
     base defaults to every class equally likely. The tables use the paper's prior unless
     --prior kb asks for the knowledge base's own."""
     rng = np.random.default_rng(1)
-    data = {"matrix": (rng.random((12, 8)) < 0.4).astype(int).tolist(),
-            "groups": ["a"] * 9 + ["b"] * 3,
-            "prior": [1.0] * 9 + [3.0] * 3}  # not uniform
+    data = {
+        "matrix": (rng.random((12, 8)) < 0.4).astype(int).tolist(),
+        "groups": ["a"] * 9 + ["b"] * 3,
+        "prior": [1.0] * 9 + [3.0] * 3,
+    }  # not uniform
     path = tmp_path / "kb.json"
     path.write_text(json.dumps(data))
     out = tmp_path / "out"
-    assert main(["experiments", "group-id", "--quick", "--datasets", "1", "--kb", str(path),
-                 "--out", str(out), "--no-progress", *flag]) == 0
+    assert (
+        main(
+            [
+                "experiments",
+                "group-id",
+                "--quick",
+                "--datasets",
+                "1",
+                "--kb",
+                str(path),
+                "--out",
+                str(out),
+                "--no-progress",
+                *flag,
+            ]
+        )
+        == 0
+    )
     summary = json.loads((out / "group-id.json").read_text())["kb"]["summary"]
     assert expected in summary["prior"]
     assert ("not uniform" in summary["prior"]) == bool(flag)

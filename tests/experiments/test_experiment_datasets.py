@@ -6,12 +6,25 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from responder.engine.belief import Model
-from responder.engine.diagnostics import distinguishable_count, estimate_gammas, min_hamming_distance
+from responder.engine.diagnostics import (
+    distinguishable_count,
+    estimate_gammas,
+    min_hamming_distance,
+)
 from responder.engine.evaluate import evaluate
 from responder.engine.policies import Policy
 from responder.experiments.datasets import (
-    PAPER_OBJECTS, PAPER_QUERIES, Sizes, draw_rectangle_gammas, equal_sizes, group_id_dataset,
-    group_labels, group_model_matrix, query_group_dataset, query_group_matrix, scale_sizes,
+    PAPER_OBJECTS,
+    PAPER_QUERIES,
+    Sizes,
+    draw_rectangle_gammas,
+    equal_sizes,
+    group_id_dataset,
+    group_labels,
+    group_model_matrix,
+    query_group_dataset,
+    query_group_matrix,
+    scale_sizes,
     sizes_from_problem,
 )
 from responder.experiments.noise import select_subset
@@ -81,6 +94,7 @@ def test_identical_rows_are_kept_and_handled():
     B = group_model_matrix(groups, np.ones(12), np.full(12, 0.5), rng)
     assert distinguishable_count(B) <= 3
     from responder.engine.problem import Problem
+
     problem = Problem.build(B, object_groups=groups)
     ev = evaluate(Model(problem, "object"), Policy("gbs"))
     assert np.isfinite(ev.expected_queries)

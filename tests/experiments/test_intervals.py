@@ -6,10 +6,18 @@ import pytest
 from responder.experiments.runner import mean_ci, t_quantile
 
 
-@pytest.mark.parametrize("df, expected", [
-    # Published two-sided 95% critical values (any t table).
-    (1, 12.7062), (2, 4.3027), (4, 2.7764), (9, 2.2622), (19, 2.0930), (99, 1.9842),
-])
+@pytest.mark.parametrize(
+    "df, expected",
+    [
+        # Published two-sided 95% critical values (any t table).
+        (1, 12.7062),
+        (2, 4.3027),
+        (4, 2.7764),
+        (9, 2.2622),
+        (19, 2.0930),
+        (99, 1.9842),
+    ],
+)
 def test_t_quantile_matches_tables(df, expected):
     assert t_quantile(0.975, df) == pytest.approx(expected, abs=1e-4)
 

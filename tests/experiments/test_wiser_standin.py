@@ -17,7 +17,10 @@ from responder.experiments import report
 from responder.experiments.datasets import equal_sizes
 from responder.experiments.sensitivity import SplittingRandomPolicy, placement_gammas
 from responder.experiments.wiser_standin import (
-    majority_one_probability, standin_class_sizes, standin_dataset, standin_gammas,
+    majority_one_probability,
+    standin_class_sizes,
+    standin_dataset,
+    standin_gammas,
 )
 
 
@@ -58,8 +61,9 @@ def test_dataset_has_wisers_shape_and_distinct_rows():
     sizes = standin_class_sizes()
     densities = []
     for seed in range(4):
-        problem, params = standin_dataset(sizes, equal_sizes(10, 79), 0.3,
-                                          np.random.default_rng(seed))
+        problem, params = standin_dataset(
+            sizes, equal_sizes(10, 79), 0.3, np.random.default_rng(seed)
+        )
         assert problem.matrix.shape == (298, 79)
         assert distinguishable_count(problem.matrix) == 298
         assert np.bincount(problem.object_groups).tolist() == list(sizes)
@@ -86,16 +90,34 @@ def test_splitting_random_search_never_asks_a_useless_symptom():
 @pytest.mark.parametrize("placement", ["ours", "swapped", "low"])
 def test_placements_draw_inside_their_rectangles(placement):
     gw, gb = placement_gammas(placement, 2000, 0.25, 0.1, np.random.default_rng(0))
-    w_lo, b_lo, b_hi = {"ours": (0.75, 0.9, 1.0), "swapped": (0.9, 0.75, 1.0),
-                        "low": (0.75, 0.5, 0.6)}[placement]
+    w_lo, b_lo, b_hi = {
+        "ours": (0.75, 0.9, 1.0),
+        "swapped": (0.9, 0.75, 1.0),
+        "low": (0.75, 0.5, 0.6),
+    }[placement]
     assert gw.min() >= w_lo and gw.max() <= 1.0
     assert gb.min() >= b_lo and gb.max() <= b_hi
 
 
 def test_cli_writes_both_tables_beside_the_papers(tmp_path):
     out = tmp_path / "o"
-    assert main(["experiments", "wiser-standin", "--quick", "--datasets", "1", "--trials", "20",
-                 "--out", str(out), "--no-progress"]) == 0
+    assert (
+        main(
+            [
+                "experiments",
+                "wiser-standin",
+                "--quick",
+                "--datasets",
+                "1",
+                "--trials",
+                "20",
+                "--out",
+                str(out),
+                "--no-progress",
+            ]
+        )
+        == 0
+    )
     text = (out / "wiser-standin.md").read_text()
     assert "7.792 ± 0.001" in text and "11.360 ± 0.096" in text  # the paper's numbers
     data = json.loads((out / "wiser-standin.json").read_text())

@@ -37,13 +37,16 @@ class BrowseScreen(Screen):
 
     def compose(self) -> ComposeResult:
         kn = self.knowledge
-        yield Static(f" Knowledge base {kn.name}: {len(kn.chemicals)} chemicals, "
-                     f"{len(kn.symptoms)} symptoms, {len(kn.classes)} classes · {kn.origin}",
-                     classes="screen-title")
+        yield Static(
+            f" Knowledge base {kn.name}: {len(kn.chemicals)} chemicals, "
+            f"{len(kn.symptoms)} symptoms, {len(kn.classes)} classes · {kn.origin}",
+            classes="screen-title",
+        )
         with TabbedContent(id="browse-tabs"):
             with TabPane("Chemicals", id="chemicals"):
-                yield Input(placeholder="Filter chemicals by name, CAS, UN or class…",
-                            id="chem-filter")
+                yield Input(
+                    placeholder="Filter chemicals by name, CAS, UN or class…", id="chem-filter"
+                )
                 with Horizontal(classes="browse-split"):
                     yield DataTable(id="chem-table", cursor_type="row", zebra_stripes=True)
                     with VerticalScroll(classes="browse-detail"):
@@ -76,10 +79,16 @@ class BrowseScreen(Screen):
         counts = kn.problem.matrix.sum(axis=0)
         sym_fixed = max(len("Chemicals"), len(str(int(counts.max(initial=0)))))
         for table_id, fixed_need, flexible_need in (
-            ("chem-table", [max((len(c.class_label) for c in kn.chemicals), default=5)],
-             max((len(c.name) for c in kn.chemicals), default=8)),
-            ("sym-table", [max((len(s.category_label) for s in kn.symptoms), default=8), sym_fixed],
-             max((len(s.label) for s in kn.symptoms), default=7)),
+            (
+                "chem-table",
+                [max((len(c.class_label) for c in kn.chemicals), default=5)],
+                max((len(c.name) for c in kn.chemicals), default=8),
+            ),
+            (
+                "sym-table",
+                [max((len(s.category_label) for s in kn.symptoms), default=8), sym_fixed],
+                max((len(s.label) for s in kn.symptoms), default=7),
+            ),
         ):
             table = self.query_one(f"#{table_id}", DataTable)
             if not table.size.width:
@@ -129,8 +138,11 @@ class BrowseScreen(Screen):
         self.sym_rows = [s.index for s in found]
         B = self.knowledge.problem.matrix
         for s in found:
-            table.add_row(clip(s.label, name_w), clip(s.category_label, cat_w),
-                          Text(str(int(B[:, s.index].sum())), justify="right"))
+            table.add_row(
+                clip(s.label, name_w),
+                clip(s.category_label, cat_w),
+                Text(str(int(B[:, s.index].sum())), justify="right"),
+            )
         self.show_symptom()
 
     def on_input_changed(self, event: Input.Changed) -> None:
@@ -168,8 +180,10 @@ class BrowseScreen(Screen):
         for src in c.sources:
             text.append(f"  • {src}\n")
         if not c.source_checked:
-            text.append("  (source text not re-checked by the knowledge base's authors)\n",
-                        style="dim italic")
+            text.append(
+                "  (source text not re-checked by the knowledge base's authors)\n",
+                style="dim italic",
+            )
         detail.update(text)
 
     def show_symptom(self) -> None:
@@ -193,14 +207,18 @@ class BrowseScreen(Screen):
         detail.update(text)
 
     def action_cursor(self, step: int) -> None:
-        table = self.query_one("#chem-table" if self.tab == "chemicals" else "#sym-table", DataTable)
+        table = self.query_one(
+            "#chem-table" if self.tab == "chemicals" else "#sym-table", DataTable
+        )
         if table.row_count:
             table.move_cursor(row=max(0, min(table.row_count - 1, table.cursor_row + step)))
 
     def action_switch_tab(self) -> None:
         tabs = self.query_one(TabbedContent)
         tabs.active = "symptoms" if self.tab == "chemicals" else "chemicals"
-        self.query_one("#sym-filter" if tabs.active == "symptoms" else "#chem-filter", Input).focus()
+        self.query_one(
+            "#sym-filter" if tabs.active == "symptoms" else "#chem-filter", Input
+        ).focus()
 
     def check_action(self, action: str, parameters) -> bool | None:
         if action == "answer":

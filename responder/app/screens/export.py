@@ -28,8 +28,11 @@ class ExportScreen(ModalScreen[tuple | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog", classes="wide"):
             yield Static("Export the interview", classes="dialog-title")
-            yield Static("A Markdown report and a JSON file, with every answer's time. "
-                         "Enter exports to this folder:", classes="hint")
+            yield Static(
+                "A Markdown report and a JSON file, with every answer's time. "
+                "Enter exports to this folder:",
+                classes="hint",
+            )
             yield Input(value=str(exports_dir()), id="export-dir")
             yield Static(id="export-target", classes="hint")
             yield Static(id="export-error", classes="error")
@@ -48,7 +51,7 @@ class ExportScreen(ModalScreen[tuple | None]):
         """Show, in full, the two files Enter will write (before anything is written)."""
         folder = resolve_export_dir(self.query_one(Input).value)
         md, js = export_paths(self.interview, folder)
-        where = (" — outside responder's data folder" if outside_data_dir(folder) else "")
+        where = " — outside responder's data folder" if outside_data_dir(folder) else ""
         self.query_one("#export-target", Static).update(f"Writes {md}\nand {js}{where}")
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
@@ -66,7 +69,8 @@ class ExportScreen(ModalScreen[tuple | None]):
             md, js = export_interview(self.interview, folder, self.remaining)
         except OSError as exc:
             self.query_one("#export-error", Static).update(
-                f"Cannot write to {folder}: {exc.strerror or exc}. Choose another folder.")
+                f"Cannot write to {folder}: {exc.strerror or exc}. Choose another folder."
+            )
             return
         self.app.notify(f"Exported:\n{md}\n{js}", timeout=10)
         self.dismiss((md, js))

@@ -40,37 +40,70 @@ KEY_HELP = (
 # (heading, [(term, explanation)]): a grid wraps each explanation in its own column, so
 # nothing is hard-wrapped for one width and no word is left alone on a line.
 ABOUT = (
-    ("What the screen shows", (
-        ("Ask next", "The symptom (or category of symptoms) that narrows the list fastest. "
-                     "You never have to follow it: press / to enter any symptom a victim shows."),
-        ("Candidates", "Chemicals ranked by how well they fit, most likely first. Chemicals "
-                       "with exactly the same symptom profile share a row: no question can "
-                       "tell them apart. ✗ counts the answers against each; the panel's lower "
-                       "edge names them for the first."),
-        ("Classes", "How likely each class of chemical is."),
-        ("Status line", "Questions asked, expected questions left ('if y/n': exact when every "
-                        "answer is yes or no, so each can't-tell adds to it; '≈' an estimate), "
-                        "the mode and the top candidate's probability, target, suggestion "
-                        "mode, and noise tolerance with the wrong answers assumed so far "
-                        "('1/2')."),
-        ("ACT NOW", "A red line when a life-threatening sign is answered yes: start life "
-                    "support at once. It never stops the interview."),
-    )),
-    ("Modes (all keep your answers)", (
-        ("Answers", "Evidence (default): each answer shifts the odds, none rules a chemical "
-                    "out; the interview stops at 95% or when no question can help, or says "
-                    "no chemical fits. Strict: the paper's elimination, an answer against a "
-                    "chemical removes it."),
-        ("Target", "The chemical, or its class only."),
-        ("Suggest", "One symptom at a time, or a category (e.g. Eyes) with the symptoms in it "
-                    "that can still change the outcome; optional ones are greyed."),
-        ("Noise", "Off: every answer is trusted. On: a chemical stays possible while it "
-                  "contradicts at most eps answers; each candidate shows how many it does."),
-    )),
-    ("Safety", (
-        ("Journal", "Every answer is saved at once. If the app or the laptop dies, start "
-                    "responder again: it offers to resume with every answer kept."),
-    )),
+    (
+        "What the screen shows",
+        (
+            (
+                "Ask next",
+                "The symptom (or category of symptoms) that narrows the list fastest. "
+                "You never have to follow it: press / to enter any symptom a victim shows.",
+            ),
+            (
+                "Candidates",
+                "Chemicals ranked by how well they fit, most likely first. Chemicals "
+                "with exactly the same symptom profile share a row: no question can "
+                "tell them apart. ✗ counts the answers against each; the panel's lower "
+                "edge names them for the first.",
+            ),
+            ("Classes", "How likely each class of chemical is."),
+            (
+                "Status line",
+                "Questions asked, expected questions left ('if y/n': exact when every "
+                "answer is yes or no, so each can't-tell adds to it; '≈' an estimate), "
+                "the mode and the top candidate's probability, target, suggestion "
+                "mode, and noise tolerance with the wrong answers assumed so far "
+                "('1/2').",
+            ),
+            (
+                "ACT NOW",
+                "A red line when a life-threatening sign is answered yes: start life "
+                "support at once. It never stops the interview.",
+            ),
+        ),
+    ),
+    (
+        "Modes (all keep your answers)",
+        (
+            (
+                "Answers",
+                "Evidence (default): each answer shifts the odds, none rules a chemical "
+                "out; the interview stops at 95% or when no question can help, or says "
+                "no chemical fits. Strict: the paper's elimination, an answer against a "
+                "chemical removes it.",
+            ),
+            ("Target", "The chemical, or its class only."),
+            (
+                "Suggest",
+                "One symptom at a time, or a category (e.g. Eyes) with the symptoms in it "
+                "that can still change the outcome; optional ones are greyed.",
+            ),
+            (
+                "Noise",
+                "Off: every answer is trusted. On: a chemical stays possible while it "
+                "contradicts at most eps answers; each candidate shows how many it does.",
+            ),
+        ),
+    ),
+    (
+        "Safety",
+        (
+            (
+                "Journal",
+                "Every answer is saved at once. If the app or the laptop dies, start "
+                "responder again: it offers to resume with every answer kept.",
+            ),
+        ),
+    ),
 )
 
 

@@ -10,10 +10,10 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
-from responder.core.views import ANSWER_TEXT
 from responder.app.widgets.panels import ANSWER_MARK
-from responder.engine.state import Answer
 from responder.core import views
+from responder.core.views import ANSWER_TEXT
+from responder.engine.state import Answer
 
 
 class HistoryScreen(Screen):
@@ -70,10 +70,13 @@ class HistoryScreen(Screen):
             target = len(rows) - 1 if cursor is None else min(cursor, len(rows) - 1)
             table.move_cursor(row=target)
         self.query_one("#history-title", Static).update(
-            f" Answer history: {len(rows)} answer(s), oldest first")
+            f" Answer history: {len(rows)} answer(s), oldest first"
+        )
         self.query_one("#history-help", Static).update(
             "↑↓ pick · y / n / u change · d remove · Esc back"
-            if rows else "No answers yet. Esc goes back to the interview.")
+            if rows
+            else "No answers yet. Esc goes back to the interview."
+        )
 
     def _selected(self) -> int | None:
         table = self.query_one(DataTable)

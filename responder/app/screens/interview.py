@@ -7,17 +7,12 @@ from dataclasses import replace
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.css.query import NoMatches
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 from textual.worker import get_current_worker
 
-from responder.core.remaining import Remaining
-from responder.core.session import Interview
-from responder.kb.next_steps import act_now_message, steps_for
-from responder.engine.state import Answer, Status
-from responder.core import views
 from responder.app.widgets.panels import (
     AnswersPanel,
     CandidatesTable,
@@ -25,6 +20,11 @@ from responder.app.widgets.panels import (
     QuestionPanel,
     StatusLine,
 )
+from responder.core import views
+from responder.core.remaining import Remaining
+from responder.core.session import Interview
+from responder.engine.state import Answer, Status
+from responder.kb.next_steps import act_now_message, steps_for
 
 
 class InterviewScreen(Screen):
@@ -49,8 +49,12 @@ class InterviewScreen(Screen):
         Binding("x", "export", "Export", show=False, id="export"),
         Binding("ctrl+n", "new_interview", "New", show=False, id="interview.new"),
         Binding("ctrl+s", "settings", "Settings", show=False, id="settings"),
-        Binding("pageup", "scroll_candidates(-1)", "Scroll up", show=False, id="candidates.page_up"),
-        Binding("pagedown", "scroll_candidates(1)", "Scroll down", show=False, id="candidates.page_down"),
+        Binding(
+            "pageup", "scroll_candidates(-1)", "Scroll up", show=False, id="candidates.page_up"
+        ),
+        Binding(
+            "pagedown", "scroll_candidates(1)", "Scroll down", show=False, id="candidates.page_down"
+        ),
         Binding("question_mark,f1", "help", "Help", id="help", key_display="?"),
     ]
 
@@ -95,17 +99,23 @@ class InterviewScreen(Screen):
     def footer_width(self) -> int:
         """Columns the compact footer needs to show every key it lists, mode keys included
         (each key is drawn as " key label ")."""
-        shown = {b.id: b for bindings in self._bindings.key_to_bindings.values()
-                 for b in bindings if b.show or b.id in self.NARROW_HIDDEN}
+        shown = {
+            b.id: b
+            for bindings in self._bindings.key_to_bindings.values()
+            for b in bindings
+            if b.show or b.id in self.NARROW_HIDDEN
+        }
         return self.PALETTE_WIDTH + sum(
-            len(b.key_display or b.key) + len(b.description) + 3 for b in shown.values())
+            len(b.key_display or b.key) + len(b.description) + 3 for b in shown.values()
+        )
 
     def _fit_footer(self, width: int) -> None:
         narrow = width < self.footer_width()
         changed = False
         for key, bindings in self._bindings.key_to_bindings.items():
-            fitted = [replace(b, show=not narrow) if b.id in self.NARROW_HIDDEN else b
-                      for b in bindings]
+            fitted = [
+                replace(b, show=not narrow) if b.id in self.NARROW_HIDDEN else b for b in bindings
+            ]
             if fitted != bindings:
                 self._bindings.key_to_bindings[key] = fitted
                 changed = True
@@ -139,8 +149,12 @@ class InterviewScreen(Screen):
         self.refresh_bindings()  # the footer shows only the keys that work now
         self.app.first_question_shown()
         status = it.status
-        if auto_result and status in (Status.IDENTIFIED, Status.INDISTINGUISHABLE) \
-                and self._result_seen != it.generation and it.asked > 0:
+        if (
+            auto_result
+            and status in (Status.IDENTIFIED, Status.INDISTINGUISHABLE)
+            and self._result_seen != it.generation
+            and it.asked > 0
+        ):
             self._result_seen = it.generation
             self.call_after_refresh(self.app.show_result)
 
@@ -148,8 +162,11 @@ class InterviewScreen(Screen):
         """A banner over the screen while a life-threatening finding is answered "yes";
         it takes no focus and no key, so the interview goes on underneath."""
         it = self.interview
-        labels = [it.knowledge.symptoms[r.query].label for r in it.state.answers
-                  if r.answer is Answer.YES and getattr(it.knowledge.symptoms[r.query], "urgent", False)]
+        labels = [
+            it.knowledge.symptoms[r.query].label
+            for r in it.state.answers
+            if r.answer is Answer.YES and getattr(it.knowledge.symptoms[r.query], "urgent", False)
+        ]
         message = act_now_message(labels, steps_for(it.knowledge).poison_centre)
         banner = self.query_one("#act-now", Static)
         banner.display = message is not None
@@ -205,7 +222,9 @@ class InterviewScreen(Screen):
         if not self.is_mounted or not self.query(StatusLine):
             return  # the figure arrived after the screen (or the app) closed
         if generation == self.interview.generation:
-            self.remaining = remaining if remaining is not None else Remaining(float("nan"), "error")
+            self.remaining = (
+                remaining if remaining is not None else Remaining(float("nan"), "error")
+            )
             try:
                 self._update_status()
             except NoMatches:  # the helper answered while the screen was being torn down
@@ -255,8 +274,11 @@ class InterviewScreen(Screen):
         it = self.interview
         if views.result(it) is None:
             left = sum(len(r.objects) for r in views.candidates(it))
-            self.app.notify(f"No result yet: {left} chemical(s) still possible. Keep answering; "
-                            "the result opens by itself.", timeout=4)
+            self.app.notify(
+                f"No result yet: {left} chemical(s) still possible. Keep answering; "
+                "the result opens by itself.",
+                timeout=4,
+            )
             return
         self.app.show_result()
 
@@ -298,4 +320,3 @@ class InterviewScreen(Screen):
 
     def action_help(self) -> None:
         self.app.action_help()
-

@@ -8,9 +8,9 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, RadioSet, SelectionList, Static, Switch
 
+from responder.app.widgets.toggles import MarkedRadioButton
 from responder.core.session import Interview, NoiseSettingsError
 from responder.settings import NoiseSettings
-from responder.app.widgets.toggles import MarkedCheckbox, MarkedRadioButton
 
 
 class NoiseScreen(ModalScreen[NoiseSettings | None]):
@@ -36,20 +36,29 @@ class NoiseScreen(ModalScreen[NoiseSettings | None]):
                     "(an answer may be wrong: a symptom missed, or reported by mistake). "
                     f"The knowledge base's closest two profiles differ in {it.delta} symptom(s), so "
                     f"up to {it.safe_eps} wrong answer(s) can be tolerated with a unique answer; "
-                    "more keeps several chemicals possible.", classes="hint")
+                    "more keeps several chemicals possible.",
+                    classes="hint",
+                )
                 with Horizontal(classes="field"):
                     yield Label("Tolerate wrong answers", classes="field-label")
                     yield Switch(value=n.enabled, id="noise-enabled")
                 with Horizontal(classes="field"):
                     yield Label("eps: wrong answers", classes="field-label")
-                    yield Input(value="" if n.eps is None else str(n.eps),
-                                placeholder=f"auto ({it.auto_eps()})", id="noise-eps",
-                                restrict=r"[0-9]*")
+                    yield Input(
+                        value="" if n.eps is None else str(n.eps),
+                        placeholder=f"auto ({it.auto_eps()})",
+                        id="noise-eps",
+                        restrict=r"[0-9]*",
+                    )
                 with Horizontal(classes="field"):
                     yield Label("Model", classes="field-label")
                     with RadioSet(id="noise-model"):
-                        yield MarkedRadioButton("1: every error pattern equally likely", value=n.model == 1)
-                        yield MarkedRadioButton("2: each answer wrong with chance p", value=n.model == 2)
+                        yield MarkedRadioButton(
+                            "1: every error pattern equally likely", value=n.model == 1
+                        )
+                        yield MarkedRadioButton(
+                            "2: each answer wrong with chance p", value=n.model == 2
+                        )
                 with Horizontal(classes="field"):
                     yield Label("p (model 2)", classes="field-label")
                     yield Input(value=f"{n.p:g}", id="noise-p", restrict=r"[0-9.]*")
@@ -59,8 +68,10 @@ class NoiseScreen(ModalScreen[NoiseSettings | None]):
                     yield Button("None", id="prone-none")
                 prone = set(n.prone) if n.prone is not None else None
                 yield SelectionList[str](
-                    *[(f"{s.category_label} · {s.label}", s.id,
-                       prone is None or s.id in prone) for s in it.knowledge.symptoms],
+                    *[
+                        (f"{s.category_label} · {s.label}", s.id, prone is None or s.id in prone)
+                        for s in it.knowledge.symptoms
+                    ],
                     id="noise-prone",
                 )
             yield Static(id="noise-error", classes="error")
@@ -96,8 +107,10 @@ class NoiseScreen(ModalScreen[NoiseSettings | None]):
             eps = int(eps_text)
         else:  # e.g. 5000 digits: int() would raise, and more errors than symptoms mean nothing
             shown = eps_text if len(eps_text) <= 12 else eps_text[:12] + "…"
-            raise NoiseSettingsError(f"eps {shown!r} is not a whole number from 0 to "
-                                     f"{n_symptoms} (the number of symptoms), nor auto")
+            raise NoiseSettingsError(
+                f"eps {shown!r} is not a whole number from 0 to "
+                f"{n_symptoms} (the number of symptoms), nor auto"
+            )
         model = 2 if self.query_one(RadioSet).pressed_index == 1 else 1
         p_text = self.query_one("#noise-p", Input).value.strip() or "0.25"
         try:
@@ -106,10 +119,14 @@ class NoiseScreen(ModalScreen[NoiseSettings | None]):
             raise NoiseSettingsError(f"p {p_text!r} is not a number; give e.g. 0.25") from None
         chosen = list(self.query_one(SelectionList).selected)
         if not chosen:
-            raise NoiseSettingsError("no symptom is marked as error-prone; mark at least one, "
-                                     "or choose All symptoms")
-        prone = None if len(chosen) == len(self.interview.knowledge.symptoms) else \
-            tuple(s.id for s in self.interview.knowledge.symptoms if s.id in set(chosen))
+            raise NoiseSettingsError(
+                "no symptom is marked as error-prone; mark at least one, or choose All symptoms"
+            )
+        prone = (
+            None
+            if len(chosen) == len(self.interview.knowledge.symptoms)
+            else tuple(s.id for s in self.interview.knowledge.symptoms if s.id in set(chosen))
+        )
         config = NoiseSettings(enabled, eps, prone, model, p)
         self.interview.build_noise(config.with_enabled(True))  # the engine validates eps and p
         return config

@@ -11,8 +11,8 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from responder.core.views import ANSWER_TEXT, ResultView
 from responder.core import views
+from responder.core.views import ANSWER_TEXT, ResultView
 from responder.kb.next_steps import KIND_LABELS, ResultSteps, result_steps
 
 MARKS = {
@@ -37,10 +37,15 @@ def next_steps_text(steps: ResultSteps, what: str) -> Text:
         if pc.note:
             text.append(f"    {pc.note}\n", style="bold yellow")
     if not steps.specific:
-        text.append(f"  No steps specific to {what} are recorded in this knowledge base; "
-                    "general first aid only.\n", style="yellow")
+        text.append(
+            f"  No steps specific to {what} are recorded in this knowledge base; "
+            "general first aid only.\n",
+            style="yellow",
+        )
     for gap in steps.gaps:
-        text.append(f"  Why no steps for {gap.label or gap.class_id}: {gap.reason}\n", style="dim yellow")
+        text.append(
+            f"  Why no steps for {gap.label or gap.class_id}: {gap.reason}\n", style="dim yellow"
+        )
     numbers = {s.id: k for k, s in enumerate(steps.sources, start=1)}
     for kind, items in steps.by_kind.items():
         text.append(f"  {KIND_LABELS[kind]}\n", style="bold")
@@ -49,8 +54,9 @@ def next_steps_text(steps: ResultSteps, what: str) -> Text:
             text.append(f"[{numbers[step.source.id]}]\n", style="dim")
     if steps.sources:
         text.append("  Sources: ", style="dim")
-        text.append("; ".join(f"[{numbers[s.id]}] {s.title}" for s in steps.sources) + "\n",
-                    style="dim")
+        text.append(
+            "; ".join(f"[{numbers[s.id]}] {s.title}" for s in steps.sources) + "\n", style="dim"
+        )
     return text
 
 
@@ -103,8 +109,7 @@ class ResultScreen(Screen):
         nxt = self.query_one("#result-next", Static)
         nxt.display = bool(steps)
         nxt.update(next_steps_text(steps, result.title))
-        self.query_one("#result-disclaimer", Static).update(
-            Text(result.disclaimer, style="bold"))
+        self.query_one("#result-disclaimer", Static).update(Text(result.disclaimer, style="bold"))
         self.query_one("#result-summary", Static).update(self._summary(result))
         self.query_one("#result-profile", Static).update(self._profile(result))
         src = Text()
@@ -140,16 +145,24 @@ class ResultScreen(Screen):
             if cls.description:
                 text.append("\n" + cls.description)
             if it.target == "class":
-                text.append("\nPress t to go on and identify the chemical itself; answers are kept.",
-                            style="italic")
+                text.append(
+                    "\nPress t to go on and identify the chemical itself; answers are kept.",
+                    style="italic",
+                )
         return text
 
     def _summary(self, r: ResultView) -> Table | Text:
         self.query_one("#result-summary").display = r.kind != "chemical"
         if r.kind == "chemical":
             return Text("")
-        table = Table(title="Still possible", title_justify="left", expand=False, box=None,
-                      padding=(0, 2), header_style="bold")
+        table = Table(
+            title="Still possible",
+            title_justify="left",
+            expand=False,
+            box=None,
+            padding=(0, 2),
+            header_style="bold",
+        )
         table.add_column("Chemical(s)")
         table.add_column("Class")
         table.add_column("Probability", justify="right")
@@ -162,9 +175,16 @@ class ResultScreen(Screen):
     def _profile(self, r: ResultView) -> Table:
         share = r.kind == "class"
         single = len(r.columns) == 1
-        table = Table(title="Symptom profile against the answers given", title_justify="left",
-                      box=None, padding=(0, 2), header_style="bold", expand=False,
-                      caption=r.profile_note or None, caption_justify="left")
+        table = Table(
+            title="Symptom profile against the answers given",
+            title_justify="left",
+            box=None,
+            padding=(0, 2),
+            header_style="bold",
+            expand=False,
+            caption=r.profile_note or None,
+            caption_justify="left",
+        )
         table.add_column("Symptom")
         table.add_column("Your answer")
         if single:
@@ -178,9 +198,13 @@ class ResultScreen(Screen):
             for col in r.columns:
                 table.add_column(col[:30])
         for row in r.profile:
-            cells = [Text(row.symptom.label),
-                     Text(ANSWER_TEXT[row.answer] if row.answer else "not asked",
-                          style="" if row.answer else "dim")]
+            cells = [
+                Text(row.symptom.label),
+                Text(
+                    ANSWER_TEXT[row.answer] if row.answer else "not asked",
+                    style="" if row.answer else "dim",
+                ),
+            ]
             for e, m in zip(row.expected, row.marks):
                 label, style = MARKS.get(m, (m, ""))
                 if single:

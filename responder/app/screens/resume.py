@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
@@ -36,16 +35,21 @@ class ResumeScreen(Screen[JournalData | None]):
         yield Static(
             f" {'An unfinished interview was' if n == 1 else f'{n} unfinished interviews were'} "
             "found. Its answers below were read back from the journal on disk.",
-            classes="screen-title")
+            classes="screen-title",
+        )
         yield DataTable(id="resume-table", cursor_type="row", zebra_stripes=True)
-        yield Static("Enter resume the highlighted interview · n start a new one (the "
-                     "unfinished ones are set aside; their journals stay on disk)", classes="hint")
+        yield Static(
+            "Enter resume the highlighted interview · n start a new one (the "
+            "unfinished ones are set aside; their journals stay on disk)",
+            classes="hint",
+        )
         yield Footer()
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
-        table.add_columns("Started", "Last answer", "Answers", "Target", "Knowledge base",
-                          "Most likely now")
+        table.add_columns(
+            "Started", "Last answer", "Answers", "Target", "Knowledge base", "Most likely now"
+        )
         kn = self.app.knowledge
         for k, data in enumerate(self.unfinished):
             try:

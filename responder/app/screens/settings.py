@@ -8,8 +8,8 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Label, RadioSet, Select, Static
 
-from responder.settings import Settings, settings_path
 from responder.app.widgets.toggles import MarkedCheckbox, MarkedRadioButton
+from responder.settings import Settings, settings_path
 
 
 class SettingsScreen(ModalScreen[None]):
@@ -38,9 +38,11 @@ class SettingsScreen(ModalScreen[None]):
         with Vertical(id="dialog", classes="wide form"):
             yield Static("Settings", classes="dialog-title")
             with VerticalScroll(id="settings-form"):
-                yield Static(f"Saved in {settings_path()}. Defaults apply to new interviews; a "
-                             "knowledge base change applies when responder next starts.",
-                             classes="hint")
+                yield Static(
+                    f"Saved in {settings_path()}. Defaults apply to new interviews; a "
+                    "knowledge base change applies when responder next starts.",
+                    classes="hint",
+                )
                 with Horizontal(classes="field"):
                     yield Label("Identify", classes="field-label")
                     with RadioSet(id="set-target"):
@@ -50,24 +52,33 @@ class SettingsScreen(ModalScreen[None]):
                     yield Label("Suggest", classes="field-label")
                     with RadioSet(id="set-suggest"):
                         yield MarkedRadioButton("one symptom", value=s.suggest == "symptom")
-                        yield MarkedRadioButton("a category of symptoms", value=s.suggest == "category")
+                        yield MarkedRadioButton(
+                            "a category of symptoms", value=s.suggest == "category"
+                        )
                 with Horizontal(classes="field"):
                     yield Label("Noise tolerance", classes="field-label")
                     yield MarkedCheckbox("on by default", value=s.noise.enabled, id="set-noise")
                 if self.interview is not None:
                     with Horizontal(classes="field"):
                         yield Label("", classes="field-label")
-                        yield MarkedCheckbox("use this interview's noise settings as defaults",
-                                       value=False, id="set-noise-current")
+                        yield MarkedCheckbox(
+                            "use this interview's noise settings as defaults",
+                            value=False,
+                            id="set-noise-current",
+                        )
                 with Horizontal(classes="field"):
                     yield Label("Knowledge base", classes="field-label")
-                    yield Select([(k, k) for k in kbs], value=current_kb, allow_blank=False,
-                                 id="set-kb")
+                    yield Select(
+                        [(k, k) for k in kbs], value=current_kb, allow_blank=False, id="set-kb"
+                    )
                 with Horizontal(classes="field"):
                     yield Label("Theme", classes="field-label")
-                    yield Select([(t, t) for t in themes],
-                                 value=self.app.theme if self.app.theme in themes else themes[0],
-                                 allow_blank=False, id="set-theme")
+                    yield Select(
+                        [(t, t) for t in themes],
+                        value=self.app.theme if self.app.theme in themes else themes[0],
+                        allow_blank=False,
+                        id="set-theme",
+                    )
             with Horizontal(classes="buttons"):
                 yield Button("Save (ctrl+s)", variant="primary", id="save")
                 yield Button("Cancel (esc)", id="cancel")
@@ -83,8 +94,12 @@ class SettingsScreen(ModalScreen[None]):
 
     def read(self) -> Settings:
         s = self.settings
-        target = "class" if self.query_one("#set-target", RadioSet).pressed_index == 1 else "chemical"
-        suggest = "category" if self.query_one("#set-suggest", RadioSet).pressed_index == 1 else "symptom"
+        target = (
+            "class" if self.query_one("#set-target", RadioSet).pressed_index == 1 else "chemical"
+        )
+        suggest = (
+            "category" if self.query_one("#set-suggest", RadioSet).pressed_index == 1 else "symptom"
+        )
         kb = str(self.query_one("#set-kb", Select).value)
         theme = str(self.query_one("#set-theme", Select).value)
         noise = s.noise
@@ -92,8 +107,13 @@ class SettingsScreen(ModalScreen[None]):
         if current and current.first(Checkbox).value and self.interview is not None:
             noise = self.interview.noise
         noise = noise.with_enabled(self.query_one("#set-noise", Checkbox).value)
-        return s.with_changes(target=target, suggest=suggest, kb=None if kb == "bundled" else kb,
-                              theme=theme, noise=noise)
+        return s.with_changes(
+            target=target,
+            suggest=suggest,
+            kb=None if kb == "bundled" else kb,
+            theme=theme,
+            noise=noise,
+        )
 
     def action_save(self) -> None:
         new = self.read()

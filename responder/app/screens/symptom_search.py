@@ -11,9 +11,9 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from responder.app.search import rank_symptoms
+from responder.app.widgets.panels import ANSWER_MARK, key_hint
 from responder.core.session import Interview
 from responder.core.views import ANSWER_TEXT
-from responder.app.widgets.panels import ANSWER_MARK, key_hint
 from responder.engine.state import Answer
 
 
@@ -41,8 +41,11 @@ class SymptomSearchScreen(ModalScreen[tuple[int, Answer] | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
-            yield Static("Volunteered symptom: type part of its name, ↑↓ to pick, Enter to choose",
-                         id="search-title", classes="dialog-title")
+            yield Static(
+                "Volunteered symptom: type part of its name, ↑↓ to pick, Enter to choose",
+                id="search-title",
+                classes="dialog-title",
+            )
             yield Input(placeholder="e.g. cough, pupils, sweat…", id="search-input")
             yield OptionList(id="search-results")
             yield Static(id="search-prompt")
@@ -77,8 +80,9 @@ class SymptomSearchScreen(ModalScreen[tuple[int, Answer] | None]):
         count = len(found)
         self.query_one("#search-prompt", Static).update(
             Text(f"{count} symptom(s) match" if text else f"{count} symptoms", style="dim")
-            if count else Text("No symptom matches. Try fewer letters, or another word.",
-                               style="yellow"))
+            if count
+            else Text("No symptom matches. Try fewer letters, or another word.", style="yellow")
+        )
 
     def on_input_changed(self, event: Input.Changed) -> None:
         if self.chosen is None:
@@ -109,13 +113,20 @@ class SymptomSearchScreen(ModalScreen[tuple[int, Answer] | None]):
         self.chosen = query
         s = self.interview.knowledge.symptoms[query]
         ans = self.interview.answer_of(query)
-        parts = [Text.assemble(("Does the victim have:  ", "dim"), (f"{s.label}?", "bold")),
-                 Text.assemble(("How to check:  ", "dim"), s.check or "—")]
+        parts = [
+            Text.assemble(("Does the victim have:  ", "dim"), (f"{s.label}?", "bold")),
+            Text.assemble(("How to check:  ", "dim"), s.check or "—"),
+        ]
         if ans is not None:
-            parts.append(Text(f"Already answered: {ANSWER_TEXT[ans]}. A new answer replaces it.",
-                              style="yellow"))
-        hint = key_hint(("y", "yes"), ("n", "no"), ("u", "can't tell"), ("⌫", "other symptom"),
-                        ("esc", "close"))
+            parts.append(
+                Text(
+                    f"Already answered: {ANSWER_TEXT[ans]}. A new answer replaces it.",
+                    style="yellow",
+                )
+            )
+        hint = key_hint(
+            ("y", "yes"), ("n", "no"), ("u", "can't tell"), ("⌫", "other symptom"), ("esc", "close")
+        )
         text = Text("\n").join([*parts, hint])
         self.query_one("#search-prompt", Static).update(text)
         self.query_one(Input).disabled = True
@@ -148,6 +159,7 @@ class SymptomSearchScreen(ModalScreen[tuple[int, Answer] | None]):
         inp.disabled = False
         self.query_one(OptionList).display = True
         self.query_one("#search-title", Static).update(
-            "Volunteered symptom: type part of its name, ↑↓ to pick, Enter to choose")
+            "Volunteered symptom: type part of its name, ↑↓ to pick, Enter to choose"
+        )
         self._fill(inp.value)
         inp.focus()

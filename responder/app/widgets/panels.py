@@ -9,13 +9,16 @@ from rich.text import Text
 from textual.widget import Widget
 from textual.widgets import DataTable, Static
 
+from responder.core import views
 from responder.core.session import Interview
 from responder.core.views import ANSWER_TEXT, CandidateRow, QuestionView
 from responder.engine.state import Answer, Status
-from responder.core import views
 
-ANSWER_MARK = {Answer.YES: ("✓", "bold green"), Answer.NO: ("✗", "bold red"),
-               Answer.UNKNOWN: ("?", "bold yellow")}
+ANSWER_MARK = {
+    Answer.YES: ("✓", "bold green"),
+    Answer.NO: ("✗", "bold red"),
+    Answer.UNKNOWN: ("?", "bold yellow"),
+}
 
 
 def accent(widget: Widget) -> str:
@@ -51,7 +54,9 @@ class QuestionPanel(Widget):
         self.interview: Interview | None = None
         self.status: Status = Status.ASKING
 
-    def show(self, interview: Interview, view: QuestionView | None, keep_selection: int | None = None) -> None:
+    def show(
+        self, interview: Interview, view: QuestionView | None, keep_selection: int | None = None
+    ) -> None:
         self.interview = interview
         self.view = view
         self.status = interview.status
@@ -105,8 +110,11 @@ class QuestionPanel(Widget):
                 Text(f"{why.headline}.", style="bold red"),
                 Text(why.detail),
                 Text(""),
-                key_hint(("z", "undo the last answer"), ("h", "change an answer"),
-                         ("e", "turn on noise tolerance")),
+                key_hint(
+                    ("z", "undo the last answer"),
+                    ("h", "change an answer"),
+                    ("e", "turn on noise tolerance"),
+                ),
             )
         if self.view is None:
             result = views.result(it)
@@ -114,15 +122,21 @@ class QuestionPanel(Widget):
             return Group(
                 Text(title, style="bold green"),
                 Text(""),
-                key_hint(("r", "show the result"), ("z", "undo the last answer"),
-                         ("/", "add a symptom"), ("ctrl+n", "new interview")),
+                key_hint(
+                    ("r", "show the result"),
+                    ("z", "undo the last answer"),
+                    ("/", "add a symptom"),
+                    ("ctrl+n", "new interview"),
+                ),
             )
         view = self.view
         opening = [Text(view.invitation, style=f"italic {accent(self)}")] if view.invitation else []
         if view.kind == "symptom":
             s = view.items[0].symptom
             parts = opening + [
-                Text.assemble(("Does the victim have:  ", "dim"), (f"{s.label}?", f"bold {accent(self)}")),
+                Text.assemble(
+                    ("Does the victim have:  ", "dim"), (f"{s.label}?", f"bold {accent(self)}")
+                ),
                 Text.assemble(("How to check:  ", "dim"), s.check or "—"),
                 Text.assemble(("Category:  ", "dim"), s.category_label),
                 Text(""),
@@ -131,10 +145,13 @@ class QuestionPanel(Widget):
             return Group(*parts)
         rows = list(opening)
         useful = len(view.useful)
-        rows.append(Text.assemble(
-            ("Check any of these ", "dim"), (f"{useful}", "bold"),
-            (" symptom(s) that can change the outcome; ↑↓ to choose", "dim"),
-        ))
+        rows.append(
+            Text.assemble(
+                ("Check any of these ", "dim"),
+                (f"{useful}", "bold"),
+                (" symptom(s) that can change the outcome; ↑↓ to choose", "dim"),
+            )
+        )
         items = list(enumerate(view.items))
         # Room under the panel's max-height (60% of the left column, less the border), not its
         # current height: that follows the content and would keep a small window small.
@@ -143,7 +160,7 @@ class QuestionPanel(Widget):
         if room > 2 and len(items) > room:
             # keep the selection in view: a window of the list with counts of the rest
             start = max(0, min(self.selected - room // 2, len(items) - room + 2))
-            above, window = start, items[start:start + room - 2]
+            above, window = start, items[start : start + room - 2]
             below = len(items) - start - len(window)
             items = window
             if above:
@@ -165,10 +182,20 @@ class QuestionPanel(Widget):
             rows.append(Text(f"   ↓ {below} more", style="dim"))
         q = self.selected_query
         s = it.knowledge.symptoms[q]
-        rows.append(Text.assemble(("How to check ", "dim"), (s.label, "bold"), (":  ", "dim"),
-                                  s.check or "—"))
-        rows.append(key_hint(("y", "yes"), ("n", "no"), ("u", "can't tell"), ("↑↓", "choose"),
-                             ("/", "other symptom")))
+        rows.append(
+            Text.assemble(
+                ("How to check ", "dim"), (s.label, "bold"), (":  ", "dim"), s.check or "—"
+            )
+        )
+        rows.append(
+            key_hint(
+                ("y", "yes"),
+                ("n", "no"),
+                ("u", "can't tell"),
+                ("↑↓", "choose"),
+                ("/", "other symptom"),
+            )
+        )
         return Group(*rows)
 
 
@@ -199,7 +226,9 @@ class CandidatesTable(DataTable):
         self._shown_width = self.size.width
         noisy = interview.noise_tolerated
         inconsistent = interview.status is Status.INCONSISTENT
-        rows: list[CandidateRow] = views.closest(interview) if inconsistent else views.candidates(interview)
+        rows: list[CandidateRow] = (
+            views.closest(interview) if inconsistent else views.candidates(interview)
+        )
         # Evidence mode removes nobody, so each chemical shows how many answers count
         # against it, and the subtitle names them for the most probable one.
         weighed = interview.mode == "evidence" and not inconsistent
@@ -210,13 +239,21 @@ class CandidatesTable(DataTable):
         # keep about 60% when both are too long; when even that leaves a name too short to
         # read, each row takes two lines, the class under the name.
         width = self.size.width or 70
-        fixed = len(str(min(len(rows), MAX_ROWS))) + (11 if inconsistent else 6) + (
-            6 if noisy and not inconsistent else 2 if weighed else 0)
+        fixed = (
+            len(str(min(len(rows), MAX_ROWS)))
+            + (11 if inconsistent else 6)
+            + (6 if noisy and not inconsistent else 2 if weighed else 0)
+        )
         n_columns = 4 + counted
         avail = max(18, width - 2 - fixed - 2 * n_columns)
-        name_need = max((len(r.chemicals[0].name) + (
-            len(f" +{len(r.chemicals) - 1} same symptoms") if len(r.chemicals) > 1 else 0)
-            for r in shown), default=8)
+        name_need = max(
+            (
+                len(r.chemicals[0].name)
+                + (len(f" +{len(r.chemicals) - 1} same symptoms") if len(r.chemicals) > 1 else 0)
+                for r in shown
+            ),
+            default=8,
+        )
         class_need = max((len(r.class_labels) for r in shown), default=5)
         stacked = False
         if name_need + class_need <= avail:
@@ -249,26 +286,35 @@ class CandidatesTable(DataTable):
             else:
                 cells.append(Text(f"{row.probability:6.1%}", style="bold" if k == 1 else ""))
             if stacked:
-                cells.append(Text.assemble(set_name(row, name_w), "\n",
-                                           (_clip(row.class_labels, class_w), "dim")))
+                cells.append(
+                    Text.assemble(
+                        set_name(row, name_w), "\n", (_clip(row.class_labels, class_w), "dim")
+                    )
+                )
             else:
                 cells += [set_name(row, name_w), _clip(row.class_labels, class_w)]
             if counted:  # answers the row contradicts (evidence mode: the answers against it)
                 cells.append(Text(str(row.mismatches), style="yellow" if row.mismatches else "dim"))
             self.add_row(*cells, height=2 if stacked else 1)
         if len(rows) > len(shown):
-            more = sum(len(r.objects) for r in rows[len(shown):])
+            more = sum(len(r.objects) for r in rows[len(shown) :])
             line = f"… {more} less likely chemical(s) not listed"
             if len(line) > name_w:  # narrow: the count must stay readable
                 line = f"… {more} more"
-            self.add_row("", "", Text(_clip(line, name_w), style="dim italic"),
-                         *([] if stacked else [""]), *([""] if counted else []))
+            self.add_row(
+                "",
+                "",
+                Text(_clip(line, name_w), style="dim italic"),
+                *([] if stacked else [""]),
+                *([""] if counted else []),
+            )
         self.border_subtitle = ""
         if weighed and rows:
             labels = [s.label for s in views.answers_against(interview, rows[0])]
             if labels:
-                self.border_subtitle = _clip("✗ against #1: " + "; ".join(labels),
-                                             max(20, (self.size.width or 70) - 6))
+                self.border_subtitle = _clip(
+                    "✗ against #1: " + "; ".join(labels), max(20, (self.size.width or 70) - 6)
+                )
         chems = sum(len(r.objects) for r in rows)
         if inconsistent:
             self.border_title = "Closest chemicals (none fits every answer)"
@@ -306,7 +352,9 @@ def set_name(row: CandidateRow, width: int = 44) -> Text:
 def _prob(p: float, acc: str) -> Text:
     width = 6
     filled = int(round(p * width))
-    return Text.assemble((f"{p:6.1%} ", "bold"), ("█" * filled, acc), ("░" * (width - filled), "dim"))
+    return Text.assemble(
+        (f"{p:6.1%} ", "bold"), ("█" * filled, acc), ("░" * (width - filled), "dim")
+    )
 
 
 class ClassBars(Widget):
@@ -382,13 +430,19 @@ class AnswersPanel(Static):
 
     def _content(self):
         if not self.rows:
-            return Text("No answers yet. Answer the question on the left, or press / to enter "
-                        "a symptom the victim shows.", style="dim")
+            return Text(
+                "No answers yet. Answer the question on the left, or press / to enter "
+                "a symptom the victim shows.",
+                style="dim",
+            )
         lines = []
         for row in self.rows:
             mark, style = ANSWER_MARK[row.record.answer]
-            line = Text.assemble((f"{mark} ", style), (f"{ANSWER_TEXT[row.record.answer]:<10} ", style),
-                                 row.symptom.label)
+            line = Text.assemble(
+                (f"{mark} ", style),
+                (f"{ANSWER_TEXT[row.record.answer]:<10} ", style),
+                row.symptom.label,
+            )
             if row.record.volunteered:
                 line.append("  volunteered", style="dim italic")
             if row.symptom.index in self.contradicted:
@@ -415,29 +469,45 @@ class StatusLine(Static):
         mode = interview.mode
         parts = [
             Text.assemble(("Asked ", "dim"), (str(interview.asked), "bold")),
-            Text.assemble(("Left " if short else "Expected left ", "dim"), (remaining_text, "bold")),
-            Text.assemble(("" if short else "Mode ", "dim"),
-                          (mode, "bold yellow" if mode == "noise" else "bold"),
-                          (" " if short else " │ Confidence ", "dim"),
-                          (f"{interview.confidence():.0%}", "bold")),
+            Text.assemble(
+                ("Left " if short else "Expected left ", "dim"), (remaining_text, "bold")
+            ),
+            Text.assemble(
+                ("" if short else "Mode ", "dim"),
+                (mode, "bold yellow" if mode == "noise" else "bold"),
+                (" " if short else " │ Confidence ", "dim"),
+                (f"{interview.confidence():.0%}", "bold"),
+            ),
             Text.assemble(("" if short else "Target ", "dim"), (target, "bold")),
-            Text.assemble(("" if short else "Suggest ", "dim"),
-                          ("" if short else suggest, "bold"),
-                          (f"{' ' if not short else ''}{interview.policy_name.upper()}",
-                           "bold" if short else "dim")),
+            Text.assemble(
+                ("" if short else "Suggest ", "dim"),
+                ("" if short else suggest, "bold"),
+                (
+                    f"{' ' if not short else ''}{interview.policy_name.upper()}",
+                    "bold" if short else "dim",
+                ),
+            ),
         ]
         if budget is None:
             parts.append(Text.assemble(("Noise ", "dim"), ("off", "bold")))
         else:
             used, eps = budget
-            parts.append(Text.assemble(("Noise ", "dim"), ("on", "bold yellow"),
-                                       (" errors " if not short else " ", "dim"),
-                                       (f"{used}/{eps}", "bold red" if used >= eps and eps else "bold")))
+            parts.append(
+                Text.assemble(
+                    ("Noise ", "dim"),
+                    ("on", "bold yellow"),
+                    (" errors " if not short else " ", "dim"),
+                    (f"{used}/{eps}", "bold red" if used >= eps and eps else "bold"),
+                )
+            )
         line = Text(" │ ").join(parts)
         extra = None
         if interview.unsaved:
-            extra = Text(f"NOT SAVED ({interview.unsaved} change(s) waiting, retried on "
-                         f"the next answer): {interview.journal_error}", style="bold red")
+            extra = Text(
+                f"NOT SAVED ({interview.unsaved} change(s) waiting, retried on "
+                f"the next answer): {interview.journal_error}",
+                style="bold red",
+            )
         elif note:
             extra = Text(note, style="yellow")
         if extra is not None:
