@@ -127,8 +127,9 @@ def _close(value: str, known) -> str:
     return ("did you mean " + " or ".join(f'"{c}"' for c in close) + "?") if close else ""
 
 
-def _check_case(ck: _Checker, doc: _Doc, kb: KnowledgeBase, keys: dict[str, int],
-                display: str) -> Case | None:
+def _check_case(
+    ck: _Checker, doc: _Doc, kb: KnowledgeBase, keys: dict[str, int], display: str
+) -> Case | None:
     errors_before = len(ck.errors)
     ck.top_keys(doc, ("agent", "class", "citation", "url", "notes", "sign"))
     top = doc.lines.top()
@@ -144,34 +145,52 @@ def _check_case(ck: _Checker, doc: _Doc, kb: KnowledgeBase, keys: dict[str, int]
         agents = tuple(agent)
     else:
         agents = ()
-        what = ("is missing" if agent is None
-                else f"must be a quoted name or a list of them, not {agent!r}")
-        ck.error(doc.rel, line_of("agent") or 1, f"`agent` {what}",
-                 'write agent = "sarin" (a chemical id or name), a list of names the report '
-                 'does not tell apart, e.g. agent = ["sodium_cyanide", "potassium_cyanide"], '
-                 'or the class id when the report names no chemical')
+        what = (
+            "is missing"
+            if agent is None
+            else f"must be a quoted name or a list of them, not {agent!r}"
+        )
+        ck.error(
+            doc.rel,
+            line_of("agent") or 1,
+            f"`agent` {what}",
+            'write agent = "sarin" (a chemical id or name), a list of names the report '
+            'does not tell apart, e.g. agent = ["sodium_cyanide", "potassium_cyanide"], '
+            "or the class id when the report names no chemical",
+        )
     for key in ("class", "citation", "url"):
         value = data.get(key)
         if not isinstance(value, str) or not value.strip():
             what = "is missing" if value is None else "must be a non-empty quoted string"
-            ck.error(doc.rel, line_of(key) or 1, f"`{key}` {what}",
-                     {"class": 'write class = "nerve_agents" (a class id of classes.toml)',
-                      "citation": "give authors, title, journal or agency, year",
-                      "url": "give the address where the report was read"}[key])
+            ck.error(
+                doc.rel,
+                line_of(key) or 1,
+                f"`{key}` {what}",
+                {
+                    "class": 'write class = "nerve_agents" (a class id of classes.toml)',
+                    "citation": "give authors, title, journal or agency, year",
+                    "url": "give the address where the report was read",
+                }[key],
+            )
     notes = data.get("notes", "")
     if not isinstance(notes, str):
-        ck.error(doc.rel, line_of("notes"), "`notes` must be a quoted string",
-                 'write notes = "..."')
+        ck.error(
+            doc.rel, line_of("notes"), "`notes` must be a quoted string", 'write notes = "..."'
+        )
         notes = ""
 
     class_id = data.get("class")
     if isinstance(class_id, str) and class_id.strip() and class_id not in kb.class_by_id:
-        ck.error(doc.rel, line_of("class"), f'unknown class "{class_id}"',
-                 _close(class_id, kb.class_by_id) or "use a class id of classes.toml")
+        ck.error(
+            doc.rel,
+            line_of("class"),
+            f'unknown class "{class_id}"',
+            _close(class_id, kb.class_by_id) or "use a class id of classes.toml",
+        )
 
     class_only = bool(agents) and all(a == class_id for a in agents)
     rows: list[int] = []
-    for name in ([] if class_only else agents):
+    for name in [] if class_only else agents:
         row = keys.get(name.strip().casefold())
         if row is None:
             row = keys.get(slug(name))
@@ -181,26 +200,39 @@ def _check_case(ck: _Checker, doc: _Doc, kb: KnowledgeBase, keys: dict[str, int]
     signs: list[CaseSign] = []
     seen: dict[str, int | None] = {}
     for k, table in enumerate(ck.tables(doc, "sign", required=True)):
-        v, span, anchor = ck.fields(doc, "sign", k, table,
-                                    {"symptom": "str", "present": "bool", "quote": "str"}, {})
+        v, span, anchor = ck.fields(
+            doc, "sign", k, table, {"symptom": "str", "present": "bool", "quote": "str"}, {}
+        )
         if not {"symptom", "present", "quote"} <= v.keys():
             continue
         where = doc.lines.key(span, "symptom") or anchor
         sid = resolve_symptom(kb, v["symptom"])
         if sid is None:
             hint = _close(v["symptom"], [s.id for s in kb.symptoms])
-            ck.error(doc.rel, where, f'unknown symptom "{v["symptom"]}"',
-                     hint or "use a symptom id of symptoms.toml; a sign the vocabulary cannot "
-                     "express goes in a # comment, not onto a near id")
+            ck.error(
+                doc.rel,
+                where,
+                f'unknown symptom "{v["symptom"]}"',
+                hint
+                or "use a symptom id of symptoms.toml; a sign the vocabulary cannot "
+                "express goes in a # comment, not onto a near id",
+            )
             continue
         if sid in seen:
-            ck.error(doc.rel, where, f'the sign "{sid}" is listed twice',
-                     f"keep one [[sign]] for it (the other is at {ck.where(doc.rel, seen[sid])})")
+            ck.error(
+                doc.rel,
+                where,
+                f'the sign "{sid}" is listed twice',
+                f"keep one [[sign]] for it (the other is at {ck.where(doc.rel, seen[sid])})",
+            )
             continue
         if len(v["quote"].split()) > MAX_QUOTE_WORDS:
-            ck.error(doc.rel, doc.lines.key(span, "quote") or anchor,
-                     f"the quote has more than {MAX_QUOTE_WORDS} words",
-                     "quote a few words (facts, not sentences)")
+            ck.error(
+                doc.rel,
+                doc.lines.key(span, "quote") or anchor,
+                f"the quote has more than {MAX_QUOTE_WORDS} words",
+                "quote a few words (facts, not sentences)",
+            )
             continue
         seen[sid] = where
         signs.append(CaseSign(sid, v["present"], v["quote"], where))
@@ -208,9 +240,16 @@ def _check_case(ck: _Checker, doc: _Doc, kb: KnowledgeBase, keys: dict[str, int]
     if len(ck.errors) > errors_before:
         return None
     return Case(
-        id=Path(doc.rel).stem, file=display, agents=agents, chemicals=tuple(rows),
-        class_id=class_id, citation=data["citation"].strip(), url=data["url"].strip(),
-        signs=tuple(signs), notes=notes.strip(), class_only=class_only,
+        id=Path(doc.rel).stem,
+        file=display,
+        agents=agents,
+        chemicals=tuple(rows),
+        class_id=class_id,
+        citation=data["citation"].strip(),
+        url=data["url"].strip(),
+        signs=tuple(signs),
+        notes=notes.strip(),
+        class_only=class_only,
     )
 
 
@@ -224,8 +263,16 @@ def case_files(path: str | Path) -> list[Path]:
         # reported rather than silently skipped.
         return sorted(p for p in root.iterdir() if p.suffix == ".toml" and not p.is_dir())
     problem = "does not exist" if not root.exists() else "is neither a file nor a folder"
-    raise KBError([KBIssue(str(root), None, f"the cases path {problem}",
-                           "give a folder of case .toml files or one case file")])
+    raise KBError(
+        [
+            KBIssue(
+                str(root),
+                None,
+                f"the cases path {problem}",
+                "give a folder of case .toml files or one case file",
+            )
+        ]
+    )
 
 
 def bundled_cases_dir() -> Path:
@@ -242,9 +289,16 @@ def load_cases(path: str | Path | None, kb: KnowledgeBase) -> tuple[list[Case], 
     """
     files = case_files(bundled_cases_dir() if path is None else path)
     if not files:
-        raise KBError([KBIssue(str(path or bundled_cases_dir()), None,
-                               "the folder holds no case files",
-                               "add case vignettes as .toml files (see docs/knowledge-base.md)")])
+        raise KBError(
+            [
+                KBIssue(
+                    str(path or bundled_cases_dir()),
+                    None,
+                    "the folder holds no case files",
+                    "add case vignettes as .toml files (see docs/knowledge-base.md)",
+                )
+            ]
+        )
     ck = _Checker(display=str, strict=False)
     keys = chemical_keys(kb)
     cases: list[Case] = []
@@ -265,16 +319,27 @@ def load_cases(path: str | Path | None, kb: KnowledgeBase) -> tuple[list[Case], 
     warnings = []
     for case in cases:
         if not case.chemicals and not case.class_only:
-            warnings.append(KBIssue(case.file, None,
-                                    f"agent {', '.join(case.agents)} is not in the knowledge base",
-                                    "the case counts as a miss for the chemical and scores on "
-                                    "class only; add the chemical or fix the name", "warning"))
+            warnings.append(
+                KBIssue(
+                    case.file,
+                    None,
+                    f"agent {', '.join(case.agents)} is not in the knowledge base",
+                    "the case counts as a miss for the chemical and scores on "
+                    "class only; add the chemical or fix the name",
+                    "warning",
+                )
+            )
         for row in case.chemicals:
             kb_class = kb.chemicals[row].class_id
             if kb_class != case.class_id:
-                warnings.append(KBIssue(
-                    case.file, None,
-                    f"the knowledge base puts {kb.chemicals[row].name} in {kb_class}, the case "
-                    f"says {case.class_id}", "class accuracy is scored against the case",
-                    "warning"))
+                warnings.append(
+                    KBIssue(
+                        case.file,
+                        None,
+                        f"the knowledge base puts {kb.chemicals[row].name} in {kb_class}, the case "
+                        f"says {case.class_id}",
+                        "class accuracy is scored against the case",
+                        "warning",
+                    )
+                )
     return cases, warnings

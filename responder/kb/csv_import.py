@@ -33,10 +33,10 @@ import tomlkit
 from responder import paths
 from responder.input_limits import InputRejected, read_text
 from responder.kb.loader import (
+    BUNDLED_NAME,
     CHEMICALS_DIR,
     CLASSES_FILE,
     SYMPTOMS_FILE,
-    BUNDLED_NAME,
     cas_problem,
     check_files,
     load_kb,
@@ -62,8 +62,9 @@ def stable_id(text: str, prefix: str) -> str:
     slug = slugify(text)
     if slug or not any(ch.isalnum() for ch in text):
         return slug
-    digest = hashlib.blake2b(unicodedata.normalize("NFC", text).casefold().encode(),
-                             digest_size=4).hexdigest()
+    digest = hashlib.blake2b(
+        unicodedata.normalize("NFC", text).casefold().encode(), digest_size=4
+    ).hexdigest()
     return f"{prefix}_{digest}"
 
 
@@ -136,31 +137,46 @@ class _CsvReader:
             for cells in reader:
                 end = reader.line_num
                 if end > start and any(c.strip() for c in cells):
-                    self.error(start, f"a quoted cell runs on from line {start} to line {end}",
-                               'a cell cannot hold a line break: look for a stray quote (") on '
-                               f"line {start} and remove it, or close the quote")
+                    self.error(
+                        start,
+                        f"a quoted cell runs on from line {start} to line {end}",
+                        'a cell cannot hold a line break: look for a stray quote (") on '
+                        f"line {start} and remove it, or close the quote",
+                    )
                 elif any(c.strip() for c in cells):  # blank lines and ",,," rows carry nothing
                     stray = _stray_quote(physical[start - 1])
                     if stray is not None:
-                        self.error(start, f'the cell {stray} holds a stray quote',
-                                   "remove it, or quote the whole cell and double the quote "
-                                   'inside, e.g. "Chl""orine"')
+                        self.error(
+                            start,
+                            f"the cell {stray} holds a stray quote",
+                            "remove it, or quote the whole cell and double the quote "
+                            'inside, e.g. "Chl""orine"',
+                        )
                     records.append((start, [c.strip() for c in cells]))
                 start = end + 1
         except csv.Error as exc:
             if "unexpected end of data" in str(exc):
-                self.error(start, 'a quote (") opens a cell on this line and is never closed',
-                           "remove the stray quote, or add the closing one")
+                self.error(
+                    start,
+                    'a quote (") opens a cell on this line and is never closed',
+                    "remove the stray quote, or add the closing one",
+                )
             else:
-                self.error(reader.line_num, f"the CSV cannot be parsed: {exc}",
-                           'check the quotes on that line: a quoted cell must end with " '
-                           "followed by a comma or the end of the line")
+                self.error(
+                    reader.line_num,
+                    f"the CSV cannot be parsed: {exc}",
+                    'check the quotes on that line: a quoted cell must end with " '
+                    "followed by a comma or the end of the line",
+                )
             raise KBError(self.issues) from None
         if self.issues:
             raise KBError(self.issues)
         if not records:
-            self.error(None, "the file is empty",
-                       "give a header row name,class,<symptom>,... and one row per chemical")
+            self.error(
+                None,
+                "the file is empty",
+                "give a header row name,class,<symptom>,... and one row per chemical",
+            )
             raise KBError(self.issues)
         return records
 
@@ -172,40 +188,67 @@ class _CsvReader:
         for k, head in enumerate(header):
             key = head.casefold()
             if not head:
-                self.error(line, f"column {k + 1} has no header",
-                           "give every column a header: name, class, cas, un, source or a "
-                           "symptom")
+                self.error(
+                    line,
+                    f"column {k + 1} has no header",
+                    "give every column a header: name, class, cas, un, source or a symptom",
+                )
             elif key in RESERVED:
                 if key in reserved:
-                    self.error(line, f'two columns are headed "{key}" ({reserved[key] + 1} and '
-                               f"{k + 1})", "keep one of them")
+                    self.error(
+                        line,
+                        f'two columns are headed "{key}" ({reserved[key] + 1} and {k + 1})',
+                        "keep one of them",
+                    )
                 reserved.setdefault(key, k)
             else:
                 sid = stable_id(head, "symptom")
                 if not sid:
-                    self.error(line, f'symptom column {k + 1} "{head}" has no letters or digits',
-                               "name the symptom in words")
+                    self.error(
+                        line,
+                        f'symptom column {k + 1} "{head}" has no letters or digits',
+                        "name the symptom in words",
+                    )
                 elif sid in seen_ids:
-                    self.error(line, f'symptom columns "{seen_ids[sid]}" and "{head}" both '
-                               f'become the id "{sid}"', "rename or merge one of them")
+                    self.error(
+                        line,
+                        f'symptom columns "{seen_ids[sid]}" and "{head}" both '
+                        f'become the id "{sid}"',
+                        "rename or merge one of them",
+                    )
                 else:
                     seen_ids[sid] = head
                     symptoms.append((k, sid, head))
         for key in ("name", "class"):
             if key not in reserved:
-                self.error(line, f'there is no "{key}" column',
-                           f'add a column headed "{key}" (the header row must be '
-                           "name,class,<symptom 1>,<symptom 2>,...)")
+                self.error(
+                    line,
+                    f'there is no "{key}" column',
+                    f'add a column headed "{key}" (the header row must be '
+                    "name,class,<symptom 1>,<symptom 2>,...)",
+                )
         if not symptoms and header:
-            self.error(line, "there are no symptom columns",
-                       "add one column per symptom, headed with the symptom's name")
+            self.error(
+                line,
+                "there are no symptom columns",
+                "add one column per symptom, headed with the symptom's name",
+            )
         return reserved, symptoms
 
-    def row(self, line: int, cells: list[str], width: int, reserved: dict[str, int],
-            symptoms: list[tuple[int, str, str]]) -> _Row | None:
+    def row(
+        self,
+        line: int,
+        cells: list[str],
+        width: int,
+        reserved: dict[str, int],
+        symptoms: list[tuple[int, str, str]],
+    ) -> _Row | None:
         if len(cells) != width:
-            self.error(line, f"this row has {len(cells)} cells but the header has {width}",
-                       "give every row one cell per column (check for stray or missing commas)")
+            self.error(
+                line,
+                f"this row has {len(cells)} cells but the header has {width}",
+                "give every row one cell per column (check for stray or missing commas)",
+            )
             return None
 
         def cell(key: str) -> str:
@@ -222,8 +265,11 @@ class _CsvReader:
             self.error(line, f'"{label}" has no class', "fill in the class column")
             ok = False
         elif not class_id:
-            self.error(line, f'the class "{cell("class")}" has no letters or digits',
-                       "name the class in words")
+            self.error(
+                line,
+                f'the class "{cell("class")}" has no letters or digits',
+                "name the class in words",
+            )
             ok = False
         for key, check in (("cas", cas_problem), ("un", un_problem)):
             if cell(key) and (bad := check(cell(key))):
@@ -238,20 +284,27 @@ class _CsvReader:
             if value == "1":
                 found.append(sid)
             elif value != "0":
-                self.error(line, f'"{label}", column "{head}": the cell is "{value}", not 0 or 1',
-                           "write 1 if the source lists the symptom, else 0")
+                self.error(
+                    line,
+                    f'"{label}", column "{head}": the cell is "{value}", not 0 or 1',
+                    "write 1 if the source lists the symptom, else 0",
+                )
                 ok = False
         if ok and not found:
-            self.error(line, f'"{label}" has no symptoms (every cell is 0)',
-                       "mark the symptoms its source lists with 1, or delete the row")
+            self.error(
+                line,
+                f'"{label}" has no symptoms (every cell is 0)',
+                "mark the symptoms its source lists with 1, or delete the row",
+            )
             ok = False
         if not ok:
             return None
         return _Row(line, name, cell("class"), class_id, cell("cas"), cell("un"), sources, found)
 
 
-def _is_category_row(cells: list[str], reserved: dict[str, int],
-                     symptoms: list[tuple[int, str, str]]) -> bool:
+def _is_category_row(
+    cells: list[str], reserved: dict[str, int], symptoms: list[tuple[int, str, str]]
+) -> bool:
     """Whether the row after the header is the optional category row: first cell
     "category", no class, and not only 0/1 cells (a chemical named "Category" has a class,
     and one missing its class still has 0/1 cells: both are chemical rows)."""
@@ -298,15 +351,21 @@ def csv_to_files(path: str | Path, source: str | None = None) -> dict[str, str]:
     if data and _is_category_row(data[0][1], reserved, symptoms):
         line, cells = data.pop(0)
         if len(cells) != len(header):
-            rd.error(line, f"the category row has {len(cells)} cells but the header has "
-                     f"{len(header)}", "give one category per symptom column")
+            rd.error(
+                line,
+                f"the category row has {len(cells)} cells but the header has {len(header)}",
+                "give one category per symptom column",
+            )
         else:
             category_label = {}
             for k, sid, head in symptoms:
                 cid = stable_id(cells[k], "category")
                 if not cid:
-                    rd.error(line, f'symptom column "{head}" has no category',
-                             "fill in its category, or delete the category row")
+                    rd.error(
+                        line,
+                        f'symptom column "{head}" has no category',
+                        "fill in its category, or delete the category row",
+                    )
                     continue
                 category_of[sid] = cid
                 category_label.setdefault(cid, cells[k])
@@ -320,12 +379,18 @@ def csv_to_files(path: str | Path, source: str | None = None) -> dict[str, str]:
             continue
         key = row.name.casefold()
         if key in names:
-            rd.error(line, f'duplicate chemical "{row.name}": also on line {names[key]}',
-                     "remove one row, or rename it if they are different chemicals")
+            rd.error(
+                line,
+                f'duplicate chemical "{row.name}": also on line {names[key]}',
+                "remove one row, or rename it if they are different chemicals",
+            )
             continue
         if row.cas and row.cas in cas_seen:
-            rd.error(line, f'"{row.name}" has CAS {row.cas}, the same as line {cas_seen[row.cas]}',
-                     "one of the two CAS numbers is wrong, or they are the same chemical")
+            rd.error(
+                line,
+                f'"{row.name}" has CAS {row.cas}, the same as line {cas_seen[row.cas]}',
+                "one of the two CAS numbers is wrong, or they are the same chemical",
+            )
             continue
         names[key] = line
         if row.cas:
@@ -363,12 +428,14 @@ def _render(path, symptoms, category_of, category_label, class_label, rows) -> d
     banner = f"Imported from {path.name} by `responder kb import`. Edit the CSV and re-import."
     used = set(category_of.values())
     categories = [{"id": c, "label": category_label[c]} for c in category_label if c in used]
-    symptom_tables = [{"id": sid, "label": head, "category": category_of[sid]}
-                      for _, sid, head in symptoms]
+    symptom_tables = [
+        {"id": sid, "label": head, "category": category_of[sid]} for _, sid, head in symptoms
+    ]
     files = {
         SYMPTOMS_FILE: _toml(banner, {}, category=categories, symptom=symptom_tables),
-        CLASSES_FILE: _toml(banner, {}, **{"class": [{"id": c, "label": label}
-                                                     for c, label in class_label.items()]}),
+        CLASSES_FILE: _toml(
+            banner, {}, **{"class": [{"id": c, "label": label} for c, label in class_label.items()]}
+        ),
     }
     for cid in class_label:
         chemicals = []
@@ -389,10 +456,16 @@ def _render(path, symptoms, category_of, category_label, class_label, rows) -> d
     return files
 
 
-def _validate(files: dict[str, str], csv_path: Path, name: str,
-              strict: bool = False) -> KnowledgeBase:
-    return check_files(files, name=name, origin=str(csv_path),
-                       display=lambda rel: f"{csv_path} (as {rel})", strict=strict)
+def _validate(
+    files: dict[str, str], csv_path: Path, name: str, strict: bool = False
+) -> KnowledgeBase:
+    return check_files(
+        files,
+        name=name,
+        origin=str(csv_path),
+        display=lambda rel: f"{csv_path} (as {rel})",
+        strict=strict,
+    )
 
 
 def default_name(csv_path: str | Path) -> str:
@@ -409,8 +482,9 @@ def load_csv(path: str | Path, source: str | None = None, strict: bool = False) 
     return _validate(csv_to_files(path, source), path, default_name(path), strict)
 
 
-def import_csv(path: str | Path, name: str | None = None, source: str | None = None,
-               replace: bool = False) -> tuple[KnowledgeBase, Path]:
+def import_csv(
+    path: str | Path, name: str | None = None, source: str | None = None, replace: bool = False
+) -> tuple[KnowledgeBase, Path]:
     """Import a CSV as the knowledge base NAME under ``responder.paths.user_kb_dir()``.
 
     Parameters
@@ -437,14 +511,30 @@ def import_csv(path: str | Path, name: str | None = None, source: str | None = N
     path = Path(path)
     name = default_name(path) if name is None else name
     if not _NAME_RE.match(name) or name.casefold() == BUNDLED_NAME:
-        raise KBError([KBIssue(name, None, "this is not a usable knowledge-base name",
-                               f'use letters, digits, ".", "-" and "_", not "{BUNDLED_NAME}", '
-                               f'e.g. --name {slugify(name) or "my_kb"}')])
+        raise KBError(
+            [
+                KBIssue(
+                    name,
+                    None,
+                    "this is not a usable knowledge-base name",
+                    f'use letters, digits, ".", "-" and "_", not "{BUNDLED_NAME}", '
+                    f"e.g. --name {slugify(name) or 'my_kb'}",
+                )
+            ]
+        )
     root = paths.user_kb_dir()
     target = root / name
     if target.exists() and not replace:
-        raise KBError([KBIssue(str(target), None, f'a knowledge base named "{name}" already exists',
-                               "pass --replace to overwrite it, or choose another --name")])
+        raise KBError(
+            [
+                KBIssue(
+                    str(target),
+                    None,
+                    f'a knowledge base named "{name}" already exists',
+                    "pass --replace to overwrite it, or choose another --name",
+                )
+            ]
+        )
     files = csv_to_files(path, source)
     _validate(files, path, name)  # raises before anything is written
 

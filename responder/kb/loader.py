@@ -13,14 +13,14 @@ from __future__ import annotations
 
 import difflib
 import hashlib
-import unicodedata
 import importlib.resources
 import math
 import os
 import re
+import unicodedata
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Mapping
 
 from responder.input_limits import InputRejected, decode_text, loads_toml, read_bytes
 from responder.kb.model import (
@@ -37,8 +37,16 @@ from responder.kb.model import (
 
 #: The public source series a bundled chemical's sources and evidence titles must start with
 #: ("<SERIES>: <title>"): the agency documents the brief allows (ICSC for facts only).
-SOURCE_SERIES = ("ATSDR MMG", "ATSDR ToxFAQs", "NIOSH NPG", "CDC ERSH-DB", "CDC", "CHEMM",
-                 "NRT", "ICSC")
+SOURCE_SERIES = (
+    "ATSDR MMG",
+    "ATSDR ToxFAQs",
+    "NIOSH NPG",
+    "CDC ERSH-DB",
+    "CDC",
+    "CHEMM",
+    "NRT",
+    "ICSC",
+)
 BUNDLED_NAME = "bundled"
 SYMPTOMS_FILE = "symptoms.toml"
 CLASSES_FILE = "classes.toml"
@@ -79,7 +87,7 @@ def cas_problem(cas: str) -> tuple[str, str] | None:
     if expected != int(m.group(3)):
         return (
             f'CAS number "{cas}" has check digit {m.group(3)} but its digits give {expected}',
-            f'check the number in the source; if the other digits are right it is '
+            f"check the number in the source; if the other digits are right it is "
             f'"{m.group(1)}-{m.group(2)}-{expected}"',
         )
     return None
@@ -218,17 +226,21 @@ class _Checker:
     def where(self, rel: str, line: int | None) -> str:
         return f"{self.display(rel)}:{line}" if line else self.display(rel)
 
-    def new_id(self, rel: str, line: int | None, kind: str, ident: str,
-               seen: dict[str, int | None]) -> bool:
+    def new_id(
+        self, rel: str, line: int | None, kind: str, ident: str, seen: dict[str, int | None]
+    ) -> bool:
         """Whether ``ident`` is a valid id not yet in ``seen`` (then recorded with its
         line); otherwise the error is reported and False returned."""
         if not _ID_RE.match(ident):
             self.error(rel, line, f'{kind} id "{ident}" is not a valid id', _ID_FIX)
             return False
         if ident in seen:
-            self.error(rel, line, f'duplicate {kind} id "{ident}"',
-                       f"it is already defined at {self.where(rel, seen[ident])}; "
-                       "rename or remove one")
+            self.error(
+                rel,
+                line,
+                f'duplicate {kind} id "{ident}"',
+                f"it is already defined at {self.where(rel, seen[ident])}; rename or remove one",
+            )
             return False
         seen[ident] = line
         return True
@@ -238,8 +250,11 @@ class _Checker:
             # number ranges are checked per field, where the message can name it
             data = loads_toml(text, self.display(rel), numbers=False)
         except InputRejected as exc:
-            line = exc.line or _value_line(_Lines(text), exc.path) or (
-                len(text.split("\n")) if exc.kind == "syntax" else None)
+            line = (
+                exc.line
+                or _value_line(_Lines(text), exc.path)
+                or (len(text.split("\n")) if exc.kind == "syntax" else None)
+            )
             self.error(rel, line, exc.problem, exc.fix)
             return None
         return _Doc(rel, data, _Lines(text))
@@ -249,8 +264,11 @@ class _Checker:
             if key not in allowed:
                 line = doc.lines.key(doc.lines.top(), key) or self._header_line(doc, key)
                 close = difflib.get_close_matches(key, allowed, n=1, cutoff=0.6)
-                fix = (f"did you mean `{close[0]}`?" if close else
-                       "this file may only hold " + ", ".join(f"`{a}`" for a in allowed))
+                fix = (
+                    f"did you mean `{close[0]}`?"
+                    if close
+                    else "this file may only hold " + ", ".join(f"`{a}`" for a in allowed)
+                )
                 self.error(doc.rel, line, f"unknown top-level key or table `{key}`", fix)
 
     @staticmethod
@@ -262,50 +280,79 @@ class _Checker:
         value = doc.data.get(name)
         if value is None:
             if required:
-                self.error(doc.rel, 1, f"the file has no [[{name}]] tables",
-                           f"add at least one [[{name}]] table")
+                self.error(
+                    doc.rel,
+                    1,
+                    f"the file has no [[{name}]] tables",
+                    f"add at least one [[{name}]] table",
+                )
             return []
         if not isinstance(value, list) or not all(isinstance(t, dict) for t in value):
             line = doc.lines.key(doc.lines.top(), name) or self._header_line(doc, name)
-            self.error(doc.rel, line, f"`{name}` is not a list of [[{name}]] tables",
-                       f"write each entry as a [[{name}]] table with key = value lines")
+            self.error(
+                doc.rel,
+                line,
+                f"`{name}` is not a list of [[{name}]] tables",
+                f"write each entry as a [[{name}]] table with key = value lines",
+            )
             return []
         return value
 
-    def fields(self, doc: _Doc, tname: str, k: int, table: dict,
-               required: dict[str, str], optional: dict[str, str]) -> tuple[dict, tuple, int]:
+    def fields(
+        self,
+        doc: _Doc,
+        tname: str,
+        k: int,
+        table: dict,
+        required: dict[str, str],
+        optional: dict[str, str],
+    ) -> tuple[dict, tuple, int]:
         """Check a table's keys and value types.
 
         Returns the values of the right type, the table's line span and its anchor line (the
         line of its ``name``/``id`` key, else its header).
         """
         span = doc.lines.table(tname, k)
-        anchor = (doc.lines.key(span, "name") or doc.lines.key(span, "id")
-                  or (span[0] if span else None))
+        anchor = (
+            doc.lines.key(span, "name") or doc.lines.key(span, "id") or (span[0] if span else None)
+        )
         allowed = {**required, **optional}
         out = {}
         for key, value in table.items():
             line = doc.lines.key(span, key) or anchor
             if key not in allowed:
                 if tname == "chemical" and key == "class":
-                    fix = ("`class = ...` must come before the first [[chemical]] table; "
-                           "move it to the top of the file")
+                    fix = (
+                        "`class = ...` must come before the first [[chemical]] table; "
+                        "move it to the top of the file"
+                    )
                 else:
                     close = difflib.get_close_matches(key, list(allowed), n=1, cutoff=0.6)
-                    fix = (f'did you mean "{close[0]}"?' if close else
-                           "allowed keys are " + ", ".join(allowed))
+                    fix = (
+                        f'did you mean "{close[0]}"?'
+                        if close
+                        else "allowed keys are " + ", ".join(allowed)
+                    )
                 self.error(doc.rel, line, f"unknown key `{key}` in this [[{tname}]] table", fix)
                 continue
             pytype, words = _TYPES[allowed[key]]
             # bool is an int in Python, but `prior = true` is not a number
             wrong_bool = isinstance(value, bool) and allowed[key] != "bool"
             if wrong_bool or not isinstance(value, pytype):
-                self.error(doc.rel, line, f"`{key}` must be {words}, not {value!r}",
-                           f"write {key} = {self._example(key, allowed[key])}")
+                self.error(
+                    doc.rel,
+                    line,
+                    f"`{key}` must be {words}, not {value!r}",
+                    f"write {key} = {self._example(key, allowed[key])}",
+                )
                 continue
             if allowed[key] == "list" and not all(isinstance(v, str) for v in value):
-                self.error(doc.rel, line, f"`{key}` must list quoted strings only",
-                           "put each entry in double quotes")
+                self.error(
+                    doc.rel,
+                    line,
+                    f"`{key}` must list quoted strings only",
+                    "put each entry in double quotes",
+                )
                 continue
             # (an empty CAS gets the CAS format message instead)
             if allowed[key] == "str" and key in required and key != "cas" and not value.strip():
@@ -314,18 +361,32 @@ class _Checker:
             out[key] = value
         for key in required:
             if key not in table:
-                self.error(doc.rel, anchor, f"this [[{tname}]] table has no `{key}`",
-                           f"add {key} = {self._example(key, required[key])}")
+                self.error(
+                    doc.rel,
+                    anchor,
+                    f"this [[{tname}]] table has no `{key}`",
+                    f"add {key} = {self._example(key, required[key])}",
+                )
         return out, span, anchor
 
     @staticmethod
     def _example(key: str, kind: str) -> str:
-        examples = {"cas": '"7782-50-5"', "un": '"1017"', "symptoms": '["cough", "headache"]',
-                    "sources": '["NIOSH NPG: Chlorine"]', "prior": "1.0",
-                    "source_checked": "true", "id": '"some_id"', "observation": '"observed"',
-                    "leak": "0.05", "urgent": "true", "synonyms": '["miosis", "small pupils"]',
-                    "aliases": '["old_id"]', "url": '"https://www.cdc.gov/..."',
-                    "title": '"CDC: Facts About Sarin"'}
+        examples = {
+            "cas": '"7782-50-5"',
+            "un": '"1017"',
+            "symptoms": '["cough", "headache"]',
+            "sources": '["NIOSH NPG: Chlorine"]',
+            "prior": "1.0",
+            "source_checked": "true",
+            "id": '"some_id"',
+            "observation": '"observed"',
+            "leak": "0.05",
+            "urgent": "true",
+            "synonyms": '["miosis", "small pupils"]',
+            "aliases": '["old_id"]',
+            "url": '"https://www.cdc.gov/..."',
+            "title": '"CDC: Facts About Sarin"',
+        }
         if key in examples:
             return examples[key]
         return {"str": '"..."', "list": '["..."]', "bool": "true", "number": "1.0"}[kind]
@@ -347,8 +408,14 @@ def _check_vocabulary(ck: _Checker, doc: _Doc):
 
     symptoms: list[Symptom] = []
     sym_line: dict[str, int | None] = {}
-    optional = {"check": "str", "synonyms": "list", "aliases": "list", "observation": "str",
-                "leak": "number", "urgent": "bool"}
+    optional = {
+        "check": "str",
+        "synonyms": "list",
+        "aliases": "list",
+        "observation": "str",
+        "leak": "number",
+        "urgent": "bool",
+    }
     required = {"id": "str", "label": "str", "category": "str"}
     spans: dict[str, tuple] = {}
     every: list[Symptom] = []  # also those dropped for a bad category: their names still count
@@ -362,43 +429,67 @@ def _check_vocabulary(ck: _Checker, doc: _Doc):
         spans[sid] = span
         ok = True
         if v["category"] not in cat_line:
-            ck.error(doc.rel, doc.lines.key(span, "category") or anchor,
-                     f'symptom "{sid}" has unknown category "{v["category"]}"',
-                     _suggest(v["category"], cat_line, "category", "the [[category]] tables"))
+            ck.error(
+                doc.rel,
+                doc.lines.key(span, "category") or anchor,
+                f'symptom "{sid}" has unknown category "{v["category"]}"',
+                _suggest(v["category"], cat_line, "category", "the [[category]] tables"),
+            )
             ok = False
         # a bad value is reported and left out; the symptom stays, so no cascade of messages
         observation = v.get("observation", "")
         if "observation" in v and observation not in OBSERVATION_KINDS:
-            ck.error(doc.rel, _key_line(doc, span, "observation", anchor),
-                     f'symptom "{sid}" has observation "{observation}"',
-                     "write observation = " + " or ".join(f'"{o}"' for o in OBSERVATION_KINDS)
-                     + ' ("reported" when only a conscious victim can tell you)')
+            ck.error(
+                doc.rel,
+                _key_line(doc, span, "observation", anchor),
+                f'symptom "{sid}" has observation "{observation}"',
+                "write observation = "
+                + " or ".join(f'"{o}"' for o in OBSERVATION_KINDS)
+                + ' ("reported" when only a conscious victim can tell you)',
+            )
             observation = ""
         leak = v.get("leak")
         if leak is not None and not (math.isfinite(leak) and 0 <= leak < 1):
-            ck.error(doc.rel, _key_line(doc, span, "leak", anchor),
-                     f'symptom "{sid}" has leak {leak}, which is not a probability below 1',
-                     "give P(victim shows it | the chemical does not list it), e.g. 0.05, "
-                     "or remove the key")
+            ck.error(
+                doc.rel,
+                _key_line(doc, span, "leak", anchor),
+                f'symptom "{sid}" has leak {leak}, which is not a probability below 1',
+                "give P(victim shows it | the chemical does not list it), e.g. 0.05, "
+                "or remove the key",
+            )
             leak = None
         aliases = []
         for alias in v.get("aliases", []):
             if _ID_RE.match(alias):
                 aliases.append(alias)
             else:
-                ck.error(doc.rel, doc.lines.value(span, "aliases", alias) or anchor,
-                         f'symptom "{sid}": alias "{alias}" is not a valid id', _ID_FIX)
+                ck.error(
+                    doc.rel,
+                    doc.lines.value(span, "aliases", alias) or anchor,
+                    f'symptom "{sid}": alias "{alias}" is not a valid id',
+                    _ID_FIX,
+                )
         synonyms = []
         for word in v.get("synonyms", []):
             if word.strip():
                 synonyms.append(word.strip())
             else:
-                ck.error(doc.rel, _key_line(doc, span, "synonyms", anchor),
-                         f'symptom "{sid}" has an empty synonym', "remove it")
+                ck.error(
+                    doc.rel,
+                    _key_line(doc, span, "synonyms", anchor),
+                    f'symptom "{sid}" has an empty synonym',
+                    "remove it",
+                )
         symptom = Symptom(
-            sid, v["label"], v["category"], v.get("check", ""), synonyms=tuple(synonyms),
-            aliases=tuple(aliases), observation=observation,
-            leak=None if leak is None else float(leak), urgent=v.get("urgent", False),
+            sid,
+            v["label"],
+            v["category"],
+            v.get("check", ""),
+            synonyms=tuple(synonyms),
+            aliases=tuple(aliases),
+            observation=observation,
+            leak=None if leak is None else float(leak),
+            urgent=v.get("urgent", False),
         )
         every.append(symptom)
         if ok:
@@ -407,8 +498,9 @@ def _check_vocabulary(ck: _Checker, doc: _Doc):
     return categories, symptoms, sym_line, aliases
 
 
-def _check_symptom_names(ck: _Checker, doc: _Doc, symptoms: list[Symptom], spans: dict,
-                         sym_line: dict) -> dict[str, str]:
+def _check_symptom_names(
+    ck: _Checker, doc: _Doc, symptoms: list[Symptom], spans: dict, sym_line: dict
+) -> dict[str, str]:
     """Every id, alias, label and synonym must name one symptom only (case-insensitively).
 
     A name shared by two symptoms would let one finding be answered twice, and makes the
@@ -417,13 +509,14 @@ def _check_symptom_names(ck: _Checker, doc: _Doc, symptoms: list[Symptom], spans
     """
     alias_of: dict[str, str] = {}
     owner: dict[str, tuple[str, str, int | None]] = {
-        sid: (sid, "id", line) for sid, line in sym_line.items()}
+        sid: (sid, "id", line) for sid, line in sym_line.items()
+    }
     for s in symptoms:
         span = spans[s.id]
         named = [(a, "alias", "aliases") for a in s.aliases]
         named += [(s.label, "label", "label")] + [(w, "synonym", "synonyms") for w in s.synonyms]
         for text, kind, key in named:
-            line = (doc.lines.value(span, key, text) or _key_line(doc, span, key, sym_line[s.id]))
+            line = doc.lines.value(span, key, text) or _key_line(doc, span, key, sym_line[s.id])
             norm = " ".join(text.split()).casefold()
             if norm not in owner:
                 owner[norm] = (s.id, kind, line)
@@ -433,14 +526,21 @@ def _check_symptom_names(ck: _Checker, doc: _Doc, symptoms: list[Symptom], spans
             other, other_kind, other_line = owner[norm]
             if other == s.id:  # a synonym equal to its own label is harmless
                 if kind == "alias":
-                    ck.error(doc.rel, line, f'symptom "{s.id}": alias "{text}" repeats its own '
-                             f"{other_kind}", "remove it")
+                    ck.error(
+                        doc.rel,
+                        line,
+                        f'symptom "{s.id}": alias "{text}" repeats its own {other_kind}',
+                        "remove it",
+                    )
                 continue
-            ck.error(doc.rel, line,
-                     f'{kind} "{text}" of symptom "{s.id}" already names symptom "{other}" '
-                     f"(its {other_kind}, at {ck.where(doc.rel, other_line)})",
-                     "a name must point at one symptom: remove it from one of them, or merge "
-                     "the two symptoms (the retired id becomes an alias)")
+            ck.error(
+                doc.rel,
+                line,
+                f'{kind} "{text}" of symptom "{s.id}" already names symptom "{other}" '
+                f"(its {other_kind}, at {ck.where(doc.rel, other_line)})",
+                "a name must point at one symptom: remove it from one of them, or merge "
+                "the two symptoms (the retired id becomes an alias)",
+            )
     return alias_of
 
 
@@ -449,13 +549,20 @@ def _check_classes(ck: _Checker, doc: _Doc):
     classes: list[ChemicalClass] = []
     seen: dict[str, int | None] = {}
     for k, t in enumerate(ck.tables(doc, "class", required=True)):
-        v, _, anchor = ck.fields(doc, "class", k, t, {"id": "str", "label": "str"},
-                                 {"syndrome": "str", "description": "str"})
+        v, _, anchor = ck.fields(
+            doc,
+            "class",
+            k,
+            t,
+            {"id": "str", "label": "str"},
+            {"syndrome": "str", "description": "str"},
+        )
         if "id" not in v or "label" not in v:
             continue
         if ck.new_id(doc.rel, anchor, "class", v["id"], seen):
-            classes.append(ChemicalClass(v["id"], v["label"], v.get("syndrome", ""),
-                                         v.get("description", "")))
+            classes.append(
+                ChemicalClass(v["id"], v["label"], v.get("syndrome", ""), v.get("description", ""))
+            )
     return classes
 
 
@@ -483,33 +590,57 @@ class _Seen:
     ids: dict
 
 
-def _check_chemical_file(ck: _Checker, doc: _Doc, symptom_ids: set[str] | None,
-                         aliases: dict[str, str], class_ids: set[str] | None, seen: _Seen):
+def _check_chemical_file(
+    ck: _Checker,
+    doc: _Doc,
+    symptom_ids: set[str] | None,
+    aliases: dict[str, str],
+    class_ids: set[str] | None,
+    seen: _Seen,
+):
     ck.top_keys(doc, ("class", "chemical"))
     class_id = doc.data.get("class")
     class_line = doc.lines.key(doc.lines.top(), "class")
     if class_id is None:
         known = ", ".join(sorted(class_ids)) if class_ids else "see classes.toml"
-        ck.error(doc.rel, 1, "the file does not say its class",
-                 f'add class = "<class id>" at the top, above the first [[chemical]] '
-                 f"(known classes: {known})")
+        ck.error(
+            doc.rel,
+            1,
+            "the file does not say its class",
+            f'add class = "<class id>" at the top, above the first [[chemical]] '
+            f"(known classes: {known})",
+        )
     elif not isinstance(class_id, str):
-        ck.error(doc.rel, class_line, f"`class` must be a quoted class id, not {class_id!r}",
-                 'write class = "<class id>"')
+        ck.error(
+            doc.rel,
+            class_line,
+            f"`class` must be a quoted class id, not {class_id!r}",
+            'write class = "<class id>"',
+        )
         class_id = None
     elif class_ids is not None and class_id not in class_ids:
-        ck.error(doc.rel, class_line, f'unknown class "{class_id}"',
-                 _suggest(class_id, class_ids, "class", CLASSES_FILE))
+        ck.error(
+            doc.rel,
+            class_line,
+            f'unknown class "{class_id}"',
+            _suggest(class_id, class_ids, "class", CLASSES_FILE),
+        )
         class_id = None
 
     required = {"name": "str", "symptoms": "list", "sources": "list"}
-    optional = {"id": "str", "un": "str", "source_checked": "bool", "prior": "number",
-                "notes": "str"}
+    optional = {
+        "id": "str",
+        "un": "str",
+        "source_checked": "bool",
+        "prior": "number",
+        "notes": "str",
+    }
     (required if ck.strict else optional)["cas"] = "str"
     tables = ck.tables(doc, "chemical", required=False)
     if "chemical" not in doc.data and class_id is not None:
-        ck.warn(doc.rel, 1, "the file has no [[chemical]] tables",
-                "add chemicals or delete the file")
+        ck.warn(
+            doc.rel, 1, "the file has no [[chemical]] tables", "add chemicals or delete the file"
+        )
     chemicals: list[Chemical] = []
     n_evidence = 0  # [[chemical.evidence]] tables seen so far in this file
     for k, t in enumerate(tables):
@@ -518,10 +649,12 @@ def _check_chemical_file(ck: _Checker, doc: _Doc, symptom_ids: set[str] | None,
         if raw_evidence == []:  # `evidence = []` records nothing: sources are still needed
             raw_evidence = None
         # `sources` may be left out when the evidence documents name them
-        need = {key: kind for key, kind in required.items()
-                if not (key == "sources" and raw_evidence is not None)}
-        v, span, anchor = ck.fields(doc, "chemical", k, t, need, {**optional,
-                                                                    "sources": "list"})
+        need = {
+            key: kind
+            for key, kind in required.items()
+            if not (key == "sources" and raw_evidence is not None)
+        }
+        v, span, anchor = ck.fields(doc, "chemical", k, t, need, {**optional, "sources": "list"})
         ok = need.keys() <= v.keys()
         name = v.get("name", "").strip()
         label = f'"{name}"' if name else f"chemical #{k + 1}"
@@ -530,8 +663,7 @@ def _check_chemical_file(ck: _Checker, doc: _Doc, symptom_ids: set[str] | None,
         if cas is not None:
             bad = cas_problem(cas.strip())
             if bad:
-                ck.error(doc.rel, _key_line(doc, span, "cas", anchor), f"{label}: {bad[0]}",
-                         bad[1])
+                ck.error(doc.rel, _key_line(doc, span, "cas", anchor), f"{label}: {bad[0]}", bad[1])
                 ok = False
                 cas = None  # a wrong number says nothing about duplicates
             else:
@@ -549,10 +681,13 @@ def _check_chemical_file(ck: _Checker, doc: _Doc, symptom_ids: set[str] | None,
         current: set[str] = set()
         if symptoms is not None:
             if not symptoms:
-                ck.error(doc.rel, _key_line(doc, span, "symptoms", anchor),
-                         f"{label} has an empty symptom list",
-                         "list the acute symptoms its source names; a chemical with none "
-                         "cannot be identified, so leave it out instead")
+                ck.error(
+                    doc.rel,
+                    _key_line(doc, span, "symptoms", anchor),
+                    f"{label} has an empty symptom list",
+                    "list the acute symptoms its source names; a chemical with none "
+                    "cannot be identified, so leave it out instead",
+                )
                 ok = False
             written: set[str] = set()
             for sid in symptoms:
@@ -561,78 +696,114 @@ def _check_chemical_file(ck: _Checker, doc: _Doc, symptom_ids: set[str] | None,
                 if cid is None:
                     ok = False
                 elif sid in written:
-                    ck.warn(doc.rel, line, f'{label} lists symptom "{sid}" twice',
-                            "remove the repeat")
+                    ck.warn(
+                        doc.rel, line, f'{label} lists symptom "{sid}" twice', "remove the repeat"
+                    )
                 # a merged id listed beside the id that took it over is one cell, silently:
                 # files written before the merge stay valid (ids are a contract)
                 current.add(cid)
                 written.add(sid)
 
         evidence, n_evidence, ev_ok = _check_evidence(
-            ck, doc, raw_evidence, n_evidence, span, anchor, label, current if ok else None,
-            symptom_ids, aliases)
+            ck,
+            doc,
+            raw_evidence,
+            n_evidence,
+            span,
+            anchor,
+            label,
+            current if ok else None,
+            symptom_ids,
+            aliases,
+        )
         ok = ok and ev_ok
 
         sources = list(v.get("sources", []))
         if "sources" in v:
             if not sources:
-                ck.error(doc.rel, _key_line(doc, span, "sources", anchor),
-                         f"{label} has an empty sources list",
-                         "name at least one document the symptoms come from, e.g. "
-                         '["NIOSH NPG: Chlorine"]')
+                ck.error(
+                    doc.rel,
+                    _key_line(doc, span, "sources", anchor),
+                    f"{label} has an empty sources list",
+                    "name at least one document the symptoms come from, e.g. "
+                    '["NIOSH NPG: Chlorine"]',
+                )
                 ok = False
             for src in sources:
                 bad = source_problem(src, ck.strict)
                 if bad:
-                    ck.error(doc.rel, doc.lines.value(span, "sources", src) or anchor,
-                             f"{label}: {bad[0]}", bad[1])
+                    ck.error(
+                        doc.rel,
+                        doc.lines.value(span, "sources", src) or anchor,
+                        f"{label}: {bad[0]}",
+                        bad[1],
+                    )
                     ok = False
         sources += [e.title for e in evidence if e.title not in sources]
 
         checked = v.get("source_checked", False)
         if checked and ok and raw_evidence is None:
-            ck.warn(doc.rel, _key_line(doc, span, "source_checked", anchor),
-                    f"{label} says source_checked = true but records no [[chemical.evidence]]; "
-                    "it counts as not checked",
-                    "add one [[chemical.evidence]] table per document read (title, url, the "
-                    "symptoms it supports), or set source_checked = false")
+            ck.warn(
+                doc.rel,
+                _key_line(doc, span, "source_checked", anchor),
+                f"{label} says source_checked = true but records no [[chemical.evidence]]; "
+                "it counts as not checked",
+                "add one [[chemical.evidence]] table per document read (title, url, the "
+                "symptoms it supports), or set source_checked = false",
+            )
             checked = False
         elif checked and ok:
             missing = current - frozenset().union(*(e.symptoms for e in evidence))
             if missing:
-                ck.error(doc.rel, _key_line(doc, span, "source_checked", anchor),
-                         f"{label} says source_checked = true but no evidence document supports "
-                         + ", ".join(f'"{m}"' for m in sorted(missing)),
-                         "add those symptoms to the [[chemical.evidence]] that lists them, or "
-                         "set source_checked = false until a document is read")
+                ck.error(
+                    doc.rel,
+                    _key_line(doc, span, "source_checked", anchor),
+                    f"{label} says source_checked = true but no evidence document supports "
+                    + ", ".join(f'"{m}"' for m in sorted(missing)),
+                    "add those symptoms to the [[chemical.evidence]] that lists them, or "
+                    "set source_checked = false until a document is read",
+                )
                 ok = False
 
         prior = v.get("prior")
         if prior is not None and (not math.isfinite(prior) or prior <= 0):
-            ck.error(doc.rel, _key_line(doc, span, "prior", anchor),
-                     f"{label} has prior {prior}, which is not a positive number",
-                     "give a positive relative weight (1.0 is the default), or remove the key")
+            ck.error(
+                doc.rel,
+                _key_line(doc, span, "prior", anchor),
+                f"{label} has prior {prior}, which is not a positive number",
+                "give a positive relative weight (1.0 is the default), or remove the key",
+            )
             ok = False
         elif prior is not None and not PRIOR_RANGE[0] <= prior <= PRIOR_RANGE[1]:
             # 1e308 passes as a number, but two of them overflow the normalising sum
-            ck.error(doc.rel, _key_line(doc, span, "prior", anchor),
-                     f"{label} has prior {prior:g}, outside {PRIOR_RANGE[0]:g} .. "
-                     f"{PRIOR_RANGE[1]:g}",
-                     "priors are relative weights: give e.g. 0.5 or 3 (1.0 is the default)")
+            ck.error(
+                doc.rel,
+                _key_line(doc, span, "prior", anchor),
+                f"{label} has prior {prior:g}, outside {PRIOR_RANGE[0]:g} .. {PRIOR_RANGE[1]:g}",
+                "priors are relative weights: give e.g. 0.5 or 3 (1.0 is the default)",
+            )
             ok = False
 
         chem_id = v.get("id")
         id_line = _key_line(doc, span, "id", anchor)
         if chem_id is not None and not _ID_RE.match(chem_id):
-            ck.error(doc.rel, id_line, f'{label}: id "{chem_id}" is not a valid id',
-                     'use lower-case letters, digits and "_" only, e.g. "sarin"')
+            ck.error(
+                doc.rel,
+                id_line,
+                f'{label}: id "{chem_id}" is not a valid id',
+                'use lower-case letters, digits and "_" only, e.g. "sarin"',
+            )
             ok = False
             chem_id = None
         elif chem_id is None and name:
             chem_id = chemical_slug(name)
             if not chem_id:
-                ck.error(doc.rel, anchor, f"{label}: no id can be made from its name",
-                         'add id = "<lower-case letters, digits and _>"')
+                ck.error(
+                    doc.rel,
+                    anchor,
+                    f"{label}: no id can be made from its name",
+                    'add id = "<lower-case letters, digits and _>"',
+                )
                 ok = False
                 chem_id = None
         if chem_id:
@@ -641,10 +812,12 @@ def _check_chemical_file(ck: _Checker, doc: _Doc, symptom_ids: set[str] | None,
                 pass  # reported once, as a duplicate name below
             elif chem_id in seen.ids:
                 other_name, other_where = seen.ids[chem_id]
-                ck.error(doc.rel, id_line,
-                         f'{label} has id "{chem_id}", the same as "{other_name}" at '
-                         f"{other_where}",
-                         "ids must be unique: give one of them its own id = \"...\"")
+                ck.error(
+                    doc.rel,
+                    id_line,
+                    f'{label} has id "{chem_id}", the same as "{other_name}" at {other_where}',
+                    'ids must be unique: give one of them its own id = "..."',
+                )
                 ok = False
             else:
                 seen.ids[chem_id] = (name, ck.where(doc.rel, id_line))
@@ -652,49 +825,85 @@ def _check_chemical_file(ck: _Checker, doc: _Doc, symptom_ids: set[str] | None,
         if name:
             key = name.casefold()
             if key in seen.names:
-                ck.error(doc.rel, anchor,
-                         f'duplicate chemical "{name}": also defined at {seen.names[key]}',
-                         "remove one entry, or rename it if they are different chemicals")
+                ck.error(
+                    doc.rel,
+                    anchor,
+                    f'duplicate chemical "{name}": also defined at {seen.names[key]}',
+                    "remove one entry, or rename it if they are different chemicals",
+                )
                 ok = False
             else:
                 seen.names[key] = ck.where(doc.rel, anchor)
         if cas:
             if cas in seen.cas:
                 other_name, other_where = seen.cas[cas]
-                ck.error(doc.rel, _key_line(doc, span, "cas", anchor),
-                         f'{label} has CAS {cas}, the same as "{other_name}" at {other_where}',
-                         "one of the two CAS numbers is wrong, or they are the same chemical: "
-                         "keep one entry")
+                ck.error(
+                    doc.rel,
+                    _key_line(doc, span, "cas", anchor),
+                    f'{label} has CAS {cas}, the same as "{other_name}" at {other_where}',
+                    "one of the two CAS numbers is wrong, or they are the same chemical: "
+                    "keep one entry",
+                )
                 ok = False
             else:
                 seen.cas[cas] = (name, ck.where(doc.rel, _key_line(doc, span, "cas", anchor)))
 
         if ok and class_id is not None:
-            chemicals.append(Chemical(
-                name=name, cas=cas or "", un=un, class_id=class_id,
-                symptoms=frozenset(current), sources=tuple(sources),
-                source_checked=checked,
-                prior=None if prior is None else float(prior), notes=v.get("notes", ""),
-                file=ck.display(doc.rel), line=anchor, id=chem_id, evidence=tuple(evidence),
-            ))
+            chemicals.append(
+                Chemical(
+                    name=name,
+                    cas=cas or "",
+                    un=un,
+                    class_id=class_id,
+                    symptoms=frozenset(current),
+                    sources=tuple(sources),
+                    source_checked=checked,
+                    prior=None if prior is None else float(prior),
+                    notes=v.get("notes", ""),
+                    file=ck.display(doc.rel),
+                    line=anchor,
+                    id=chem_id,
+                    evidence=tuple(evidence),
+                )
+            )
     return chemicals, len(tables)
 
 
-def _current_id(ck: _Checker, doc: _Doc, line: int | None, label: str, sid: str,
-                symptom_ids: set[str] | None, aliases: dict[str, str]) -> str | None:
+def _current_id(
+    ck: _Checker,
+    doc: _Doc,
+    line: int | None,
+    label: str,
+    sid: str,
+    symptom_ids: set[str] | None,
+    aliases: dict[str, str],
+) -> str | None:
     """The current id of a symptom id or alias used in a chemical file (None: unknown)."""
     if symptom_ids is None or sid in symptom_ids:
         return sid
     if sid in aliases:
         return aliases[sid]
-    ck.error(doc.rel, line, f'{label}: unknown symptom id "{sid}"',
-             _suggest(sid, symptom_ids | aliases.keys(), "symptom", SYMPTOMS_FILE))
+    ck.error(
+        doc.rel,
+        line,
+        f'{label}: unknown symptom id "{sid}"',
+        _suggest(sid, symptom_ids | aliases.keys(), "symptom", SYMPTOMS_FILE),
+    )
     return None
 
 
-def _check_evidence(ck: _Checker, doc: _Doc, raw, n_before: int, span, anchor: int | None,
-                    label: str, symptoms: set[str] | None, symptom_ids: set[str] | None,
-                    aliases: dict[str, str]) -> tuple[list[Evidence], int, bool]:
+def _check_evidence(
+    ck: _Checker,
+    doc: _Doc,
+    raw,
+    n_before: int,
+    span,
+    anchor: int | None,
+    label: str,
+    symptoms: set[str] | None,
+    symptom_ids: set[str] | None,
+    aliases: dict[str, str],
+) -> tuple[list[Evidence], int, bool]:
     """Check a chemical's [[chemical.evidence]] tables.
 
     ``symptoms`` are the chemical's current symptom ids (None when they could not be read,
@@ -704,10 +913,13 @@ def _check_evidence(ck: _Checker, doc: _Doc, raw, n_before: int, span, anchor: i
     if raw is None:
         return [], n_before, True
     if not isinstance(raw, list) or not all(isinstance(e, dict) for e in raw):
-        ck.error(doc.rel, _key_line(doc, span, "evidence", anchor),
-                 f"{label}: `evidence` is not a list of [[chemical.evidence]] tables",
-                 "write one [[chemical.evidence]] table per document, after the chemical's "
-                 "other keys, with title, url and symptoms")
+        ck.error(
+            doc.rel,
+            _key_line(doc, span, "evidence", anchor),
+            f"{label}: `evidence` is not a list of [[chemical.evidence]] tables",
+            "write one [[chemical.evidence]] table per document, after the chemical's "
+            "other keys, with title, url and symptoms",
+        )
         return [], n_before, False
     required = {"title": "str", "symptoms": "list"}
     optional = {"url": "str", "notes": "str"}
@@ -723,14 +935,18 @@ def _check_evidence(ck: _Checker, doc: _Doc, raw, n_before: int, span, anchor: i
         if title:
             bad = source_problem(title, ck.strict)
             if bad:
-                ck.error(doc.rel, _key_line(doc, espan, "title", eanchor), f"{label}: {bad[0]}",
-                         bad[1])
+                ck.error(
+                    doc.rel, _key_line(doc, espan, "title", eanchor), f"{label}: {bad[0]}", bad[1]
+                )
                 good = False
         url = v.get("url", "").strip()
         if "url" in v and not _URL_RE.match(url):
-            ck.error(doc.rel, _key_line(doc, espan, "url", eanchor),
-                     f'{label}: evidence url "{url}" is not a web address',
-                     'give the address the document was read at, e.g. "https://www.cdc.gov/..."')
+            ck.error(
+                doc.rel,
+                _key_line(doc, espan, "url", eanchor),
+                f'{label}: evidence url "{url}" is not a web address',
+                'give the address the document was read at, e.g. "https://www.cdc.gov/..."',
+            )
             good = False
         supported: set[str] = set()
         for sid in v.get("symptoms", []):
@@ -739,11 +955,14 @@ def _check_evidence(ck: _Checker, doc: _Doc, raw, n_before: int, span, anchor: i
             if cid is None:
                 good = False
             elif symptoms is not None and cid not in symptoms:
-                ck.error(doc.rel, line,
-                         f'{label}: evidence "{title}" supports "{sid}", which is not in the '
-                         "chemical's symptoms",
-                         "add it to the chemical's symptoms if the document lists it, or "
-                         "remove it from this evidence")
+                ck.error(
+                    doc.rel,
+                    line,
+                    f'{label}: evidence "{title}" supports "{sid}", which is not in the '
+                    "chemical's symptoms",
+                    "add it to the chemical's symptoms if the document lists it, or "
+                    "remove it from this evidence",
+                )
                 good = False
             else:
                 supported.add(cid)
@@ -786,8 +1005,9 @@ def check_files(
     for rel in sorted(files):
         raw = files[rel]
         if raw is None:
-            ck.error(rel, None, "the file could not be read",
-                     "check that it exists and is readable")
+            ck.error(
+                rel, None, "the file could not be read", "check that it exists and is readable"
+            )
             continue
         if isinstance(raw, InputRejected):  # a FIFO, a device, a dangling link, too big...
             ck.error(rel, raw.line, raw.problem, raw.fix)
@@ -801,9 +1021,13 @@ def check_files(
 
     for rel in (SYMPTOMS_FILE, CLASSES_FILE):
         if rel not in files:
-            ck.error(rel, None, "the file is missing",
-                     f"a knowledge base folder needs {SYMPTOMS_FILE}, {CLASSES_FILE} and "
-                     f"{CHEMICALS_DIR}/*.toml")
+            ck.error(
+                rel,
+                None,
+                "the file is missing",
+                f"a knowledge base folder needs {SYMPTOMS_FILE}, {CLASSES_FILE} and "
+                f"{CHEMICALS_DIR}/*.toml",
+            )
 
     categories, symptoms, sym_line, aliases = [], [], {}, {}
     symptom_ids = class_ids = None  # None: unknown because the file is broken
@@ -819,8 +1043,12 @@ def check_files(
 
     chem_files = [r for r in sorted(texts) if r.startswith(CHEMICALS_DIR + "/")]
     if not any(r.startswith(CHEMICALS_DIR + "/") for r in files):
-        ck.error(CHEMICALS_DIR, None, "there are no chemical files",
-                 f"add {CHEMICALS_DIR}/<class id>.toml files with [[chemical]] tables")
+        ck.error(
+            CHEMICALS_DIR,
+            None,
+            "there are no chemical files",
+            f"add {CHEMICALS_DIR}/<class id>.toml files with [[chemical]] tables",
+        )
     chemicals: list[Chemical] = []
     n_tables = 0
     seen = _Seen(names={}, cas={}, ids={})
@@ -833,21 +1061,33 @@ def check_files(
         chemicals += found
         n_tables += n
     if chem_files and n_tables == 0:
-        ck.error(CHEMICALS_DIR, None, "no file in it has a [[chemical]] table",
-                 "add at least one chemical")
+        ck.error(
+            CHEMICALS_DIR,
+            None,
+            "no file in it has a [[chemical]] table",
+            "add at least one chemical",
+        )
 
     if not ck.errors:
         used = set().union(*(c.symptoms for c in chemicals))
         for s in symptoms:
             if s.id not in used:
-                ck.warn(SYMPTOMS_FILE, sym_line[s.id], f'no chemical has symptom "{s.id}"',
-                        "it can never narrow the list: add it to chemicals whose sources name "
-                        "it, or remove it")
+                ck.warn(
+                    SYMPTOMS_FILE,
+                    sym_line[s.id],
+                    f'no chemical has symptom "{s.id}"',
+                    "it can never narrow the list: add it to chemicals whose sources name "
+                    "it, or remove it",
+                )
         have = {c.class_id for c in chemicals}
         for c in classes:
             if c.id not in have:
-                ck.warn(CLASSES_FILE, None, f'class "{c.id}" has no chemicals',
-                        f"add {CHEMICALS_DIR}/{c.id}.toml or remove the class")
+                ck.warn(
+                    CLASSES_FILE,
+                    None,
+                    f'class "{c.id}" has no chemicals',
+                    f"add {CHEMICALS_DIR}/{c.id}.toml or remove the class",
+                )
     if ck.errors:
         # file by file in the order they were checked, then by line
         rank: dict[str, int] = {}
@@ -858,8 +1098,13 @@ def check_files(
     order = {c.id: k for k, c in enumerate(classes)}
     chemicals.sort(key=lambda c: order[c.class_id])  # stable: file and position order kept
     return KnowledgeBase(
-        name=name, origin=origin, categories=tuple(categories), symptoms=tuple(symptoms),
-        classes=tuple(classes), chemicals=tuple(chemicals), warnings=tuple(ck.warnings),
+        name=name,
+        origin=origin,
+        categories=tuple(categories),
+        symptoms=tuple(symptoms),
+        classes=tuple(classes),
+        chemicals=tuple(chemicals),
+        warnings=tuple(ck.warnings),
         digest=digest.hexdigest(),
     )
 
@@ -913,11 +1158,17 @@ def bundled_root():
             return root
     except ModuleNotFoundError:
         pass
-    raise KBError([KBIssue(
-        "responder.bundled_kb", None, "the bundled knowledge base is not installed",
-        "reinstall responder (pip install -e . in a checkout), or pass --kb PATH to a "
-        "knowledge base",
-    )])
+    raise KBError(
+        [
+            KBIssue(
+                "responder.bundled_kb",
+                None,
+                "the bundled knowledge base is not installed",
+                "reinstall responder (pip install -e . in a checkout), or pass --kb PATH to a "
+                "knowledge base",
+            )
+        ]
+    )
 
 
 def _same_place(a, b) -> bool:
@@ -931,13 +1182,17 @@ def load_bundled() -> KnowledgeBase:
     """Load and validate the knowledge base shipped with responder (strict source rules)."""
     root = bundled_root()
     return check_files(
-        _read_tree(root), name=BUNDLED_NAME, origin=str(root),
-        display=lambda rel: str(root.joinpath(rel)), strict=True,
+        _read_tree(root),
+        name=BUNDLED_NAME,
+        origin=str(root),
+        display=lambda rel: str(root.joinpath(rel)),
+        strict=True,
     )
 
 
-def load_kb(path: str | Path, *, name: str | None = None,
-            strict: bool | None = None) -> KnowledgeBase:
+def load_kb(
+    path: str | Path, *, name: str | None = None, strict: bool | None = None
+) -> KnowledgeBase:
     """Load and validate a knowledge base folder.
 
     Parameters
@@ -957,15 +1212,26 @@ def load_kb(path: str | Path, *, name: str | None = None,
     root = Path(path).expanduser()
     if not root.is_dir():
         problem = "does not exist" if not root.exists() else "is not a folder"
-        raise KBError([KBIssue(str(root), None, f"the knowledge base folder {problem}",
-                               f"give a folder holding {SYMPTOMS_FILE}, {CLASSES_FILE} and "
-                               f"{CHEMICALS_DIR}/*.toml")])
+        raise KBError(
+            [
+                KBIssue(
+                    str(root),
+                    None,
+                    f"the knowledge base folder {problem}",
+                    f"give a folder holding {SYMPTOMS_FILE}, {CLASSES_FILE} and "
+                    f"{CHEMICALS_DIR}/*.toml",
+                )
+            ]
+        )
     if strict is None:
         try:
             strict = _same_place(root, bundled_root())
         except KBError:
             strict = False
     return check_files(
-        _read_tree(root), name=name or root.resolve().name, origin=str(root),
-        display=lambda rel: str(root / rel), strict=strict,
+        _read_tree(root),
+        name=name or root.resolve().name,
+        origin=str(root),
+        display=lambda rel: str(root / rel),
+        strict=strict,
     )

@@ -223,16 +223,25 @@ class KnowledgeBase:
         # needs a second copy of these dataclasses.
         cat_label = {c.id: c.label for c in self.categories}
         class_label = {c.id: c.label for c in self.classes}
-        symptoms = tuple(replace(s, index=j, category_label=cat_label.get(s.category, s.category))
-                         for j, s in enumerate(self.symptoms))
+        symptoms = tuple(
+            replace(s, index=j, category_label=cat_label.get(s.category, s.category))
+            for j, s in enumerate(self.symptoms)
+        )
         categories = tuple(
             replace(c, index=k, symptoms=tuple(s.index for s in symptoms if s.category == c.id))
-            for k, c in enumerate(self.categories))
+            for k, c in enumerate(self.categories)
+        )
         classes = tuple(replace(c, index=g) for g, c in enumerate(self.classes))
-        chemicals = tuple(replace(c, index=i, class_label=class_label.get(c.class_id, c.class_id))
-                          for i, c in enumerate(self.chemicals))
-        for name, value in (("symptoms", symptoms), ("categories", categories),
-                            ("classes", classes), ("chemicals", chemicals)):
+        chemicals = tuple(
+            replace(c, index=i, class_label=class_label.get(c.class_id, c.class_id))
+            for i, c in enumerate(self.chemicals)
+        )
+        for name, value in (
+            ("symptoms", symptoms),
+            ("categories", categories),
+            ("classes", classes),
+            ("chemicals", chemicals),
+        ):
             object.__setattr__(self, name, value)
 
     # --- lookups ------------------------------------------------------------------------
@@ -421,17 +430,26 @@ class KnowledgeBase:
         """Symptoms matching ``text``, best first (all, in file order, for empty text)."""
         # a synonym ("convulsions", "SOB") or a retired id counts almost as much as the label
         return _rank(
-            text, self.symptoms,
-            lambda s: ((s.label, 1.0), *((w, 0.95) for w in s.synonyms),
-                       *((a.replace("_", " "), 0.95) for a in s.aliases),
-                       (s.id.replace("_", " "), 0.9), (s.category_label, 0.5)), limit,
+            text,
+            self.symptoms,
+            lambda s: (
+                (s.label, 1.0),
+                *((w, 0.95) for w in s.synonyms),
+                *((a.replace("_", " "), 0.95) for a in s.aliases),
+                (s.id.replace("_", " "), 0.9),
+                (s.category_label, 0.5),
+            ),
+            limit,
         )
 
     def search_chemicals(self, text: str, limit: int | None = None) -> list[Chemical]:
         """Chemicals matching ``text`` by name, CAS, UN or class, best first."""
-        return _rank(text, self.chemicals,
-                     lambda c: ((c.name, 1.0), (c.cas, 0.9), (c.un or "", 0.5), (c.class_label, 0.5)),
-                     limit)
+        return _rank(
+            text,
+            self.chemicals,
+            lambda c: ((c.name, 1.0), (c.cas, 0.9), (c.un or "", 0.5), (c.class_label, 0.5)),
+            limit,
+        )
 
 
 def _fold(text: str) -> str:

@@ -33,6 +33,7 @@ def chemical_key(chemical) -> str:
 
     return getattr(chemical, "id", "") or chemical_slug(chemical.name)
 
+
 NEXT_STEPS_FILE = "next_steps.toml"
 
 #: Kinds of step, in the order a result shows them.
@@ -120,13 +121,20 @@ class ResultSteps:
         """JSON-ready: the poison-centre line, steps by kind with their source, the sources."""
         pc = self.poison_centre
         return {
-            "poison_centre": None if pc is None else
-            {"line": pc.line, "label": pc.label, "note": pc.note},
+            "poison_centre": None
+            if pc is None
+            else {"line": pc.line, "label": pc.label, "note": pc.note},
             "specific": self.specific,
-            "gaps": [{"class": g.class_id, "label": g.label or g.class_id, "reason": g.reason}
-                     for g in self.gaps],
-            "steps": {kind: [{"text": s.text, "for": list(s.targets), "source": s.source.id}
-                             for s in steps] for kind, steps in self.by_kind.items()},
+            "gaps": [
+                {"class": g.class_id, "label": g.label or g.class_id, "reason": g.reason}
+                for g in self.gaps
+            ],
+            "steps": {
+                kind: [
+                    {"text": s.text, "for": list(s.targets), "source": s.source.id} for s in steps
+                ]
+                for kind, steps in self.by_kind.items()
+            },
             "sources": [{"id": s.id, "title": s.title, "url": s.url} for s in self.sources],
         }
 
@@ -142,7 +150,7 @@ class NextSteps:
     gaps: dict[str, Gap] = field(default_factory=dict)
 
     @classmethod
-    def empty(cls) -> "NextSteps":
+    def empty(cls) -> NextSteps:
         return cls()
 
     def covered(self) -> set[str]:
@@ -180,8 +188,11 @@ class NextSteps:
                 continue
             specific |= any(t != ANY for t in hits)
             chosen.setdefault(step.kind, []).append((min(rank[t] for t in hits), order, step))
-        by_kind = {kind: tuple(s for _, _, s in sorted(chosen[kind], key=lambda t: t[:2]))
-                   for kind in STEP_KINDS if kind in chosen}
+        by_kind = {
+            kind: tuple(s for _, _, s in sorted(chosen[kind], key=lambda t: t[:2]))
+            for kind in STEP_KINDS
+            if kind in chosen
+        }
         covered = self.covered()
         gaps = tuple(self.gaps[c] for c in classes if c in self.gaps and c not in covered)
         return ResultSteps(by_kind, self.poison_centre, specific, gaps)
@@ -241,14 +252,22 @@ def parse_next_steps(text: str, kb: KnowledgeBase, where: str) -> NextSteps:
     known = {ANY} | class_ids | chemical_ids
     extra = set(data) - {"poison_centre", "source", "step", "gap"}
     for key in sorted(extra):
-        issues.append(_issue(where, _line_of(lines, 0, key), f'unknown key "{key}"',
-                             'use only [poison_centre], [[source]], [[step]] and [[gap]]'))
+        issues.append(
+            _issue(
+                where,
+                _line_of(lines, 0, key),
+                f'unknown key "{key}"',
+                "use only [poison_centre], [[source]], [[step]] and [[gap]]",
+            )
+        )
 
     def tables(key: str, fix: str):
         """Yield each [[key]] table with its line; a non-list value is one issue."""
         raw_list = data.get(key, [])
         if not isinstance(raw_list, list):
-            issues.append(_issue(where, _line_of(lines, 0, key), f'"{key}" must be [[{key}]] tables', fix))
+            issues.append(
+                _issue(where, _line_of(lines, 0, key), f'"{key}" must be [[{key}]] tables', fix)
+            )
             return
         cursor = 0
         for raw in raw_list:
@@ -257,19 +276,40 @@ def parse_next_steps(text: str, kb: KnowledgeBase, where: str) -> NextSteps:
             yield raw, line
 
     sources: dict[str, Source] = {}
-    for raw, line in tables("source", "write each document as a [[source]] table with id, title and url"):
-        sid, title, url = (_text(raw.get(k)) if isinstance(raw, dict) else None
-                           for k in ("id", "title", "url"))
+    for raw, line in tables(
+        "source", "write each document as a [[source]] table with id, title and url"
+    ):
+        sid, title, url = (
+            _text(raw.get(k)) if isinstance(raw, dict) else None for k in ("id", "title", "url")
+        )
         if not (sid and title and url):
-            issues.append(_issue(where, line, "a [[source]] lacks id, title or url",
-                                 "give every source an id, the document's title and where it was read"))
+            issues.append(
+                _issue(
+                    where,
+                    line,
+                    "a [[source]] lacks id, title or url",
+                    "give every source an id, the document's title and where it was read",
+                )
+            )
             continue
         if not url.startswith(("http://", "https://")):
-            issues.append(_issue(where, line, f'source "{sid}" has no web address',
-                                 "set url to the http(s) address where the document was read"))
+            issues.append(
+                _issue(
+                    where,
+                    line,
+                    f'source "{sid}" has no web address',
+                    "set url to the http(s) address where the document was read",
+                )
+            )
         if sid in sources:
-            issues.append(_issue(where, line, f'source id "{sid}" is used twice',
-                                 "give each [[source]] its own id"))
+            issues.append(
+                _issue(
+                    where,
+                    line,
+                    f'source id "{sid}" is used twice',
+                    "give each [[source]] its own id",
+                )
+            )
         sources[sid] = Source(sid, title, url)
 
     def source_of(raw: dict, line: int | None) -> Source | None:
@@ -277,8 +317,14 @@ def parse_next_steps(text: str, kb: KnowledgeBase, where: str) -> NextSteps:
         if sid in sources:
             return sources[sid]
         close = ", ".join(sorted(sources)[:8]) or "none defined"
-        issues.append(_issue(where, line, f'source "{sid}" is not a [[source]] id',
-                             f"name one of the [[source]] ids ({close})"))
+        issues.append(
+            _issue(
+                where,
+                line,
+                f'source "{sid}" is not a [[source]] id',
+                f"name one of the [[source]] ids ({close})",
+            )
+        )
         return None
 
     centre = None
@@ -286,15 +332,21 @@ def parse_next_steps(text: str, kb: KnowledgeBase, where: str) -> NextSteps:
     if raw_centre is not None:
         line = _line_of(lines, 0, "[poison_centre]")
         if not isinstance(raw_centre, dict) or not _text(raw_centre.get("line")):
-            issues.append(_issue(where, line, "[poison_centre] has no line",
-                                 'set line = "<phone number>"'))
+            issues.append(
+                _issue(where, line, "[poison_centre] has no line", 'set line = "<phone number>"')
+            )
         else:
             src = source_of(raw_centre, line) if "source" in raw_centre else None
-            centre = PoisonCentre(_text(raw_centre["line"]), _text(raw_centre.get("label")) or "",
-                                  _text(raw_centre.get("note")) or "", src)
+            centre = PoisonCentre(
+                _text(raw_centre["line"]),
+                _text(raw_centre.get("label")) or "",
+                _text(raw_centre.get("note")) or "",
+                src,
+            )
 
     steps: list[Step] = []
     seen: set[tuple] = set()
+
     def targeted(key: str, table_fix: str, for_fix: str):
         """Yield (table, line, targets) for each [[key]] table with a usable "for"; report the rest."""
         for raw, line in tables(key, table_fix):
@@ -303,71 +355,149 @@ def parse_next_steps(text: str, kb: KnowledgeBase, where: str) -> NextSteps:
                 continue
             targets = raw.get("for")
             targets = [targets] if isinstance(targets, str) else targets
-            if not targets or not isinstance(targets, list) or not all(isinstance(t, str) for t in targets):
+            if (
+                not targets
+                or not isinstance(targets, list)
+                or not all(isinstance(t, str) for t in targets)
+            ):
                 issues.append(_issue(where, line, f'a [[{key}]] has no "for"', for_fix))
                 continue
             yield raw, line, targets
 
-    for raw, line, targets in targeted("step", "write each step as a [[step]] table",
-                                       'set for = a class id, a chemical id, a list of them, or "any"'):
+    for raw, line, targets in targeted(
+        "step",
+        "write each step as a [[step]] table",
+        'set for = a class id, a chemical id, a list of them, or "any"',
+    ):
         unknown = [t for t in targets if t not in known]
         for t in unknown:
-            issues.append(_issue(where, line, f'"{t}" is not a class id, a chemical id or "any"',
-                                 "use an id from classes.toml or a chemical's id (kb info --json)"))
+            issues.append(
+                _issue(
+                    where,
+                    line,
+                    f'"{t}" is not a class id, a chemical id or "any"',
+                    "use an id from classes.toml or a chemical's id (kb info --json)",
+                )
+            )
         kind = raw.get("kind")
         if kind not in STEP_KINDS:
-            issues.append(_issue(where, line, f'step kind "{kind}" is unknown',
-                                 "use one of " + ", ".join(f'"{k}"' for k in STEP_KINDS)))
+            issues.append(
+                _issue(
+                    where,
+                    line,
+                    f'step kind "{kind}" is unknown',
+                    "use one of " + ", ".join(f'"{k}"' for k in STEP_KINDS),
+                )
+            )
         text_value = _text(raw.get("text"))
         if not text_value:
             issues.append(_issue(where, line, "a [[step]] has no text", "write what to do in text"))
         elif len(text_value) > MAX_STEP_CHARS:
-            issues.append(_issue(where, line, f"step text is {len(text_value)} characters",
-                                 f"keep a step to {MAX_STEP_CHARS} characters; the source has the detail"))
+            issues.append(
+                _issue(
+                    where,
+                    line,
+                    f"step text is {len(text_value)} characters",
+                    f"keep a step to {MAX_STEP_CHARS} characters; the source has the detail",
+                )
+            )
         src = source_of(raw, line)
         replaces = raw.get("replaces", False)
         bad_replaces = False
         if not isinstance(replaces, bool):
-            issues.append(_issue(where, line, "replaces must be true or false",
-                                 "write replaces = true, or leave it out"))
+            issues.append(
+                _issue(
+                    where,
+                    line,
+                    "replaces must be true or false",
+                    "write replaces = true, or leave it out",
+                )
+            )
             bad_replaces = True
         elif replaces and not all(t in chemical_ids for t in targets):
-            issues.append(_issue(where, line, "replaces = true on a step that is not for chemicals only",
-                                 "only a chemical's own step can stand in for its class's steps; "
-                                 "give it chemical ids in for, or remove replaces"))
+            issues.append(
+                _issue(
+                    where,
+                    line,
+                    "replaces = true on a step that is not for chemicals only",
+                    "only a chemical's own step can stand in for its class's steps; "
+                    "give it chemical ids in for, or remove replaces",
+                )
+            )
             bad_replaces = True
-        if unknown or kind not in STEP_KINDS or not text_value or src is None \
-                or len(text_value) > MAX_STEP_CHARS or bad_replaces:
+        if (
+            unknown
+            or kind not in STEP_KINDS
+            or not text_value
+            or src is None
+            or len(text_value) > MAX_STEP_CHARS
+            or bad_replaces
+        ):
             continue
         key = (tuple(targets), kind, text_value)
         if key in seen:
-            issues.append(_issue(where, line, "this step repeats an earlier one", "delete one of them"))
+            issues.append(
+                _issue(where, line, "this step repeats an earlier one", "delete one of them")
+            )
             continue
         seen.add(key)
         steps.append(Step(tuple(targets), kind, text_value, src, line, replaces))
 
     gaps: dict[str, Gap] = {}
     with_steps = {t for s in steps for t in s.targets}
-    for raw, line, targets in targeted("gap", "write each gap as a [[gap]] table with for and reason",
-                                       "set for = the class id (or a list of class ids) left without steps"):
+    for raw, line, targets in targeted(
+        "gap",
+        "write each gap as a [[gap]] table with for and reason",
+        "set for = the class id (or a list of class ids) left without steps",
+    ):
         reason = _text(raw.get("reason"))
         if not reason:
-            issues.append(_issue(where, line, "a [[gap]] has no reason",
-                                 "say why the class has no steps (what was searched, what was missing)"))
+            issues.append(
+                _issue(
+                    where,
+                    line,
+                    "a [[gap]] has no reason",
+                    "say why the class has no steps (what was searched, what was missing)",
+                )
+            )
         elif len(reason) > MAX_GAP_CHARS:
-            issues.append(_issue(where, line, f"gap reason is {len(reason)} characters",
-                                 f"keep a reason to {MAX_GAP_CHARS} characters"))
+            issues.append(
+                _issue(
+                    where,
+                    line,
+                    f"gap reason is {len(reason)} characters",
+                    f"keep a reason to {MAX_GAP_CHARS} characters",
+                )
+            )
             reason = None
         for t in targets:
             if t not in class_ids:
-                issues.append(_issue(where, line, f'gap "{t}" is not a class id',
-                                     "a [[gap]] is for a class id from classes.toml"))
+                issues.append(
+                    _issue(
+                        where,
+                        line,
+                        f'gap "{t}" is not a class id',
+                        "a [[gap]] is for a class id from classes.toml",
+                    )
+                )
             elif t in with_steps:
-                issues.append(_issue(where, line, f'class "{t}" has steps and is also listed as a gap',
-                                     "remove the [[gap]], or the steps"))
+                issues.append(
+                    _issue(
+                        where,
+                        line,
+                        f'class "{t}" has steps and is also listed as a gap',
+                        "remove the [[gap]], or the steps",
+                    )
+                )
             elif t in gaps:
-                issues.append(_issue(where, line, f'class "{t}" is listed as a gap twice',
-                                     "keep one [[gap]] for it"))
+                issues.append(
+                    _issue(
+                        where,
+                        line,
+                        f'class "{t}" is listed as a gap twice',
+                        "keep one [[gap]] for it",
+                    )
+                )
             elif reason:
                 gaps[t] = Gap(t, reason, line, class_labels.get(t, t))
     if issues:
@@ -402,7 +532,7 @@ def load_next_steps(kb: KnowledgeBase, folder: str | Path | None = None) -> Next
     return parse_next_steps(text, kb, where)
 
 
-_CACHE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def steps_for(knowledge) -> NextSteps:
@@ -451,8 +581,10 @@ def act_now_message(urgent_labels, poison_centre: PoisonCentre | None) -> str | 
     if not labels:
         return None
     what = ", ".join(labels)
-    line = f"ACT NOW: {what}. Start life support and call emergency services (911) now; " \
-           "keep answering when you can."
+    line = (
+        f"ACT NOW: {what}. Start life support and call emergency services (911) now; "
+        "keep answering when you can."
+    )
     if poison_centre is not None:
         line += f" Poison centre {poison_centre.line}."
     return line

@@ -24,7 +24,9 @@ def load_knowledge(spec: str | Path | None) -> KnowledgeBase:
     except KBError as exc:
         raise KnowledgeError(str(exc)) from None
     except (OSError, ValueError) as exc:
-        raise KnowledgeError(f"the knowledge base {spec or 'bundled'} cannot be used: {exc}") from None
+        raise KnowledgeError(
+            f"the knowledge base {spec or 'bundled'} cannot be used: {exc}"
+        ) from None
     return kb
 
 
@@ -38,7 +40,8 @@ def available_kbs() -> list[str]:
     names = []
     if root.is_dir():
         names = sorted(
-            p.name for p in root.iterdir()
+            p.name
+            for p in root.iterdir()
             if p.is_dir() and not p.name.startswith(".") and (p / SYMPTOMS_FILE).is_file()
         )
     return [BUNDLED_NAME, *names]
@@ -68,22 +71,42 @@ def resolve_kb(spec: str | Path | None, *, strict: bool | None = None) -> Knowle
     text = str(spec)
     path = Path(text).expanduser()
     if path.is_symlink() and not path.exists():
-        raise KBError([KBIssue(text, None, f"this is a symbolic link to {os.readlink(path)}, "
-                               "which does not exist", "fix or remove the link")])
+        raise KBError(
+            [
+                KBIssue(
+                    text,
+                    None,
+                    f"this is a symbolic link to {os.readlink(path)}, which does not exist",
+                    "fix or remove the link",
+                )
+            ]
+        )
     if path.exists():
         if path.is_dir():
             return load_kb(path, strict=strict)
         if path.suffix.lower() == ".csv":
             return load_csv(path, strict=bool(strict))
-        raise KBError([KBIssue(
-            text, None, "this file is not a knowledge base",
-            "give a knowledge-base folder, a .csv file, or the name of an imported knowledge base",
-        )])
+        raise KBError(
+            [
+                KBIssue(
+                    text,
+                    None,
+                    "this file is not a knowledge base",
+                    "give a knowledge-base folder, a .csv file, or the name of an imported knowledge base",
+                )
+            ]
+        )
     named = paths.user_kb_dir() / text
     if "/" not in text and "\\" not in text and (named / SYMPTOMS_FILE).is_file():
         return load_kb(named, name=text, strict=bool(strict))
     names = ", ".join(available_kbs())
-    raise KBError([KBIssue(
-        text, None, "no knowledge base has this name, and no file or folder has this path",
-        f"use one of: {names}; or import a CSV with `responder kb import FILE.csv`",
-    )])
+    raise KBError(
+        [
+            KBIssue(
+                text,
+                None,
+                "no knowledge base has this name, and no file or folder has this path",
+                f"use one of: {names}; or import a CSV with `responder kb import FILE.csv`",
+            )
+        ]
+    )

@@ -96,9 +96,14 @@ class Mode:
 MODES: dict[str, Mode] = {}
 
 
-def make_settings(eps: int | None = None, sensitivity: float | None = None,
-                  leak: float | None = None, max_questions: int | None = None,
-                  prior: str | None = None, long_row_exponent: float | None = None) -> Settings:
+def make_settings(
+    eps: int | None = None,
+    sensitivity: float | None = None,
+    leak: float | None = None,
+    max_questions: int | None = None,
+    prior: str | None = None,
+    long_row_exponent: float | None = None,
+) -> Settings:
     """Settings with every value checked; ValueError says which is wrong and why."""
     if prior is not None and prior not in PRIOR_MODES:
         raise ValueError(f"unknown prior {prior!r}; choose one of {', '.join(PRIOR_MODES)}")
@@ -113,12 +118,20 @@ def make_settings(eps: int | None = None, sensitivity: float | None = None,
         if sensitivity is not None and leak is not None and not leak < sensitivity:
             raise ValueError(f"leak ({leak}) must be below sensitivity ({sensitivity})") from None
     else:
-        ev.check_answer_model(ev.DEFAULT_SENSITIVITY if sensitivity is None else sensitivity,
-                              ev.DEFAULT_LEAK if leak is None else leak)
+        ev.check_answer_model(
+            ev.DEFAULT_SENSITIVITY if sensitivity is None else sensitivity,
+            ev.DEFAULT_LEAK if leak is None else leak,
+        )
         if long_row_exponent is not None:
             ev.check_long_row_exponent(long_row_exponent)
-    return Settings(DEFAULT_EPS if eps is None else eps, sensitivity, leak, max_questions,
-                    prior or DEFAULT_PRIOR_MODE, long_row_exponent)
+    return Settings(
+        DEFAULT_EPS if eps is None else eps,
+        sensitivity,
+        leak,
+        max_questions,
+        prior or DEFAULT_PRIOR_MODE,
+        long_row_exponent,
+    )
 
 
 def register_mode(mode: Mode) -> None:
@@ -127,10 +140,8 @@ def register_mode(mode: Mode) -> None:
 
 
 def _strict_run(target: str, policy: str, noisy: bool):
-    def run(kb: KnowledgeBase, problem: Problem, respond: Respond,
-            settings: Settings) -> Outcome:
-        noise = (NoiseModel(settings.eps, np.ones(problem.n_queries, dtype=bool))
-                 if noisy else None)
+    def run(kb: KnowledgeBase, problem: Problem, respond: Respond, settings: Settings) -> Outcome:
+        noise = NoiseModel(settings.eps, np.ones(problem.n_queries, dtype=bool)) if noisy else None
         state = InterviewState(problem, target=target, policy=policy, noise=noise)
         cap = settings.max_questions or problem.n_queries
         asked: list[tuple[int, Answer]] = []
@@ -147,31 +158,52 @@ def _strict_run(target: str, policy: str, noisy: bool):
         node = state.node
         if node.idx.size:
             chem[node.idx] = node.mass / node.total
-        return Outcome(chem, state.group_probabilities(), tuple(asked),
-                       "no_fit" if status is Status.INCONSISTENT else status.value)
+        return Outcome(
+            chem,
+            state.group_probabilities(),
+            tuple(asked),
+            "no_fit" if status is Status.INCONSISTENT else status.value,
+        )
+
     return run
 
 
-register_mode(Mode("strict-gbs", "paper's GBS, identify the chemical, answers taken as exact",
-                   _strict_run("object", "gbs", noisy=False)))
-register_mode(Mode("strict-gisa", "paper's GISA, identify the class, answers taken as exact",
-                   _strict_run("group", "gisa", noisy=False)))
-register_mode(Mode("noise-gbs", "paper's GBS under persistent noise (up to eps wrong answers)",
-                   _strict_run("object", "gbs", noisy=True)))
+register_mode(
+    Mode(
+        "strict-gbs",
+        "paper's GBS, identify the chemical, answers taken as exact",
+        _strict_run("object", "gbs", noisy=False),
+    )
+)
+register_mode(
+    Mode(
+        "strict-gisa",
+        "paper's GISA, identify the class, answers taken as exact",
+        _strict_run("group", "gisa", noisy=False),
+    )
+)
+register_mode(
+    Mode(
+        "noise-gbs",
+        "paper's GBS under persistent noise (up to eps wrong answers)",
+        _strict_run("object", "gbs", noisy=True),
+    )
+)
 
 
 def _evidence_run(target: str):
-    def run(kb: KnowledgeBase, problem: Problem, respond: Respond,
-            settings: Settings) -> Outcome:
+    def run(kb: KnowledgeBase, problem: Problem, respond: Respond, settings: Settings) -> Outcome:
         from responder.engine import evidence as ev  # noqa: PLC0415
 
-        leaks = np.array([np.nan if getattr(s, "leak", None) is None else float(s.leak)
-                          for s in kb.symptoms])
+        leaks = np.array(
+            [np.nan if getattr(s, "leak", None) is None else float(s.leak) for s in kb.symptoms]
+        )
         answers = ev.AnswerModel(
             ev.DEFAULT_SENSITIVITY if settings.sensitivity is None else settings.sensitivity,
             ev.DEFAULT_LEAK if settings.leak is None else settings.leak,
             None if np.isnan(leaks).all() else leaks,
-            ev.DEFAULT_LONG_ROW_EXPONENT if settings.long_row_exponent is None
+            ev.DEFAULT_LONG_ROW_EXPONENT
+            if settings.long_row_exponent is None
             else settings.long_row_exponent,
         )
         model = ev.EvidenceModel(problem, answers, target=target)
@@ -192,8 +224,13 @@ def _evidence_run(target: str):
                 known[query] = answer is Answer.YES
             asked.append((query, answer))
             belief = model.belief(known, skipped)
-        return Outcome(belief.posterior.copy(), belief.group_probabilities(), tuple(asked),
-                       belief.stop().reason or "asking")
+        return Outcome(
+            belief.posterior.copy(),
+            belief.group_probabilities(),
+            tuple(asked),
+            belief.stop().reason or "asking",
+        )
+
     return run
 
 
@@ -202,10 +239,17 @@ try:
 except ImportError:  # the evidence mode is not in this build yet
     pass
 else:
-    register_mode(Mode("evidence", "evidence-weighted, identify the chemical (nothing is "
-                       "eliminated; stops when confident)", _evidence_run("object")))
-    register_mode(Mode("evidence-class", "evidence-weighted, identify the class",
-                       _evidence_run("group")))
+    register_mode(
+        Mode(
+            "evidence",
+            "evidence-weighted, identify the chemical (nothing is "
+            "eliminated; stops when confident)",
+            _evidence_run("object"),
+        )
+    )
+    register_mode(
+        Mode("evidence-class", "evidence-weighted, identify the class", _evidence_run("group"))
+    )
 
 
 # --- scoring ---------------------------------------------------------------------------------
@@ -276,11 +320,17 @@ class ModeSummary:
     def as_dict(self) -> dict:
         n, k = self.cases or 1, self.chemical_cases or 1
         return {
-            "mode": self.mode, "description": self.description, "cases": self.cases,
+            "mode": self.mode,
+            "description": self.description,
+            "cases": self.cases,
             "chemical_cases": self.chemical_cases,
-            "top1": self.top1, "top5": self.top5, "class": self.class_top1,
-            "top1_rate": self.top1 / k, "top5_rate": self.top5 / k,
-            "class_rate": self.class_top1 / n, "no_fit": self.no_fit,
+            "top1": self.top1,
+            "top5": self.top5,
+            "class": self.class_top1,
+            "top1_rate": self.top1 / k,
+            "top5_rate": self.top5 / k,
+            "class_rate": self.class_top1 / n,
+            "no_fit": self.no_fit,
             "mean_questions": self.mean_questions,
         }
 
@@ -306,9 +356,15 @@ class Report:
         asked = [len(r.asked) for r in rs]
         chemical_cases = sum(not c.class_only for c in self.cases)
         return ModeSummary(
-            mode, MODES[mode].description, len(rs), chemical_cases, sum(r.top1 for r in rs),
-            sum(r.top5 for r in rs), sum(r.class_top1 for r in rs),
-            sum(r.status == "no_fit" for r in rs), float(np.mean(asked)) if asked else 0.0,
+            mode,
+            MODES[mode].description,
+            len(rs),
+            chemical_cases,
+            sum(r.top1 for r in rs),
+            sum(r.top5 for r in rs),
+            sum(r.class_top1 for r in rs),
+            sum(r.status == "no_fit" for r in rs),
+            float(np.mean(asked)) if asked else 0.0,
         )
 
 
@@ -322,19 +378,21 @@ def respond_from(case: Case, kb: KnowledgeBase) -> Respond:
         if present is None:
             return Answer.UNKNOWN
         return Answer.YES if present else Answer.NO
+
     return respond
 
 
-def run_case(kb: KnowledgeBase, problem: Problem, case: Case, mode: str,
-             settings: Settings) -> CaseResult:
+def run_case(
+    kb: KnowledgeBase, problem: Problem, case: Case, mode: str, settings: Settings
+) -> CaseResult:
     """Interview ``case`` in ``mode`` and score it."""
     outcome = MODES[mode].run(kb, problem, respond_from(case, kb), settings)
     class_index = [c.id for c in kb.classes].index(case.class_id)
     order = np.argsort(-outcome.chemical_probability, kind="stable")
-    top = tuple(kb.chemicals[i].name for i in order[:TOP_K]
-                if outcome.chemical_probability[i] > 0)
+    top = tuple(kb.chemicals[i].name for i in order[:TOP_K] if outcome.chemical_probability[i] > 0)
     return CaseResult(
-        case=case.id, mode=mode,
+        case=case.id,
+        mode=mode,
         rank=chemical_rank(kb.matrix, outcome.chemical_probability, case.chemicals),
         class_rank=class_rank(outcome.class_probability, class_index),
         status=outcome.status,
@@ -378,22 +436,32 @@ def sign_coverage(kb: KnowledgeBase, case: Case) -> SignCoverage | None:
     def score(row: int) -> SignCoverage:
         listed = kb.chemicals[row].symptoms
         return SignCoverage(
-            sum(p in listed for p in present), len(present),
+            sum(p in listed for p in present),
+            len(present),
             tuple(p for p in present if p not in listed),
             tuple(a for a in absent if a in listed),
         )
-    return max((score(r) for r in case.chemicals),
-               key=lambda c: c.listed - len(c.contradicted))
+
+    return max((score(r) for r in case.chemicals), key=lambda c: c.listed - len(c.contradicted))
 
 
-def validate(kb: KnowledgeBase, cases: Sequence[Case], modes: Sequence[str] | None = None,
-             settings: Settings | None = None) -> Report:
+def validate(
+    kb: KnowledgeBase,
+    cases: Sequence[Case],
+    modes: Sequence[str] | None = None,
+    settings: Settings | None = None,
+) -> Report:
     """Run every case through every mode (default: all registered modes)."""
     names = check_modes(modes)
     settings = settings or Settings()
     problem = kb.to_problem(settings.prior)
-    report = Report(kb.name, names, list(cases), settings=settings,
-                    coverage={c.id: sign_coverage(kb, c) for c in cases})
+    report = Report(
+        kb.name,
+        names,
+        list(cases),
+        settings=settings,
+        coverage={c.id: sign_coverage(kb, c) for c in cases},
+    )
     for mode in names:
         report.results[mode] = [run_case(kb, problem, c, mode, settings) for c in cases]
     return report
@@ -408,29 +476,44 @@ def report_json(report: Report) -> dict:
     listed, present = report.sign_totals()
     return {
         "knowledge_base": report.kb_name,
-        "signs_listed": listed, "signs_present": present,
-        "settings": {"prior": report.settings.prior,
-                     "eps": report.settings.eps, "sensitivity": report.settings.sensitivity,
-                     "leak": report.settings.leak,
-                     "long_row_exponent": report.settings.long_row_exponent,
-                     "max_questions": report.settings.max_questions},
+        "signs_listed": listed,
+        "signs_present": present,
+        "settings": {
+            "prior": report.settings.prior,
+            "eps": report.settings.eps,
+            "sensitivity": report.settings.sensitivity,
+            "leak": report.settings.leak,
+            "long_row_exponent": report.settings.long_row_exponent,
+            "max_questions": report.settings.max_questions,
+        },
         "modes": [report.summary(m).as_dict() for m in report.modes],
         "cases": [
             {
-                "case": c.id, "file": c.file, "agent": list(c.agents), "class": c.class_id,
-                "in_kb": bool(c.chemicals), "class_only": c.class_only,
-                "citation": c.citation, "url": c.url,
-                "signs": [{"symptom": s.symptom, "present": s.present, "quote": s.quote}
-                          for s in c.signs],
+                "case": c.id,
+                "file": c.file,
+                "agent": list(c.agents),
+                "class": c.class_id,
+                "in_kb": bool(c.chemicals),
+                "class_only": c.class_only,
+                "citation": c.citation,
+                "url": c.url,
+                "signs": [
+                    {"symptom": s.symptom, "present": s.present, "quote": s.quote} for s in c.signs
+                ],
                 "unlisted": list(cov.unlisted) if (cov := report.coverage.get(c.id)) else None,
                 "contradicted": list(cov.contradicted) if cov else None,
                 "modes": {
-                    m: {"rank": r.rank, "class_rank": r.class_rank, "status": r.status,
+                    m: {
+                        "rank": r.rank,
+                        "class_rank": r.class_rank,
+                        "status": r.status,
                         "questions": len(r.asked),
                         "asked": [{"symptom": s, "answer": a} for s, a in r.asked],
-                        "top": list(r.top)}
+                        "top": list(r.top),
+                    }
                     for m in report.modes
-                    for r in report.results[m] if r.case == c.id
+                    for r in report.results[m]
+                    if r.case == c.id
                 },
             }
             for c in by_case.values()
@@ -447,52 +530,82 @@ def format_report(report: Report) -> str:
     n_cases = len(report.cases)
     missing = sum(not c.chemicals and not c.class_only for c in report.cases)
     class_only = sum(c.class_only for c in report.cases)
-    out = [f"Validation of knowledge base {report.kb_name!r} on {n_cases} case vignettes "
-           f"(prior per {report.settings.prior})"]
+    out = [
+        f"Validation of knowledge base {report.kb_name!r} on {n_cases} case vignettes "
+        f"(prior per {report.settings.prior})"
+    ]
     if class_only:
         out.append(f"  {class_only} name only a class: scored on class, left out of top-1/top-5")
     if missing:
-        out.append(f"  {missing} name an agent the knowledge base lacks: counted as top-1/top-5 "
-                   "misses")
+        out.append(
+            f"  {missing} name an agent the knowledge base lacks: counted as top-1/top-5 misses"
+        )
     listed, present = report.sign_totals()
     if present:
-        out.append(f"  the agents' knowledge-base rows list {listed} of the {present} signs the "
-                   f"reports state as present ({100 * listed / present:.0f}%)")
-    out += ["",
-           f"  {'mode':<14} {'top-1':>12}  {'top-5':>12}  {'class':>12}  {'no fit':>6}  "
-           f"{'questions':>9}"]
+        out.append(
+            f"  the agents' knowledge-base rows list {listed} of the {present} signs the "
+            f"reports state as present ({100 * listed / present:.0f}%)"
+        )
+    out += [
+        "",
+        f"  {'mode':<14} {'top-1':>12}  {'top-5':>12}  {'class':>12}  {'no fit':>6}  "
+        f"{'questions':>9}",
+    ]
     for m in report.modes:
         s = report.summary(m)
-        out.append(f"  {m:<14} {_pct(s.top1, s.chemical_cases)}  {_pct(s.top5, s.chemical_cases)}  "
-                   f"{_pct(s.class_top1, s.cases)}  {s.no_fit:>6}  {s.mean_questions:>9.1f}")
-    out += ["", "Per case: rank of the agent / rank of its class (- = eliminated or no fit; "
-            "n/a = not in the knowledge base; class = the report names only the class)", ""]
+        out.append(
+            f"  {m:<14} {_pct(s.top1, s.chemical_cases)}  {_pct(s.top5, s.chemical_cases)}  "
+            f"{_pct(s.class_top1, s.cases)}  {s.no_fit:>6}  {s.mean_questions:>9.1f}"
+        )
+    out += [
+        "",
+        "Per case: rank of the agent / rank of its class (- = eliminated or no fit; "
+        "n/a = not in the knowledge base; class = the report names only the class)",
+        "",
+    ]
     width = max((len(c.id) for c in report.cases), default=4)
     out.append(f"  {'case':<{width}}  " + "  ".join(f"{m:>12}" for m in report.modes))
     for i, case in enumerate(report.cases):
         cells = []
         for m in report.modes:
             r = report.results[m][i]
-            rank = ("class" if case.class_only else "n/a" if not case.chemicals
-                    else str(r.rank) if r.rank else "-")
+            rank = (
+                "class"
+                if case.class_only
+                else "n/a"
+                if not case.chemicals
+                else str(r.rank)
+                if r.rank
+                else "-"
+            )
             cells.append(f"{rank + ' / ' + (str(r.class_rank) if r.class_rank else '-'):>12}")
         out.append(f"  {case.id:<{width}}  " + "  ".join(cells))
-    gaps = [(c.id, cov) for c in report.cases
-            if (cov := report.coverage.get(c.id)) and (cov.unlisted or cov.contradicted)]
+    gaps = [
+        (c.id, cov)
+        for c in report.cases
+        if (cov := report.coverage.get(c.id)) and (cov.unlisted or cov.contradicted)
+    ]
     if gaps:
-        out += ["", "Signs the reports state that the agent's row does not match "
-                "(+ present but not listed, - absent but listed):"]
-        out += [f"  {cid}: " + " ".join([f"+{s}" for s in cov.unlisted]
-                                        + [f"-{s}" for s in cov.contradicted])
-                for cid, cov in gaps]
+        out += [
+            "",
+            "Signs the reports state that the agent's row does not match "
+            "(+ present but not listed, - absent but listed):",
+        ]
+        out += [
+            f"  {cid}: "
+            + " ".join([f"+{s}" for s in cov.unlisted] + [f"-{s}" for s in cov.contradicted])
+            for cid, cov in gaps
+        ]
     out += ["", "Modes:"] + [f"  {m}: {MODES[m].description}" for m in report.modes]
     if "noise-gbs" in report.modes:
         out.append(f"  (noise-gbs uses eps = {report.settings.eps}, every question error-prone)")
     if any(m.startswith("evidence") for m in report.modes):
         s, l_ = report.settings.sensitivity, report.settings.leak
         a = report.settings.long_row_exponent
-        out.append("  (evidence modes use sensitivity = "
-                   f"{'the default' if s is None else s}, leak = "
-                   f"{'the default' if l_ is None else l_}, long-row exponent = "
-                   f"{'the default' if a is None else a}; knowledge-base leaks override)")
+        out.append(
+            "  (evidence modes use sensitivity = "
+            f"{'the default' if s is None else s}, leak = "
+            f"{'the default' if l_ is None else l_}, long-row exponent = "
+            f"{'the default' if a is None else a}; knowledge-base leaks override)"
+        )
     return "\n".join(out)

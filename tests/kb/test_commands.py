@@ -93,8 +93,12 @@ sources = ["CDC ERSH-DB: T"]
 
 
 def make_kb(root: Path, g1: str = G1, symptoms: str = SYMPTOMS) -> Path:
-    for rel, text in {"symptoms.toml": symptoms, "classes.toml": CLASSES,
-                      "chemicals/g1.toml": g1, "chemicals/g2.toml": G2}.items():
+    for rel, text in {
+        "symptoms.toml": symptoms,
+        "classes.toml": CLASSES,
+        "chemicals/g1.toml": g1,
+        "chemicals/g2.toml": G2,
+    }.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text(text, encoding="utf-8")
     return root
@@ -139,8 +143,11 @@ def test_check_ok_prints_one_line_summary(kb_dir, capsys):
 
 
 def test_check_lists_warnings(tmp_path, capsys):
-    root = make_kb(tmp_path / "kb", g1=G1.replace('["a", "c"]', '["a"]'),
-                   symptoms=SYMPTOMS + '\n[[symptom]]\nid = "e"\nlabel = "E"\ncategory = "y"\n')
+    root = make_kb(
+        tmp_path / "kb",
+        g1=G1.replace('["a", "c"]', '["a"]'),
+        symptoms=SYMPTOMS + '\n[[symptom]]\nid = "e"\nlabel = "E"\ncategory = "y"\n',
+    )
     code, out, err = run(["kb", "check", str(root)], capsys)
     assert code == 0
     assert "1 warning" in out
@@ -155,34 +162,63 @@ symptoms = ["a"]
 """
 
 MALFORMED = {
-    "unknown symptom": (G1.replace('["a", "c"]', '["a", "cc"]'), 'unknown symptom id "cc"',
-                        '["a", "cc"]'),
-    "unknown class": (G1.replace('class = "g1"', 'class = "g3"'), 'unknown class "g3"',
-                      'class = "g3"'),
-    "duplicate name": (G1.replace('name = "Q"', 'name = "p"'), 'duplicate chemical "p"',
-                       'name = "p"'),
+    "unknown symptom": (
+        G1.replace('["a", "c"]', '["a", "cc"]'),
+        'unknown symptom id "cc"',
+        '["a", "cc"]',
+    ),
+    "unknown class": (
+        G1.replace('class = "g1"', 'class = "g3"'),
+        'unknown class "g3"',
+        'class = "g3"',
+    ),
+    "duplicate name": (
+        G1.replace('name = "Q"', 'name = "p"'),
+        'duplicate chemical "p"',
+        'name = "p"',
+    ),
     "empty sources": (G1.replace('["CHEMM: R"]', "[]"), "empty sources list", "sources = []"),
     "bad series": (G1.replace("CHEMM: R", "Haz-Map: R"), 'source "Haz-Map: R"', "Haz-Map"),
     "empty symptoms": (G1.replace('["a", "c"]', "[]"), "empty symptom list", "symptoms = []"),
-    "check digit": (G1.replace("7782-50-5", "7782-50-6"), "check digit 6 but its digits give 5",
-                    "7782-50-6"),
+    "check digit": (
+        G1.replace("7782-50-5", "7782-50-6"),
+        "check digit 6 but its digits give 5",
+        "7782-50-6",
+    ),
     "cas format": (G1.replace("7782-50-5", "778-2505"), "malformed", "778-2505"),
-    "prior": (G1.replace('name = "R"', 'name = "R"\nprior = 0'), "not a positive number",
-              "prior = 0"),
+    "prior": (
+        G1.replace('name = "R"', 'name = "R"\nprior = 0'),
+        "not a positive number",
+        "prior = 0",
+    ),
     "toml syntax": (G1.replace('name = "R"', 'name = R"'), "not valid TOML", 'name = R"'),
-    "missing key": (G1.replace('symptoms = ["a", "c"]\n', ""), "has no `symptoms`",
-                    'name = "R"'),
+    "missing key": (G1.replace('symptoms = ["a", "c"]\n', ""), "has no `symptoms`", 'name = "R"'),
     "no class": (G1.replace('class = "g1"\n', ""), "does not say its class", None),
-    "evidence symptom": (G1 + EVIDENCE.replace('["a"]', '["b", "a"]'),
-                         'supports "b", which is not in the chemical\'s symptoms', '["b", "a"]'),
-    "checked uncovered": (G1.replace('sources = ["CHEMM: R"]', 'source_checked = true') + EVIDENCE,
-                          'no evidence document supports "c"', "source_checked = true"),
-    "evidence url": (G1 + EVIDENCE.replace("https://www.cdc.gov/r", "cdc r"),
-                     "is not a web address", 'url = "cdc r"'),
-    "chemical id": (G1.replace('name = "R"', 'name = "R"\nid = "R!"'), 'id "R!" is not a valid',
-                    'id = "R!"'),
-    "duplicate id": (G1.replace('name = "R"', 'name = "R"\nid = "p"'), 'has id "p", the same as',
-                     'id = "p"'),
+    "evidence symptom": (
+        G1 + EVIDENCE.replace('["a"]', '["b", "a"]'),
+        'supports "b", which is not in the chemical\'s symptoms',
+        '["b", "a"]',
+    ),
+    "checked uncovered": (
+        G1.replace('sources = ["CHEMM: R"]', "source_checked = true") + EVIDENCE,
+        'no evidence document supports "c"',
+        "source_checked = true",
+    ),
+    "evidence url": (
+        G1 + EVIDENCE.replace("https://www.cdc.gov/r", "cdc r"),
+        "is not a web address",
+        'url = "cdc r"',
+    ),
+    "chemical id": (
+        G1.replace('name = "R"', 'name = "R"\nid = "R!"'),
+        'id "R!" is not a valid',
+        'id = "R!"',
+    ),
+    "duplicate id": (
+        G1.replace('name = "R"', 'name = "R"\nid = "p"'),
+        'has id "p", the same as',
+        'id = "p"',
+    ),
 }
 
 
@@ -283,9 +319,16 @@ def test_info_json(kb_dir, capsys):
     assert r["group_entropy"] == pytest.approx(1.0)
     assert [c["id"] for c in r["chemical_list"]] == ["p", "q", "r", "s", "t"]
     assert r["chemical_list"][2] == {
-        "id": "r", "name": "R", "cas": "7647-01-0", "un": None, "class": "g1",
-        "source_checked": False, "sources": ["CHEMM: R"], "evidence": [],
-        "symptoms": ["a", "c"]}
+        "id": "r",
+        "name": "R",
+        "cas": "7647-01-0",
+        "un": None,
+        "class": "g1",
+        "source_checked": False,
+        "sources": ["CHEMM: R"],
+        "evidence": [],
+        "symptoms": ["a", "c"],
+    }
     assert r["checked_per_class"] == {"g1": [0, 3], "g2": [0, 2]}
     assert r["min_hamming"] == 1  # S 0011 vs T 0001
     assert r["eps"] == 0
@@ -298,8 +341,16 @@ def test_info_json(kb_dir, capsys):
     assert gamma["d"] == pytest.approx((1.0, 0.5))
     assert r["gain_region_count"] == 3
     assert r["gain_region"]["definition"] == "gamma_w >= 0.75 and gamma_b <= 0.75"
-    for key in ("chemicals", "symptoms", "categories", "classes", "distinguishable_profiles",
-                "min_hamming", "eps", "gain_region_count"):
+    for key in (
+        "chemicals",
+        "symptoms",
+        "categories",
+        "classes",
+        "distinguishable_profiles",
+        "min_hamming",
+        "eps",
+        "gain_region_count",
+    ):
         assert isinstance(r[key], int)
 
 

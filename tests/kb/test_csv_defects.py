@@ -23,15 +23,22 @@ def issues(path: Path) -> list:
 
 
 def test_a_chemical_named_category_is_a_chemical(tmp_path):
-    kb = load_csv(write(tmp_path, "name,class,Cough,Headache\n"
-                                  "Category,Irritants,1,0\nChlorine,Irritants,1,1\n"))
+    kb = load_csv(
+        write(
+            tmp_path, "name,class,Cough,Headache\nCategory,Irritants,1,0\nChlorine,Irritants,1,1\n"
+        )
+    )
     assert [c.name for c in kb.chemicals] == ["Category", "Chlorine"]
     assert [s.label for s in kb.symptoms] == ["Cough", "Headache"]
 
 
 def test_the_category_row_is_still_recognised(tmp_path):
-    kb = load_csv(write(tmp_path, "name,class,Cough,Headache\ncategory,,Breathing,Nervous\n"
-                                  "Chlorine,Irritants,1,1\n"))
+    kb = load_csv(
+        write(
+            tmp_path,
+            "name,class,Cough,Headache\ncategory,,Breathing,Nervous\nChlorine,Irritants,1,1\n",
+        )
+    )
     assert [c.name for c in kb.chemicals] == ["Chlorine"]
     assert sorted(c.label for c in kb.categories) == ["Breathing", "Nervous"]
 
@@ -43,15 +50,20 @@ def test_a_category_named_row_with_only_0_1_cells_is_a_chemical_missing_its_clas
 
 def test_a_stray_opening_quote_is_reported_on_its_line(tmp_path):
     # It used to swallow every later row into one cell, reported as a short row at the end.
-    found = issues(write(tmp_path, 'name,class,Cough\n"Chlorine,Irritants,1\n'
-                                   "Ammonia,Irritants,1\nPhosgene,Irritants,0\n"))
+    found = issues(
+        write(
+            tmp_path,
+            'name,class,Cough\n"Chlorine,Irritants,1\nAmmonia,Irritants,1\nPhosgene,Irritants,0\n',
+        )
+    )
     assert len(found) == 1 and found[0].line == 2 and "never closed" in found[0].problem
 
 
 def test_a_quote_inside_an_unquoted_cell_is_reported(tmp_path):
     # Python's csv keeps it as text: the chemical would have been called Chl"orine.
-    found = issues(write(tmp_path, 'name,class,Cough\nChl"orine,Irritants,1\n'
-                                   "Ammonia,Irritants,1\n"))
+    found = issues(
+        write(tmp_path, 'name,class,Cough\nChl"orine,Irritants,1\nAmmonia,Irritants,1\n')
+    )
     assert len(found) == 1 and found[0].line == 2 and 'Chl"orine' in found[0].problem
 
 
@@ -66,8 +78,9 @@ def test_text_after_a_closing_quote_is_reported(tmp_path):
 
 
 def test_properly_quoted_cells_still_import(tmp_path):
-    kb = load_csv(write(tmp_path, 'name,class,Cough\n"Chlorine, gas",Irritants,1\n'
-                                  '"Amm""onia",Irritants,1\n'))
+    kb = load_csv(
+        write(tmp_path, 'name,class,Cough\n"Chlorine, gas",Irritants,1\n"Amm""onia",Irritants,1\n')
+    )
     assert [c.name for c in kb.chemicals] == ["Chlorine, gas", 'Amm"onia']
 
 

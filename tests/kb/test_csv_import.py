@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from responder import paths
-from responder.kb import KBError, available_kbs, import_csv, resolve_kb
 from responder.cli.kb import register
+from responder.kb import KBError, available_kbs, import_csv, resolve_kb
 from responder.kb.csv_import import csv_to_files, slugify
 
 CSV = """\
@@ -59,25 +59,37 @@ def csv_error(tmp_path, capsys, text: str) -> str:
 
 def test_round_trip(tmp_path, capsys, home):
     path = write(tmp_path, CSV)
-    code, out, err = run(["kb", "import", str(path), "--name", "field", "--source",
-                          "Team notes 2024"], capsys)
+    code, out, err = run(
+        ["kb", "import", str(path), "--name", "field", "--source", "Team notes 2024"], capsys
+    )
     assert code == 0, err
     assert "Imported 3 chemicals" in out and "--kb field" in out
     folder = home / "data" / "kb" / "field"
     assert (folder / "symptoms.toml").is_file()
     assert sorted(p.name for p in (folder / "chemicals").iterdir()) == [
-        "irritant_gases.toml", "nerve_agents.toml"]
+        "irritant_gases.toml",
+        "nerve_agents.toml",
+    ]
 
     kb = resolve_kb("field")
     assert kb.name == "field"
     assert kb.symptom_ids == ("burning_eyes", "cough", "pinpoint_pupils_miosis", "drooling")
-    assert [s.label for s in kb.symptoms] == ["Burning eyes", "Cough", "Pinpoint pupils (miosis)",
-                                             "Drooling"]
+    assert [s.label for s in kb.symptoms] == [
+        "Burning eyes",
+        "Cough",
+        "Pinpoint pupils (miosis)",
+        "Drooling",
+    ]
     assert [(c.id, c.label) for c in kb.categories] == [
-        ("eyes", "Eyes"), ("breathing", "Breathing"), ("ears_nose_throat", "Ears, nose, throat")]
+        ("eyes", "Eyes"),
+        ("breathing", "Breathing"),
+        ("ears_nose_throat", "Ears, nose, throat"),
+    ]
     assert [s.category for s in kb.symptoms] == ["eyes", "breathing", "eyes", "ears_nose_throat"]
     assert [(c.id, c.label) for c in kb.classes] == [
-        ("irritant_gases", "Irritant gases"), ("nerve_agents", "Nerve agents")]
+        ("irritant_gases", "Irritant gases"),
+        ("nerve_agents", "Nerve agents"),
+    ]
     assert [c.name for c in kb.chemicals] == ["Chlorine", "Ammonia", "Sarin (GB)"]
     np.testing.assert_array_equal(kb.matrix, [[1, 1, 0, 0], [1, 1, 0, 1], [0, 1, 1, 1]])
     assert kb.chemical("Chlorine").un == "1017" and kb.chemical("Sarin (GB)").un is None

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from kb_helpers import errors_of, line_of, only_error, write_files
+
 from responder.kb import KBError, load_bundled, load_kb, resolve_kb
 from responder.kb.loader import SOURCE_SERIES, bundled_root, cas_check_digit
 
@@ -100,8 +100,9 @@ notes = "Gas or acid mist."
 
 def without_wheezing(irritants: str) -> str:
     """Chlorine without its "wheezing" cell (and the evidence for it)."""
-    return irritants.replace(',\n            "wheezing"', "").replace('["wheezing", "cough"]',
-                                                                   '["cough"]')
+    return irritants.replace(',\n            "wheezing"', "").replace(
+        '["wheezing", "cough"]', '["cough"]'
+    )
 
 
 def write_kb(root: Path, **edits: str) -> Path:
@@ -109,12 +110,15 @@ def write_kb(root: Path, **edits: str) -> Path:
 
     Keys: symptoms, classes, irritants, corrosives (None removes a file).
     """
-    return write_files(root, {
-        "symptoms.toml": edits.get("symptoms", SYMPTOMS),
-        "classes.toml": edits.get("classes", CLASSES),
-        "chemicals/irritant_gases.toml": edits.get("irritants", IRRITANTS),
-        "chemicals/corrosives.toml": edits.get("corrosives", CORROSIVES),
-    })
+    return write_files(
+        root,
+        {
+            "symptoms.toml": edits.get("symptoms", SYMPTOMS),
+            "classes.toml": edits.get("classes", CLASSES),
+            "chemicals/irritant_gases.toml": edits.get("irritants", IRRITANTS),
+            "chemicals/corrosives.toml": edits.get("corrosives", CORROSIVES),
+        },
+    )
 
 
 # --- the valid case and the engine problem ----------------------------------------------
@@ -156,8 +160,11 @@ def test_to_problem(tmp_path):
 
 
 def test_chemicals_are_ordered_by_class_order(tmp_path):
-    classes = CLASSES.replace('id = "irritant_gases"', 'id = "x"').replace(
-        'id = "corrosives"', 'id = "irritant_gases"').replace('id = "x"', 'id = "corrosives"')
+    classes = (
+        CLASSES.replace('id = "irritant_gases"', 'id = "x"')
+        .replace('id = "corrosives"', 'id = "irritant_gases"')
+        .replace('id = "x"', 'id = "corrosives"')
+    )
     kb = load_kb(write_kb(tmp_path, classes=classes))
     assert [c.name for c in kb.chemicals] == ["Hydrogen chloride", "Chlorine", "Ammonia"]
     assert kb.to_problem().group_names == ("corrosives", "irritant_gases")
@@ -364,8 +371,7 @@ def test_symptom_with_unknown_category(tmp_path):
 
 def test_duplicate_symptom_ids(tmp_path):
     text = SYMPTOMS.replace('id = "wheezing"', 'id = "cough"')
-    issue = only_error(write_kb(tmp_path, symptoms=text,
-                                irritants=without_wheezing(IRRITANTS)))
+    issue = only_error(write_kb(tmp_path, symptoms=text, irritants=without_wheezing(IRRITANTS)))
     assert issue.line == line_of(text, 'id = "cough"', 2)
     assert 'duplicate symptom id "cough"' in issue.problem
     first = line_of(text, 'id = "cough"')
@@ -392,7 +398,10 @@ def test_all_errors_are_reported_together(tmp_path):
     for line in str(KBError(issues)).splitlines():
         assert re.match(r"^.+\.toml:\d+: .+ — .+$", line)
     assert [i.file.rsplit("/", 1)[-1] for i in issues] == [
-        "corrosives.toml", "irritant_gases.toml", "irritant_gases.toml"]
+        "corrosives.toml",
+        "irritant_gases.toml",
+        "irritant_gases.toml",
+    ]
     assert issues[1].line < issues[2].line
 
 

@@ -11,8 +11,7 @@ import random
 import sys
 from pathlib import Path
 
-from responder.kb import load_kb
-from responder.kb import loader
+from responder.kb import load_kb, loader
 
 
 def write_kb(root: Path, n: int) -> Path:
@@ -20,15 +19,18 @@ def write_kb(root: Path, n: int) -> Path:
     symptoms = [f"s{j}" for j in range(30)]
     (root / "chemicals").mkdir(parents=True)
     (root / "symptoms.toml").write_text(
-        '[[category]]\nid = "c"\nlabel = "C"\n' + "".join(
-            f'\n[[symptom]]\nid = "{s}"\nlabel = "Symptom {s}"\ncategory = "c"\n'
-            for s in symptoms))
+        '[[category]]\nid = "c"\nlabel = "C"\n'
+        + "".join(
+            f'\n[[symptom]]\nid = "{s}"\nlabel = "Symptom {s}"\ncategory = "c"\n' for s in symptoms
+        )
+    )
     (root / "classes.toml").write_text('[[class]]\nid = "k"\nlabel = "K"\n')
     body = ['class = "k"\n']
     for i in range(n):
         chosen = ", ".join(f'"{s}"' for s in rnd.sample(symptoms, 6))
-        body.append(f'\n[[chemical]]\nname = "Chem {i}"\nsymptoms = [{chosen}]\n'
-                    'sources = ["Test source"]\n')
+        body.append(
+            f'\n[[chemical]]\nname = "Chem {i}"\nsymptoms = [{chosen}]\nsources = ["Test source"]\n'
+        )
     (root / "chemicals" / "k.toml").write_text("".join(body))
     return root
 

@@ -34,11 +34,19 @@ def test_adapter_indexes_match_the_engine(knowledge):
     assert chlorine.cas == "7782-50-5" and chlorine.un == "1017"
 
 
-@pytest.mark.parametrize("typed, expected", [
-    ("cough", "cough"), ("COUGH", "cough"), ("pupil", "pinpoint_pupils"),
-    ("shrt brth", "shortness_of_breath"), ("convuls", "seizures"), ("watery", "tearing"),
-    ("sweat", "sweating"), ("breath", "shortness_of_breath"),
-])
+@pytest.mark.parametrize(
+    "typed, expected",
+    [
+        ("cough", "cough"),
+        ("COUGH", "cough"),
+        ("pupil", "pinpoint_pupils"),
+        ("shrt brth", "shortness_of_breath"),
+        ("convuls", "seizures"),
+        ("watery", "tearing"),
+        ("sweat", "sweating"),
+        ("breath", "shortness_of_breath"),
+    ],
+)
 def test_symptom_search_is_forgiving(knowledge, typed, expected):
     assert knowledge.search_symptoms(typed)[0].id == expected
 

@@ -28,12 +28,12 @@ def bundled(kb):
     return load_next_steps(kb)
 
 
-GOOD_SOURCE = '''
+GOOD_SOURCE = """
 [[source]]
 id = "s1"
 title = "CDC: Facts About Something"
 url = "https://example.org/facts"
-'''
+"""
 
 
 def parse(kb, body: str) -> NextSteps:
@@ -96,33 +96,64 @@ def test_sources_of_a_result_are_listed_once(bundled):
 
 
 def test_good_file_parses(kb):
-    ns = parse(kb, '''
+    ns = parse(
+        kb,
+        """
 [[step]]
 for = ["nerve_agents", "sarin_gb"]
 kind = "treatment"
 text = "Give the antidote."
 source = "s1"
-''')
+""",
+    )
     assert ns.steps[0].targets == ("nerve_agents", "sarin_gb")
     assert ns.steps[0].line == 7
 
 
-@pytest.mark.parametrize("body, needle, line", [
-    ('[[step]]\nfor = "nerve_agentz"\nkind = "treatment"\ntext = "x"\nsource = "s1"\n',
-     '"nerve_agentz" is not a class id', 6),
-    ('[[step]]\nfor = "nerve_agents"\nkind = "cure"\ntext = "x"\nsource = "s1"\n',
-     'step kind "cure" is unknown', 6),
-    ('[[step]]\nfor = "nerve_agents"\nkind = "treatment"\ntext = "x"\nsource = "s9"\n',
-     'source "s9" is not a [[source]] id', 6),
-    ('[[step]]\nfor = "nerve_agents"\nkind = "treatment"\ntext = " "\nsource = "s1"\n',
-     "has no text", 6),
-    ('[[step]]\nkind = "treatment"\ntext = "x"\nsource = "s1"\n', 'has no "for"', 6),
-    ('[[step]]\nfor = "any"\nkind = "treatment"\ntext = "' + "x" * 300 + '"\nsource = "s1"\n',
-     "300 characters", 6),
-    ('[[source]]\nid = "s2"\ntitle = "t"\nurl = "ftp://x"\n', 'source "s2" has no web address', 6),
-    ('[[source]]\nid = "s1"\ntitle = "t"\nurl = "https://x"\n', 'source id "s1" is used twice', 6),
-    ('[poison_centre]\nlabel = "x"\n', "[poison_centre] has no line", 6),
-])
+@pytest.mark.parametrize(
+    "body, needle, line",
+    [
+        (
+            '[[step]]\nfor = "nerve_agentz"\nkind = "treatment"\ntext = "x"\nsource = "s1"\n',
+            '"nerve_agentz" is not a class id',
+            6,
+        ),
+        (
+            '[[step]]\nfor = "nerve_agents"\nkind = "cure"\ntext = "x"\nsource = "s1"\n',
+            'step kind "cure" is unknown',
+            6,
+        ),
+        (
+            '[[step]]\nfor = "nerve_agents"\nkind = "treatment"\ntext = "x"\nsource = "s9"\n',
+            'source "s9" is not a [[source]] id',
+            6,
+        ),
+        (
+            '[[step]]\nfor = "nerve_agents"\nkind = "treatment"\ntext = " "\nsource = "s1"\n',
+            "has no text",
+            6,
+        ),
+        ('[[step]]\nkind = "treatment"\ntext = "x"\nsource = "s1"\n', 'has no "for"', 6),
+        (
+            '[[step]]\nfor = "any"\nkind = "treatment"\ntext = "'
+            + "x" * 300
+            + '"\nsource = "s1"\n',
+            "300 characters",
+            6,
+        ),
+        (
+            '[[source]]\nid = "s2"\ntitle = "t"\nurl = "ftp://x"\n',
+            'source "s2" has no web address',
+            6,
+        ),
+        (
+            '[[source]]\nid = "s1"\ntitle = "t"\nurl = "https://x"\n',
+            'source id "s1" is used twice',
+            6,
+        ),
+        ('[poison_centre]\nlabel = "x"\n', "[poison_centre] has no line", 6),
+    ],
+)
 def test_bad_files_name_the_problem_and_line(kb, body, needle, line):
     with pytest.raises(KBError) as err:
         parse(kb, body)
@@ -139,8 +170,11 @@ def test_unknown_top_level_key_is_named(kb):
 
 def test_every_problem_is_reported_not_just_the_first(kb):
     with pytest.raises(KBError) as err:
-        parse(kb, '[[step]]\nfor = "nope"\nkind = "cure"\ntext = "x"\nsource = "s1"\n'
-                  '[[step]]\nfor = "also_nope"\nkind = "treatment"\ntext = "x"\nsource = "s1"\n')
+        parse(
+            kb,
+            '[[step]]\nfor = "nope"\nkind = "cure"\ntext = "x"\nsource = "s1"\n'
+            '[[step]]\nfor = "also_nope"\nkind = "treatment"\ntext = "x"\nsource = "s1"\n',
+        )
     assert len(err.value.issues) == 3
 
 
@@ -171,16 +205,21 @@ def test_folder_file_that_is_not_utf8_is_reported(kb, tmp_path):
 
 def test_folder_file_is_read(kb, tmp_path):
     (tmp_path / "next_steps.toml").write_text(
-        GOOD_SOURCE + '[[step]]\nfor = "opioids"\nkind = "treatment"\ntext = "Naloxone."\nsource = "s1"\n',
-        encoding="utf-8")
+        GOOD_SOURCE
+        + '[[step]]\nfor = "opioids"\nkind = "treatment"\ntext = "Naloxone."\nsource = "s1"\n',
+        encoding="utf-8",
+    )
     ns = load_next_steps(kb, tmp_path)
     assert ns.for_result(["opioids"]).by_kind["treatment"][0].text == "Naloxone."
 
 
-@pytest.mark.parametrize("key, fix", [
-    ("source", "[[source]] table with id, title and url"),
-    ("step", "[[step]] table"),
-])
+@pytest.mark.parametrize(
+    "key, fix",
+    [
+        ("source", "[[source]] table with id, title and url"),
+        ("step", "[[step]] table"),
+    ],
+)
 def test_a_table_array_written_as_a_plain_value_is_named(kb, key, fix):
     with pytest.raises(KBError) as err:
         parse_next_steps(f'{key} = "oops"\n', kb, "next_steps.toml")
@@ -191,6 +230,7 @@ def test_a_table_array_written_as_a_plain_value_is_named(kb, key, fix):
 
 
 # --- recorded gaps and per-class coverage ------------------------------------------------------
+
 
 def test_every_bundled_class_has_its_own_steps_or_a_recorded_gap(kb, bundled):
     class_ids = [c.id for c in kb.classes]
@@ -204,11 +244,17 @@ def test_every_bundled_class_has_its_own_steps_or_a_recorded_gap(kb, bundled):
 
 
 def test_a_class_whose_chemicals_alone_have_steps_is_not_covered(kb):
-    ns = parse(kb, '[[step]]\nfor = "chlorine"\nkind = "protection"\ntext = "x"\nsource = "s1"\n'
-                   '[[step]]\nfor = "opioids"\nkind = "treatment"\ntext = "y"\nsource = "s1"\n')
+    ns = parse(
+        kb,
+        '[[step]]\nfor = "chlorine"\nkind = "protection"\ntext = "x"\nsource = "s1"\n'
+        '[[step]]\nfor = "opioids"\nkind = "treatment"\ntext = "y"\nsource = "s1"\n',
+    )
     assert ns.uncovered(["irritant_gases", "opioids", "metals"]) == ["irritant_gases", "metals"]
-    with_gap = parse(kb, '[[step]]\nfor = "opioids"\nkind = "treatment"\ntext = "y"\nsource = "s1"\n'
-                         '[[gap]]\nfor = ["irritant_gases", "metals"]\nreason = "nothing read yet"\n')
+    with_gap = parse(
+        kb,
+        '[[step]]\nfor = "opioids"\nkind = "treatment"\ntext = "y"\nsource = "s1"\n'
+        '[[gap]]\nfor = ["irritant_gases", "metals"]\nreason = "nothing read yet"\n',
+    )
     assert with_gap.uncovered(["irritant_gases", "opioids", "metals"]) == []
     assert with_gap.gaps["metals"].reason == "nothing read yet"
     assert with_gap.gaps["metals"].line == 11
@@ -217,8 +263,9 @@ def test_a_class_whose_chemicals_alone_have_steps_is_not_covered(kb):
 def test_a_gap_class_result_carries_the_reason_and_a_covered_one_does_not(bundled):
     metals = bundled.for_result(["metals"], ["arsenic_inorganic_compounds"])
     assert [g.class_id for g in metals.gaps] == ["metals"]
-    assert metals.to_dict()["gaps"] == [{"class": "metals", "label": "Metals and metal fumes",
-                                         "reason": metals.gaps[0].reason}]
+    assert metals.to_dict()["gaps"] == [
+        {"class": "metals", "label": "Metals and metal fumes", "reason": metals.gaps[0].reason}
+    ]
     # a chemical of a gap class with its own steps is specific, and the class gap still shows
     arsine = bundled.for_result(["metals"], ["arsine"])
     assert arsine.specific and [g.class_id for g in arsine.gaps] == ["metals"]
@@ -226,23 +273,37 @@ def test_a_gap_class_result_carries_the_reason_and_a_covered_one_does_not(bundle
     assert nerve.gaps == () and nerve.to_dict()["gaps"] == []
 
 
-@pytest.mark.parametrize("body, needle", [
-    ('[[gap]]\nfor = "sarin_gb"\nreason = "r"\n', 'gap "sarin_gb" is not a class id'),
-    ('[[gap]]\nfor = "any"\nreason = "r"\n', 'gap "any" is not a class id'),
-    ('[[gap]]\nfor = "metals"\n', "a [[gap]] has no reason"),
-    ('[[gap]]\nreason = "r"\n', 'a [[gap]] has no "for"'),
-    ('[[gap]]\nfor = "metals"\nreason = "' + "r" * 301 + '"\n', "gap reason is 301 characters"),
-    ('[[gap]]\nfor = "metals"\nreason = "r"\n[[gap]]\nfor = "metals"\nreason = "s"\n',
-     'class "metals" is listed as a gap twice'),
-    ('[[step]]\nfor = "opioids"\nkind = "treatment"\ntext = "x"\nsource = "s1"\n'
-     '[[gap]]\nfor = "opioids"\nreason = "r"\n', 'class "opioids" has steps and is also listed as a gap'),
-    ('[[step]]\nfor = "nerve_agents"\nkind = "treatment"\ntext = "x"\nsource = "s1"\nreplaces = true\n',
-     "replaces = true on a step that is not for chemicals only"),
-    ('[[step]]\nfor = ["sarin_gb", "any"]\nkind = "treatment"\ntext = "x"\nsource = "s1"\nreplaces = true\n',
-     "replaces = true on a step that is not for chemicals only"),
-    ('[[step]]\nfor = "sarin_gb"\nkind = "treatment"\ntext = "x"\nsource = "s1"\nreplaces = "yes"\n',
-     "replaces must be true or false"),
-])
+@pytest.mark.parametrize(
+    "body, needle",
+    [
+        ('[[gap]]\nfor = "sarin_gb"\nreason = "r"\n', 'gap "sarin_gb" is not a class id'),
+        ('[[gap]]\nfor = "any"\nreason = "r"\n', 'gap "any" is not a class id'),
+        ('[[gap]]\nfor = "metals"\n', "a [[gap]] has no reason"),
+        ('[[gap]]\nreason = "r"\n', 'a [[gap]] has no "for"'),
+        ('[[gap]]\nfor = "metals"\nreason = "' + "r" * 301 + '"\n', "gap reason is 301 characters"),
+        (
+            '[[gap]]\nfor = "metals"\nreason = "r"\n[[gap]]\nfor = "metals"\nreason = "s"\n',
+            'class "metals" is listed as a gap twice',
+        ),
+        (
+            '[[step]]\nfor = "opioids"\nkind = "treatment"\ntext = "x"\nsource = "s1"\n'
+            '[[gap]]\nfor = "opioids"\nreason = "r"\n',
+            'class "opioids" has steps and is also listed as a gap',
+        ),
+        (
+            '[[step]]\nfor = "nerve_agents"\nkind = "treatment"\ntext = "x"\nsource = "s1"\nreplaces = true\n',
+            "replaces = true on a step that is not for chemicals only",
+        ),
+        (
+            '[[step]]\nfor = ["sarin_gb", "any"]\nkind = "treatment"\ntext = "x"\nsource = "s1"\nreplaces = true\n',
+            "replaces = true on a step that is not for chemicals only",
+        ),
+        (
+            '[[step]]\nfor = "sarin_gb"\nkind = "treatment"\ntext = "x"\nsource = "s1"\nreplaces = "yes"\n',
+            "replaces must be true or false",
+        ),
+    ],
+)
 def test_bad_gaps_and_replaces_are_named_with_their_line(kb, body, needle):
     with pytest.raises(KBError) as err:
         parse(kb, body)
@@ -252,7 +313,9 @@ def test_bad_gaps_and_replaces_are_named_with_their_line(kb, body, needle):
     assert issues[0].fix
 
 
-REPLACING = GOOD_SOURCE + '''
+REPLACING = (
+    GOOD_SOURCE
+    + """
 [[step]]
 for = "cellular_asphyxiants"
 kind = "treatment"
@@ -277,7 +340,8 @@ for = "hydrogen_cyanide"
 kind = "treatment"
 text = "HCN's own treatment."
 source = "s1"
-'''
+"""
+)
 
 
 def _texts(result, kind):
@@ -297,13 +361,18 @@ def test_a_replacing_chemical_step_hides_its_class_step_of_that_kind_only(kb):
 
 def test_the_class_step_stays_while_any_chemical_of_that_class_lacks_a_replacement(kb):
     ns = parse_next_steps(REPLACING, kb, "next_steps.toml")
-    both = ns.for_result(["cellular_asphyxiants"], ["hydrogen_sulfide", "hydrogen_cyanide"],
-                         {"hydrogen_sulfide": "cellular_asphyxiants",
-                          "hydrogen_cyanide": "cellular_asphyxiants"})
+    both = ns.for_result(
+        ["cellular_asphyxiants"],
+        ["hydrogen_sulfide", "hydrogen_cyanide"],
+        {"hydrogen_sulfide": "cellular_asphyxiants", "hydrogen_cyanide": "cellular_asphyxiants"},
+    )
     assert "Class antidote line." in _texts(both, "treatment")
     # a chemical of another class does not keep the class step alive when its class is known
-    mixed = ns.for_result(["cellular_asphyxiants", "opioids"], ["hydrogen_sulfide", "fentanyl"],
-                          {"hydrogen_sulfide": "cellular_asphyxiants", "fentanyl": "opioids"})
+    mixed = ns.for_result(
+        ["cellular_asphyxiants", "opioids"],
+        ["hydrogen_sulfide", "fentanyl"],
+        {"hydrogen_sulfide": "cellular_asphyxiants", "fentanyl": "opioids"},
+    )
     assert "Class antidote line." not in _texts(mixed, "treatment")
     # without class_of every chemical of the result must have a replacing step
     unknown = ns.for_result(["cellular_asphyxiants", "opioids"], ["hydrogen_sulfide", "fentanyl"])
@@ -327,12 +396,15 @@ def test_bundled_hydrogen_sulfide_replaces_the_knockdown_antidote_line(bundled):
     assert any("cellular_asphyxiants" in s.targets for s in hcn.by_kind["treatment"])
 
 
-@pytest.mark.parametrize("class_id, kind, words", [
-    ("cholinesterase_pesticides", "treatment", ("atropine", "pralidoxime")),
-    ("cholinesterase_pesticides", "protection", ("secondary exposure",)),
-    ("opioids", "treatment", ("Naloxone",)),
-    ("riot_control", "decontamination", ("15-30 minutes",)),
-])
+@pytest.mark.parametrize(
+    "class_id, kind, words",
+    [
+        ("cholinesterase_pesticides", "treatment", ("atropine", "pralidoxime")),
+        ("cholinesterase_pesticides", "protection", ("secondary exposure",)),
+        ("opioids", "treatment", ("Naloxone",)),
+        ("riot_control", "decontamination", ("15-30 minutes",)),
+    ],
+)
 def test_bundled_class_steps_added_for_issue_12(bundled, class_id, kind, words):
     result = bundled.for_result([class_id])
     assert result.specific and not result.gaps

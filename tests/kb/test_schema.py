@@ -11,8 +11,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from kb_helpers import line_of, only_error, write_files
+
 from responder.kb import KBError, load_bundled, load_kb
 from responder.kb.loader import chemical_slug
 from responder.kb.model import PRIOR_MODES, UnknownSymptomError
@@ -114,12 +114,15 @@ sources = ["NIOSH NPG: Chlorine"]
 
 
 def write_kb(root: Path, **edits: str) -> Path:
-    return write_files(root, {
-        "symptoms.toml": edits.get("symptoms", SYMPTOMS),
-        "classes.toml": edits.get("classes", CLASSES),
-        "chemicals/nerve_agents.toml": edits.get("nerve", NERVE),
-        "chemicals/irritant_gases.toml": edits.get("irritants", IRRITANTS),
-    })
+    return write_files(
+        root,
+        {
+            "symptoms.toml": edits.get("symptoms", SYMPTOMS),
+            "classes.toml": edits.get("classes", CLASSES),
+            "chemicals/nerve_agents.toml": edits.get("nerve", NERVE),
+            "chemicals/irritant_gases.toml": edits.get("irritants", IRRITANTS),
+        },
+    )
 
 
 # --- the valid knowledge base --------------------------------------------------------------
@@ -135,19 +138,21 @@ def test_symptom_fields_load(tmp_path):
     eye = kb.symptom_by_id["eye_irritation"]
     assert eye.observation == "reported" and eye.leak == 0.1
     assert kb.symptom_by_id["respiratory_arrest"].urgent
-    assert kb.symptom_aliases == {"small_pupils": "pinpoint_pupils",
-                                  "eye_pain": "eye_irritation"}
+    assert kb.symptom_aliases == {"small_pupils": "pinpoint_pupils", "eye_pain": "eye_irritation"}
 
 
-@pytest.mark.parametrize("text, sid", [
-    ("pinpoint_pupils", "pinpoint_pupils"),      # id
-    ("small_pupils", "pinpoint_pupils"),         # alias
-    ("eye_pain", "eye_irritation"),              # merged id
-    ("PINPOINT PUPILS", "pinpoint_pupils"),      # label, any case
-    ("Miosis", "pinpoint_pupils"),               # synonym
-    ("sob", "shortness_of_breath"),
-    ("  difficulty   breathing ", "shortness_of_breath"),  # spaces do not matter
-])
+@pytest.mark.parametrize(
+    "text, sid",
+    [
+        ("pinpoint_pupils", "pinpoint_pupils"),  # id
+        ("small_pupils", "pinpoint_pupils"),  # alias
+        ("eye_pain", "eye_irritation"),  # merged id
+        ("PINPOINT PUPILS", "pinpoint_pupils"),  # label, any case
+        ("Miosis", "pinpoint_pupils"),  # synonym
+        ("sob", "shortness_of_breath"),
+        ("  difficulty   breathing ", "shortness_of_breath"),  # spaces do not matter
+    ],
+)
 def test_resolve_symptom(tmp_path, text, sid):
     kb = load_kb(write_kb(tmp_path))
     j = kb.resolve_symptom(text)
@@ -174,16 +179,24 @@ def test_resolve_symptom_names_close_matches(tmp_path):
 def test_chemical_files_may_use_aliases_which_resolve_to_current_ids(tmp_path):
     kb = load_kb(write_kb(tmp_path))
     sarin = kb.chemical("sarin")
-    assert sarin.symptoms == {"pinpoint_pupils", "eye_irritation", "shortness_of_breath",
-                              "respiratory_arrest"}
-    assert sarin.evidence[0].symptoms == {"pinpoint_pupils", "eye_irritation",
-                                          "shortness_of_breath"}
+    assert sarin.symptoms == {
+        "pinpoint_pupils",
+        "eye_irritation",
+        "shortness_of_breath",
+        "respiratory_arrest",
+    }
+    assert sarin.evidence[0].symptoms == {
+        "pinpoint_pupils",
+        "eye_irritation",
+        "shortness_of_breath",
+    }
     assert kb.matrix[kb.chemicals.index(sarin)].sum() == 4
 
 
 def test_a_merged_id_listed_with_its_new_id_is_one_cell(tmp_path):
-    text = NERVE.replace('symptoms = ["pinpoint_pupils"]\n',
-                         'symptoms = ["small_pupils", "pinpoint_pupils"]\n')
+    text = NERVE.replace(
+        'symptoms = ["pinpoint_pupils"]\n', 'symptoms = ["small_pupils", "pinpoint_pupils"]\n'
+    )
     kb = load_kb(write_kb(tmp_path, nerve=text))
     assert kb.chemical("Soman (GD)").symptoms == {"pinpoint_pupils"}
     assert kb.warnings == ()  # files written before a merge stay valid, silently
@@ -200,10 +213,16 @@ def test_chemical_ids(tmp_path):
     assert kb.chemical("Tabun (GA)").id == "tabun_ga"
 
 
-@pytest.mark.parametrize("name, slug", [
-    ("Sarin (GB)", "sarin_gb"), ("Hydrogen cyanide", "hydrogen_cyanide"),
-    ("2,4-D", "2_4_d"), ("Ätznatron", "atznatron"), ("  Lewisite  L-1 ", "lewisite_l_1"),
-])
+@pytest.mark.parametrize(
+    "name, slug",
+    [
+        ("Sarin (GB)", "sarin_gb"),
+        ("Hydrogen cyanide", "hydrogen_cyanide"),
+        ("2,4-D", "2_4_d"),
+        ("Ätznatron", "atznatron"),
+        ("  Lewisite  L-1 ", "lewisite_l_1"),
+    ],
+)
 def test_chemical_slug(name, slug):
     assert chemical_slug(name) == slug
 
@@ -237,14 +256,17 @@ def test_checked_needs_every_symptom_supported(tmp_path):
     assert 'no evidence document supports "respiratory_arrest"' in issue.problem
     assert "source_checked = false" in issue.fix
     # unchecked, the same gap is fine
-    ok = load_kb(write_kb(tmp_path, nerve=text.replace("source_checked = true",
-                                                       "source_checked = false")))
+    ok = load_kb(
+        write_kb(tmp_path, nerve=text.replace("source_checked = true", "source_checked = false"))
+    )
     assert not ok.chemical("sarin").source_checked
 
 
 def test_checked_without_evidence_is_a_warning_and_counts_as_unchecked(tmp_path):
-    text = NERVE.replace('sources = ["CHEMM: Nerve Agents"]\nprior',
-                         'sources = ["CHEMM: Nerve Agents"]\nsource_checked = true\nprior')
+    text = NERVE.replace(
+        'sources = ["CHEMM: Nerve Agents"]\nprior',
+        'sources = ["CHEMM: Nerve Agents"]\nsource_checked = true\nprior',
+    )
     kb = load_kb(write_kb(tmp_path, nerve=text))
     assert not kb.chemical("Soman (GD)").source_checked
     [warning] = kb.warnings
@@ -253,14 +275,19 @@ def test_checked_without_evidence_is_a_warning_and_counts_as_unchecked(tmp_path)
 
 
 def test_evidence_symptom_must_be_a_symptom_of_the_chemical(tmp_path):
-    text = NERVE.replace('symptoms = ["respiratory_arrest"]',
-                         'symptoms = ["respiratory_arrest",\n            "eye_irritation"]')
-    text = text.replace('"eye_pain", ', "").replace('"small_pupils", "eye_irritation", ',
-                                                    '"small_pupils", ')
+    text = NERVE.replace(
+        'symptoms = ["respiratory_arrest"]',
+        'symptoms = ["respiratory_arrest",\n            "eye_irritation"]',
+    )
+    text = text.replace('"eye_pain", ', "").replace(
+        '"small_pupils", "eye_irritation", ', '"small_pupils", '
+    )
     issue = only_error(write_kb(tmp_path, nerve=text))
     assert issue.line == line_of(text, '"eye_irritation"]')
-    assert 'evidence "CHEMM: Nerve Agents" supports "eye_irritation", which is not in the ' \
+    assert (
+        'evidence "CHEMM: Nerve Agents" supports "eye_irritation", which is not in the '
         "chemical's symptoms" in issue.problem
+    )
 
 
 def test_evidence_unknown_symptom_suggests(tmp_path):
@@ -273,26 +300,42 @@ def test_evidence_unknown_symptom_suggests(tmp_path):
     assert 'did you mean "respiratory_arrest"' in first.fix
 
 
-@pytest.mark.parametrize("edit, key, problem", [
-    (('title = "CHEMM: Nerve Agents"\n', ""), "[[chemical.evidence]]", "has no `title`"),
-    (('symptoms = ["respiratory_arrest"]\n', ""), "[[chemical.evidence]]", "has no `symptoms`"),
-    (('url = "https://chemm.hhs.gov/nerveagents.htm"\n', ""), "[[chemical.evidence]]",
-     "has no `url`"),
-    (('"https://chemm.hhs.gov/nerveagents.htm"', '"chemm nerve agents page"'), "nerve agents p",
-     "is not a web address"),
-    (('title = "CHEMM: Nerve Agents"', 'title = "Wikipedia: Sarin"'), 'title = "Wiki',
-     "does not name one of the public source series"),
-    (('title = "CHEMM: Nerve Agents"', "title = 3"), "title = 3", "`title` must be a quoted"),
-    (('url = "https://chemm', 'page = "x"\nurl = "https://chemm'), 'page = "x"',
-     "unknown key `page` in this [[chemical.evidence]] table"),
-])
+@pytest.mark.parametrize(
+    "edit, key, problem",
+    [
+        (('title = "CHEMM: Nerve Agents"\n', ""), "[[chemical.evidence]]", "has no `title`"),
+        (('symptoms = ["respiratory_arrest"]\n', ""), "[[chemical.evidence]]", "has no `symptoms`"),
+        (
+            ('url = "https://chemm.hhs.gov/nerveagents.htm"\n', ""),
+            "[[chemical.evidence]]",
+            "has no `url`",
+        ),
+        (
+            ('"https://chemm.hhs.gov/nerveagents.htm"', '"chemm nerve agents page"'),
+            "nerve agents p",
+            "is not a web address",
+        ),
+        (
+            ('title = "CHEMM: Nerve Agents"', 'title = "Wikipedia: Sarin"'),
+            'title = "Wiki',
+            "does not name one of the public source series",
+        ),
+        (('title = "CHEMM: Nerve Agents"', "title = 3"), "title = 3", "`title` must be a quoted"),
+        (
+            ('url = "https://chemm', 'page = "x"\nurl = "https://chemm'),
+            'page = "x"',
+            "unknown key `page` in this [[chemical.evidence]] table",
+        ),
+    ],
+)
 def test_malformed_evidence(tmp_path, edit, key, problem):
     text = NERVE.replace(*edit)
     issue = only_error(write_kb(tmp_path, nerve=text))
     assert issue.file.endswith("nerve_agents.toml")
     # the second evidence table is the broken one
-    assert issue.line == (line_of(text, key, 2) if key == "[[chemical.evidence]]"
-                          else line_of(text, key))
+    assert issue.line == (
+        line_of(text, key, 2) if key == "[[chemical.evidence]]" else line_of(text, key)
+    )
     assert problem in issue.problem
 
 
@@ -339,28 +382,51 @@ def test_name_without_any_slug_character_needs_an_id(tmp_path):
     text = IRRITANTS.replace('name = "Chlorine"', 'name = "(—)"')
     issue = only_error(write_kb(tmp_path, irritants=text))
     assert "no id can be made from its name" in issue.problem
-    assert load_kb(write_kb(tmp_path, irritants=text.replace(
-        'name = "(—)"', 'name = "(—)"\nid = "chlorine"'))).chemical("chlorine").name == "(—)"
+    assert (
+        load_kb(
+            write_kb(
+                tmp_path, irritants=text.replace('name = "(—)"', 'name = "(—)"\nid = "chlorine"')
+            )
+        )
+        .chemical("chlorine")
+        .name
+        == "(—)"
+    )
 
 
 # --- vocabulary ----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("edit, snippet, problem", [
-    (('observation = "reported"', 'observation = "told"'), 'observation = "told"',
-     'has observation "told"'),
-    (("leak = 0.1", "leak = 1.0"), "leak = 1.0", "not a probability below 1"),
-    (("leak = 0.1", "leak = -0.1"), "leak = -0.1", "not a probability below 1"),
-    (("leak = 0.1", "leak = nan"), "leak = nan", "not a probability below 1"),
-    (("leak = 0.1", 'leak = "low"'), 'leak = "low"', "`leak` must be a number"),
-    (("urgent = true", 'urgent = "yes"'), 'urgent = "yes"', "`urgent` must be true or false"),
-    (('aliases = ["eye_pain"]', 'aliases = ["Eye pain"]'), '"Eye pain"',
-     'alias "Eye pain" is not a valid id'),
-    (('aliases = ["eye_pain"]', 'aliases = "eye_pain"'), 'aliases = "eye_pain"',
-     "`aliases` must be a list"),
-    (('synonyms = ["dyspnea", "SOB"', 'synonyms = ["dyspnea", " "'), 'synonyms = ["dyspnea"',
-     "has an empty synonym"),
-])
+@pytest.mark.parametrize(
+    "edit, snippet, problem",
+    [
+        (
+            ('observation = "reported"', 'observation = "told"'),
+            'observation = "told"',
+            'has observation "told"',
+        ),
+        (("leak = 0.1", "leak = 1.0"), "leak = 1.0", "not a probability below 1"),
+        (("leak = 0.1", "leak = -0.1"), "leak = -0.1", "not a probability below 1"),
+        (("leak = 0.1", "leak = nan"), "leak = nan", "not a probability below 1"),
+        (("leak = 0.1", 'leak = "low"'), 'leak = "low"', "`leak` must be a number"),
+        (("urgent = true", 'urgent = "yes"'), 'urgent = "yes"', "`urgent` must be true or false"),
+        (
+            ('aliases = ["eye_pain"]', 'aliases = ["Eye pain"]'),
+            '"Eye pain"',
+            'alias "Eye pain" is not a valid id',
+        ),
+        (
+            ('aliases = ["eye_pain"]', 'aliases = "eye_pain"'),
+            'aliases = "eye_pain"',
+            "`aliases` must be a list",
+        ),
+        (
+            ('synonyms = ["dyspnea", "SOB"', 'synonyms = ["dyspnea", " "'),
+            'synonyms = ["dyspnea"',
+            "has an empty synonym",
+        ),
+    ],
+)
 def test_malformed_symptom_fields(tmp_path, edit, snippet, problem):
     text = SYMPTOMS.replace(*edit)
     nerve = NERVE.replace('"eye_pain", ', '"eye_irritation", ') if "alias" in problem else NERVE
@@ -376,25 +442,39 @@ def test_observation_error_names_the_valid_values(tmp_path):
     assert '"observed"' in issue.fix and '"reported"' in issue.fix
 
 
-@pytest.mark.parametrize("edit, snippet, problem", [
-    # a synonym that is another symptom's synonym
-    (('"difficulty breathing"]', '"difficulty breathing", "Miosis"]'), '"Miosis"]',
-     'synonym "Miosis" of symptom "shortness_of_breath" already names symptom '
-     '"pinpoint_pupils" (its synonym'),
-    # an alias that is a current id
-    (('aliases = ["eye_pain"]', 'aliases = ["respiratory_arrest"]'), '"respiratory_arrest"]',
-     'alias "respiratory_arrest" of symptom "eye_irritation" already names symptom '
-     '"respiratory_arrest" (its id'),
-    # two symptoms with one label
-    (('label = "Stopped breathing"', 'label = "short of breath"'), 'label = "short of breath"',
-     'label "short of breath" of symptom "respiratory_arrest" already names symptom '
-     '"shortness_of_breath" (its label'),
-    # one alias on two symptoms
-    (('aliases = ["eye_pain"]', 'aliases = ["eye_pain", "small_pupils"]'),
-     '"eye_pain", "small_pupils"]',
-     'alias "small_pupils" of symptom "eye_irritation" already names symptom '
-     '"pinpoint_pupils" (its alias'),
-])
+@pytest.mark.parametrize(
+    "edit, snippet, problem",
+    [
+        # a synonym that is another symptom's synonym
+        (
+            ('"difficulty breathing"]', '"difficulty breathing", "Miosis"]'),
+            '"Miosis"]',
+            'synonym "Miosis" of symptom "shortness_of_breath" already names symptom '
+            '"pinpoint_pupils" (its synonym',
+        ),
+        # an alias that is a current id
+        (
+            ('aliases = ["eye_pain"]', 'aliases = ["respiratory_arrest"]'),
+            '"respiratory_arrest"]',
+            'alias "respiratory_arrest" of symptom "eye_irritation" already names symptom '
+            '"respiratory_arrest" (its id',
+        ),
+        # two symptoms with one label
+        (
+            ('label = "Stopped breathing"', 'label = "short of breath"'),
+            'label = "short of breath"',
+            'label "short of breath" of symptom "respiratory_arrest" already names symptom '
+            '"shortness_of_breath" (its label',
+        ),
+        # one alias on two symptoms
+        (
+            ('aliases = ["eye_pain"]', 'aliases = ["eye_pain", "small_pupils"]'),
+            '"eye_pain", "small_pupils"]',
+            'alias "small_pupils" of symptom "eye_irritation" already names symptom '
+            '"pinpoint_pupils" (its alias',
+        ),
+    ],
+)
 def test_a_name_may_point_at_one_symptom_only(tmp_path, edit, snippet, problem):
     text = SYMPTOMS.replace(*edit)
     nerve = NERVE.replace('"eye_pain", ', '"eye_irritation", ')

@@ -8,9 +8,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from responder.cli import main as cli_main
 from responder.kb import load_kb
 from responder.kb.cases import bundled_cases_dir, load_cases
-from responder.cli import main as cli_main
 from responder.kb.model import KBError
 from responder.kb.validate import (
     MODES,
@@ -78,10 +78,13 @@ def kb(tmp_path):
 
 
 def case_text(agent="r", klass="g1", signs=(("a", True), ("c", True))) -> str:
-    head = (f'agent = {json.dumps(agent)}\nclass = "{klass}"\n'
-            'citation = "Doe J. A case. J Tox. 2000;1:1"\nurl = "https://example.org/case"\n')
-    body = "".join(f'\n[[sign]]\nsymptom = "{s}"\npresent = {str(p).lower()}\nquote = "q"\n'
-                   for s, p in signs)
+    head = (
+        f'agent = {json.dumps(agent)}\nclass = "{klass}"\n'
+        'citation = "Doe J. A case. J Tox. 2000;1:1"\nurl = "https://example.org/case"\n'
+    )
+    body = "".join(
+        f'\n[[sign]]\nsymptom = "{s}"\npresent = {str(p).lower()}\nquote = "q"\n' for s, p in signs
+    )
     return head + body
 
 
@@ -130,8 +133,11 @@ def test_noise_with_eps_zero_is_strict_gbs(kb, tmp_path):
     for signs in ((("a", True), ("c", True)), (("a", False), ("c", True))):
         strict = one(kb, tmp_path, "strict-gbs", signs=signs)
         noisy = one(kb, tmp_path, "noise-gbs", Settings(eps=0), signs=signs)
-        assert (noisy.asked, noisy.rank, noisy.class_rank) == (strict.asked, strict.rank,
-                                                                strict.class_rank)
+        assert (noisy.asked, noisy.rank, noisy.class_rank) == (
+            strict.asked,
+            strict.rank,
+            strict.class_rank,
+        )
 
 
 def test_noise_keeps_the_truth_after_one_wrong_answer(kb, tmp_path):
@@ -165,8 +171,9 @@ def test_summary_counts(kb, tmp_path):
     folder = tmp_path / "cases"
     write_case(folder, "hit", case_text())
     write_case(folder, "miss", case_text(signs=(("a", False), ("c", True))))
-    write_case(folder, "absent", case_text(agent="unlisted agent", klass="g2",
-                                           signs=(("d", True),)))
+    write_case(
+        folder, "absent", case_text(agent="unlisted agent", klass="g2", signs=(("d", True),))
+    )
     cases, warnings = load_cases(folder, kb)
     assert [w.file.endswith("absent.toml") for w in warnings] == [True]
     report = validate(kb, cases, ["strict-gbs"])
@@ -196,8 +203,7 @@ def test_sign_coverage_against_the_agents_row(kb, tmp_path):
 
     folder = tmp_path / "cases"
     # R lists a and c. The report: a, c, d present; b absent -> 2 of 3 listed, d unlisted.
-    write_case(folder, "r", case_text(signs=(("a", True), ("c", True), ("d", True),
-                                             ("b", False))))
+    write_case(folder, "r", case_text(signs=(("a", True), ("c", True), ("d", True), ("b", False))))
     # Agent P or R: a absent contradicts both rows; P matches b, R matches nothing else.
     write_case(folder, "pr", case_text(agent=["p", "r"], signs=(("a", False), ("b", True))))
     write_case(folder, "cls", case_text(agent="g2", klass="g2", signs=(("d", True),)))
@@ -220,16 +226,23 @@ def test_agent_spellings_resolve(kb, tmp_path):
         assert cases[0].chemicals == (1,) and not warnings, agent
 
 
-@pytest.mark.parametrize("text, line, words", [
-    (case_text(signs=(("a", True), ("zz", True))), 12, 'unknown symptom "zz"'),
-    (case_text(signs=(("a", True), ("a", False))), 12, 'the sign "a" is listed twice'),
-    (case_text(klass="g3"), 2, 'unknown class "g3"'),
-    (case_text().replace('agent = "r"\n', ""), 1, "`agent` is missing"),
-    (case_text().replace("present = true", "present = 1", 1), 8, "`present` must be true or false"),
-    (case_text() + "\n[oops\n", 16, "not valid TOML"),
-    (case_text(signs=()), 1, "no [[sign]] tables"),
-    ("severity = 3\n" + case_text(), 1, "unknown top-level key or table `severity`"),
-])
+@pytest.mark.parametrize(
+    "text, line, words",
+    [
+        (case_text(signs=(("a", True), ("zz", True))), 12, 'unknown symptom "zz"'),
+        (case_text(signs=(("a", True), ("a", False))), 12, 'the sign "a" is listed twice'),
+        (case_text(klass="g3"), 2, 'unknown class "g3"'),
+        (case_text().replace('agent = "r"\n', ""), 1, "`agent` is missing"),
+        (
+            case_text().replace("present = true", "present = 1", 1),
+            8,
+            "`present` must be true or false",
+        ),
+        (case_text() + "\n[oops\n", 16, "not valid TOML"),
+        (case_text(signs=()), 1, "no [[sign]] tables"),
+        ("severity = 3\n" + case_text(), 1, "unknown top-level key or table `severity`"),
+    ],
+)
 def test_bad_case_files_name_the_file_and_line(kb, tmp_path, text, line, words):
     path = write_case(tmp_path / "cases", "bad", text)
     with pytest.raises(KBError) as info:
@@ -246,7 +259,7 @@ def test_unreadable_case_files_are_reported_not_read(kb, tmp_path):
     folder = tmp_path / "cases"
     write_case(folder, "good", case_text())
     os.mkfifo(folder / "pipe.toml")  # would block a naive reader forever
-    (folder / "binary.toml").write_bytes(b"agent = \"r\"\n\xff\xfe\x00")
+    (folder / "binary.toml").write_bytes(b'agent = "r"\n\xff\xfe\x00')
     (folder / "big.toml").write_text(case_text() + "# " + "x" * 300_000 + "\n")
     with pytest.raises(KBError) as info:
         load_cases(folder, kb)
@@ -277,33 +290,52 @@ def test_command_prints_summary_and_json(kb, tmp_path, capsys):
     kb_dir = str(Path(kb.origin))
     code, out, err = run(["kb", "validate", str(tmp_path / "cases"), "--kb", kb_dir], capsys)
     assert code == 0 and "strict-gbs" in out and "1/1" in out
-    code, out, _ = run(["kb", "validate", str(tmp_path / "cases"), "--kb", kb_dir, "--json",
-                        "--mode", "strict-gbs"], capsys)
+    code, out, _ = run(
+        [
+            "kb",
+            "validate",
+            str(tmp_path / "cases"),
+            "--kb",
+            kb_dir,
+            "--json",
+            "--mode",
+            "strict-gbs",
+        ],
+        capsys,
+    )
     data = json.loads(out)
     assert [m["mode"] for m in data["modes"]] == ["strict-gbs"]
     assert data["modes"][0]["top1"] == 1
     assert data["cases"][0]["modes"]["strict-gbs"]["asked"][0] == {"symptom": "a", "answer": "yes"}
 
 
-@pytest.mark.parametrize("extra, words", [
-    (["--mode", "telepathy"], "unknown mode 'telepathy'; choose from"),
-    (["--eps", "-1"], "responder: error: --eps: eps is -1"),
-    (["--long-row-exponent", "-1"], "responder: error: --long-row-exponent: long-row exponent is -1"),
-    (["--sensitivity", "2"], "responder: error: --sensitivity: sensitivity is 2.0"),
-    (["--leak", "0.9"], "responder: error: --leak: leak (0.9) must be below"),
-    (["--prior", "flat"], "responder: error: --prior: unknown prior 'flat'"),
-])
+@pytest.mark.parametrize(
+    "extra, words",
+    [
+        (["--mode", "telepathy"], "unknown mode 'telepathy'; choose from"),
+        (["--eps", "-1"], "responder: error: --eps: eps is -1"),
+        (
+            ["--long-row-exponent", "-1"],
+            "responder: error: --long-row-exponent: long-row exponent is -1",
+        ),
+        (["--sensitivity", "2"], "responder: error: --sensitivity: sensitivity is 2.0"),
+        (["--leak", "0.9"], "responder: error: --leak: leak (0.9) must be below"),
+        (["--prior", "flat"], "responder: error: --prior: unknown prior 'flat'"),
+    ],
+)
 def test_command_bad_options_exit_2(kb, tmp_path, capsys, extra, words):
     write_case(tmp_path / "cases", "c1", case_text())
-    code, out, err = run(["kb", "validate", str(tmp_path / "cases"), "--kb",
-                          str(Path(kb.origin)), *extra], capsys)
+    code, out, err = run(
+        ["kb", "validate", str(tmp_path / "cases"), "--kb", str(Path(kb.origin)), *extra], capsys
+    )
     assert code == 2 and words in err and "Traceback" not in err
 
 
 def test_command_bad_case_file_exit_2(kb, tmp_path, capsys):
     path = write_case(tmp_path / "cases", "bad", case_text(signs=(("zz", True),)))
-    code, out, err = run(["kb", "validate", str(tmp_path / "cases"), "--kb",
-                          str(Path(kb.origin))], capsys)
+    code, out, err = run(
+        ["kb", "validate", str(tmp_path / "cases"), "--kb", str(Path(kb.origin))], capsys
+    )
     assert code == 2 and f"{path}:7:" in err and out == ""
     code, _, err = run(["kb", "validate", str(tmp_path / "nowhere")], capsys)
     assert code == 2 and "does not exist" in err
@@ -332,14 +364,17 @@ def test_every_registered_mode_runs(kb, tmp_path):
         assert report.results[mode][0].class_rank == 1
 
 
-@pytest.mark.parametrize("kwargs, words", [
-    ({"eps": -1}, "eps is -1"),
-    ({"sensitivity": 1.5}, "sensitivity is 1.5"),
-    ({"leak": 0.0}, "leak is 0.0"),
-    ({"sensitivity": 0.3, "leak": 0.4}, "must be below sensitivity"),
-    ({"prior": "flat"}, "unknown prior 'flat'; choose one of chemical, class"),
-    ({"long_row_exponent": 2}, "long-row exponent is 2"),
-])
+@pytest.mark.parametrize(
+    "kwargs, words",
+    [
+        ({"eps": -1}, "eps is -1"),
+        ({"sensitivity": 1.5}, "sensitivity is 1.5"),
+        ({"leak": 0.0}, "leak is 0.0"),
+        ({"sensitivity": 0.3, "leak": 0.4}, "must be below sensitivity"),
+        ({"prior": "flat"}, "unknown prior 'flat'; choose one of chemical, class"),
+        ({"long_row_exponent": 2}, "long-row exponent is 2"),
+    ],
+)
 def test_impossible_settings_are_refused(kwargs, words):
     from responder.kb.validate import make_settings
 

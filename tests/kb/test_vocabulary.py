@@ -53,23 +53,41 @@ def test_every_symptom_has_synonyms_and_an_observation_kind(kb):
         assert len(s.synonyms) >= 2, s.id
 
 
-@pytest.mark.parametrize("word, sid", [
-    ("miosis", "pinpoint_pupils"), ("dyspnea", "shortness_of_breath"),
-    ("SOB", "shortness_of_breath"), ("convulsions", "seizures"), ("fits", "seizures"),
-    ("difficulty breathing", "shortness_of_breath"), ("coughing blood", "frothy_sputum"),
-    ("eye pain", "eye_irritation"), ("tight chest", "chest_pain"), ("tired", "fatigue"),
-    ("epistaxis", "nosebleed"), ("hematemesis", "vomiting_blood"), ("cyanosis", "bluish_skin"),
-    ("fasciculations", "muscle_twitching"), ("unresponsive", "unconsciousness"),
-])
+@pytest.mark.parametrize(
+    "word, sid",
+    [
+        ("miosis", "pinpoint_pupils"),
+        ("dyspnea", "shortness_of_breath"),
+        ("SOB", "shortness_of_breath"),
+        ("convulsions", "seizures"),
+        ("fits", "seizures"),
+        ("difficulty breathing", "shortness_of_breath"),
+        ("coughing blood", "frothy_sputum"),
+        ("eye pain", "eye_irritation"),
+        ("tight chest", "chest_pain"),
+        ("tired", "fatigue"),
+        ("epistaxis", "nosebleed"),
+        ("hematemesis", "vomiting_blood"),
+        ("cyanosis", "bluish_skin"),
+        ("fasciculations", "muscle_twitching"),
+        ("unresponsive", "unconsciousness"),
+    ],
+)
 def test_words_people_type_resolve(kb, word, sid):
     assert kb.symptom(word).id == sid
 
 
-@pytest.mark.parametrize("word, sid", [
-    ("convulsions", "seizures"), ("difficulty breathing", "shortness_of_breath"),
-    ("miosis", "pinpoint_pupils"), ("coughing blood", "frothy_sputum"),
-    ("eye pain", "eye_irritation"), ("chest tightness", "chest_pain"),
-])
+@pytest.mark.parametrize(
+    "word, sid",
+    [
+        ("convulsions", "seizures"),
+        ("difficulty breathing", "shortness_of_breath"),
+        ("miosis", "pinpoint_pupils"),
+        ("coughing blood", "frothy_sputum"),
+        ("eye pain", "eye_irritation"),
+        ("chest tightness", "chest_pain"),
+    ],
+)
 def test_the_app_search_finds_synonyms_first(kb, word, sid):
     assert kb.search_symptoms(word, 1)[0].id == sid
 
@@ -83,8 +101,14 @@ def test_overlapping_labels_are_gone(kb):
 
 def test_urgent_findings(kb):
     urgent = {s.id for s in kb.symptoms if s.urgent}
-    assert urgent == {"respiratory_arrest", "cardiac_arrest", "seizures", "unconsciousness",
-                      "slow_breathing", "bluish_skin"}
+    assert urgent == {
+        "respiratory_arrest",
+        "cardiac_arrest",
+        "seizures",
+        "unconsciousness",
+        "slow_breathing",
+        "bluish_skin",
+    }
     # an act-now finding can be seen on a victim who cannot talk
     assert all(kb.symptom_by_id[s].observation == "observed" for s in urgent)
 
