@@ -19,11 +19,15 @@ import os
 import re
 import unicodedata
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from responder.input_limits import InputRejected, decode_text, loads_toml, read_bytes
 from responder.kb.model import (
+    ANSWERED_PER,
+    CATEGORY_KINDS,
+    EVIDENCE_GRADE_KEYS,
+    GRADES,
     OBSERVATION_KINDS,
     Category,
     Chemical,
@@ -49,6 +53,8 @@ SOURCE_SERIES = (
 )
 BUNDLED_NAME = "bundled"
 SYMPTOMS_FILE = "symptoms.toml"
+#: Scene observations (odour, appearance, setting...): optional, beside the symptoms.
+SCENE_FILE = "scene.toml"
 CLASSES_FILE = "classes.toml"
 CHEMICALS_DIR = "chemicals"
 
@@ -395,19 +401,64 @@ class _Checker:
 # --- the three parts of a knowledge base -------------------------------------------------
 
 
-def _check_vocabulary(ck: _Checker, doc: _Doc):
-    ck.top_keys(doc, ("category", "symptom"))
-    categories: list[Category] = []
-    cat_line: dict[str, int | None] = {}
+@dataclass
+class _Vocabulary:
+    """What the vocabulary files define, gathered across symptoms.toml and scene.toml."""
+
+    categories: list[Category] = field(default_factory=list)
+    symptoms: list[Symptom] = field(default_factory=list)
+    category_line: dict[str, int | None] = field(default_factory=dict)
+    symptom_line: dict[str, int | None] = field(default_factory=dict)
+    aliases: dict[str, str] = field(default_factory=dict)
+    symptom_file: dict[str, str] = field(default_factory=dict)
+    #: normalised name -> (id, what the name is, where it is defined, symptom or observation)
+    names: dict[str, tuple[str, str, str, str]] = field(default_factory=dict)
+
+
+def _noun(symptom: Symptom) -> str:
+    return "symptom" if symptom.kind == "symptom" else "observation"
+
+
+def _check_vocabulary(ck: _Checker, doc: _Doc, vocab: _Vocabulary, table: str = "symptom"):
+    """Add one vocabulary file's categories and observations to ``vocab``.
+
+    symptoms.toml holds ``[[symptom]]`` tables, scene.toml ``[[observation]]`` tables; a
+    category's ``kind`` defaults to the file's ("symptom" or "scene").
+    """
+    ck.top_keys(doc, ("category", table))
+    default_kind = "symptom" if table == "symptom" else "scene"
+    cat_line = vocab.category_line
+    own_categories: set[str] = set()
     for k, t in enumerate(ck.tables(doc, "category", required=True)):
-        v, _, anchor = ck.fields(doc, "category", k, t, {"id": "str", "label": "str"}, {})
+        v, span, anchor = ck.fields(
+            doc, "category", k, t, {"id": "str", "label": "str"}, {"kind": "str", "per": "str"}
+        )
         if "id" not in v or "label" not in v:
             continue
+        kind, per = v.get("kind", default_kind), v.get("per", "victim")
+        if kind not in CATEGORY_KINDS:
+            ck.error(
+                doc.rel,
+                _key_line(doc, span, "kind", anchor),
+                f'category "{v["id"]}" has kind "{kind}"',
+                "write kind = " + " or ".join(f'"{k}"' for k in CATEGORY_KINDS),
+            )
+            continue
+        if per not in ANSWERED_PER:
+            ck.error(
+                doc.rel,
+                _key_line(doc, span, "per", anchor),
+                f'category "{v["id"]}" has per "{per}"',
+                'write per = "incident" (answered once for the whole incident) or '
+                '"victim" (each victim answers it)',
+            )
+            continue
         if ck.new_id(doc.rel, anchor, "category", v["id"], cat_line):
-            categories.append(Category(v["id"], v["label"]))
+            vocab.categories.append(Category(v["id"], v["label"], kind=kind, per=per))
+            own_categories.add(v["id"])
 
-    symptoms: list[Symptom] = []
-    sym_line: dict[str, int | None] = {}
+    symptoms = vocab.symptoms
+    sym_line = vocab.symptom_line
     optional = {
         "check": "str",
         "synonyms": "list",
@@ -419,25 +470,29 @@ def _check_vocabulary(ck: _Checker, doc: _Doc):
     required = {"id": "str", "label": "str", "category": "str"}
     spans: dict[str, tuple] = {}
     every: list[Symptom] = []  # also those dropped for a bad category: their names still count
-    for k, t in enumerate(ck.tables(doc, "symptom", required=True)):
-        v, span, anchor = ck.fields(doc, "symptom", k, t, required, optional)
+    for k, t in enumerate(ck.tables(doc, table, required=True)):
+        v, span, anchor = ck.fields(doc, table, k, t, required, optional)
         if not {"id", "label", "category"} <= v.keys():
             continue
         sid = v["id"]
         if not ck.new_id(doc.rel, anchor, "symptom", sid, sym_line):
             continue
+        vocab.symptom_file[sid] = doc.rel
         spans[sid] = span
         ok = True
-        if v["category"] not in cat_line:
+        if v["category"] not in own_categories:
             ck.error(
                 doc.rel,
                 doc.lines.key(span, "category") or anchor,
-                f'symptom "{sid}" has unknown category "{v["category"]}"',
-                _suggest(v["category"], cat_line, "category", "the [[category]] tables"),
+                f'{table} "{sid}" has unknown category "{v["category"]}"',
+                _suggest(
+                    v["category"], own_categories, "category", "this file's [[category]] tables"
+                ),
             )
             ok = False
         # a bad value is reported and left out; the symptom stays, so no cascade of messages
-        observation = v.get("observation", "")
+        # what is seen or told on scene needs no answer from the victim
+        observation = v.get("observation", "observed" if default_kind == "scene" else "")
         if "observation" in v and observation not in OBSERVATION_KINDS:
             ck.error(
                 doc.rel,
@@ -490,27 +545,29 @@ def _check_vocabulary(ck: _Checker, doc: _Doc):
             observation=observation,
             leak=None if leak is None else float(leak),
             urgent=v.get("urgent", False),
+            kind=next((c.kind for c in vocab.categories if c.id == v["category"]), default_kind),
         )
         every.append(symptom)
         if ok:
             symptoms.append(symptom)
-    aliases = _check_symptom_names(ck, doc, every, spans, sym_line)
-    return categories, symptoms, sym_line, aliases
+    _check_symptom_names(ck, doc, every, spans, vocab)
 
 
 def _check_symptom_names(
-    ck: _Checker, doc: _Doc, symptoms: list[Symptom], spans: dict, sym_line: dict
-) -> dict[str, str]:
-    """Every id, alias, label and synonym must name one symptom only (case-insensitively).
+    ck: _Checker, doc: _Doc, symptoms: list[Symptom], spans: dict, vocab: _Vocabulary
+) -> None:
+    """Every id, alias, label and synonym must name one observation only (case-insensitively),
+    across symptoms.toml and scene.toml.
 
-    A name shared by two symptoms would let one finding be answered twice, and makes the
-    search and the interview protocol ambiguous. Returns alias -> current id, each alias
-    going to the first symptom that claims it (so a clash gives one message, not a cascade).
+    A name shared by two would let one finding be answered twice, and makes the search and
+    the interview protocol ambiguous. Records alias -> current id in ``vocab.aliases``, each
+    alias going to the first observation that claims it (one message, not a cascade).
     """
-    alias_of: dict[str, str] = {}
-    owner: dict[str, tuple[str, str, int | None]] = {
-        sid: (sid, "id", line) for sid, line in sym_line.items()
-    }
+    alias_of = vocab.aliases
+    owner = vocab.names
+    sym_line = vocab.symptom_line
+    for s in symptoms:
+        owner.setdefault(s.id, (s.id, "id", ck.where(doc.rel, sym_line[s.id]), _noun(s)))
     for s in symptoms:
         span = spans[s.id]
         named = [(a, "alias", "aliases") for a in s.aliases]
@@ -519,29 +576,28 @@ def _check_symptom_names(
             line = doc.lines.value(span, key, text) or _key_line(doc, span, key, sym_line[s.id])
             norm = " ".join(text.split()).casefold()
             if norm not in owner:
-                owner[norm] = (s.id, kind, line)
+                owner[norm] = (s.id, kind, ck.where(doc.rel, line), _noun(s))
                 if kind == "alias":
                     alias_of[text] = s.id
                 continue
-            other, other_kind, other_line = owner[norm]
+            other, other_kind, other_where, other_noun = owner[norm]
             if other == s.id:  # a synonym equal to its own label is harmless
                 if kind == "alias":
                     ck.error(
                         doc.rel,
                         line,
-                        f'symptom "{s.id}": alias "{text}" repeats its own {other_kind}',
+                        f'{_noun(s)} "{s.id}": alias "{text}" repeats its own {other_kind}',
                         "remove it",
                     )
                 continue
             ck.error(
                 doc.rel,
                 line,
-                f'{kind} "{text}" of symptom "{s.id}" already names symptom "{other}" '
-                f"(its {other_kind}, at {ck.where(doc.rel, other_line)})",
-                "a name must point at one symptom: remove it from one of them, or merge "
-                "the two symptoms (the retired id becomes an alias)",
+                f'{kind} "{text}" of {_noun(s)} "{s.id}" already names {other_noun} "{other}" '
+                f"(its {other_kind}, at {other_where})",
+                "a name must point at one observation: remove it from one of them, or merge "
+                "the two (the retired id becomes an alias)",
             )
-    return alias_of
 
 
 def _check_classes(ck: _Checker, doc: _Doc):
@@ -629,6 +685,7 @@ def _check_chemical_file(
 
     required = {"name": "str", "symptoms": "list", "sources": "list"}
     optional = {
+        "scene": "list",
         "id": "str",
         "un": "str",
         "source_checked": "bool",
@@ -689,15 +746,22 @@ def _check_chemical_file(
                     "cannot be identified, so leave it out instead",
                 )
                 ok = False
-            written: set[str] = set()
-            for sid in symptoms:
-                line = doc.lines.value(span, "symptoms", sid) or anchor
+        written: set[str] = set()
+        # `symptoms` lists the victim's signs, `scene` what is seen or told on scene; both
+        # are cells of the chemical's row
+        for key in ("symptoms", "scene"):
+            for sid in v.get(key, []) if (key == "scene" or symptoms is not None) else []:
+                line = doc.lines.value(span, key, sid) or anchor
                 cid = _current_id(ck, doc, line, label, sid, symptom_ids, aliases)
                 if cid is None:
                     ok = False
                 elif sid in written:
                     ck.warn(
-                        doc.rel, line, f'{label} lists symptom "{sid}" twice', "remove the repeat"
+                        doc.rel,
+                        line,
+                        f"{label} lists {'symptom' if key == 'symptoms' else 'observation'} "
+                        f'"{sid}" twice',
+                        "remove the repeat",
                     )
                 # a merged id listed beside the id that took it over is one cell, silently:
                 # files written before the merge stay valid (ids are a contract)
@@ -921,8 +985,8 @@ def _check_evidence(
             "other keys, with title, url and symptoms",
         )
         return [], n_before, False
-    required = {"title": "str", "symptoms": "list"}
-    optional = {"url": "str", "notes": "str"}
+    required = {"title": "str"}
+    optional = {"url": "str", "notes": "str", **{key: "list" for key in EVIDENCE_GRADE_KEYS}}
     if ck.strict:
         required["url"] = optional.pop("url")
     ok = True
@@ -948,27 +1012,46 @@ def _check_evidence(
                 'give the address the document was read at, e.g. "https://www.cdc.gov/..."',
             )
             good = False
-        supported: set[str] = set()
-        for sid in v.get("symptoms", []):
-            line = doc.lines.value(espan, "symptoms", sid) or eanchor
-            cid = _current_id(ck, doc, line, label, sid, symptom_ids, aliases)
-            if cid is None:
-                good = False
-            elif symptoms is not None and cid not in symptoms:
-                ck.error(
-                    doc.rel,
-                    line,
-                    f'{label}: evidence "{title}" supports "{sid}", which is not in the '
-                    "chemical's symptoms",
-                    "add it to the chemical's symptoms if the document lists it, or "
-                    "remove it from this evidence",
-                )
-                good = False
-            else:
-                supported.add(cid)
+        if not any(key in e for key in EVIDENCE_GRADE_KEYS):
+            ck.error(
+                doc.rel,
+                eanchor,
+                f'{label}: evidence "{title}" supports no cell',
+                "list what the document supports: symptoms = [...] or scene = [...] (graded "
+                "common), hallmark = [...] (most victims show it) or occasional = [...]",
+            )
+            good = False
+        graded: dict[str, set[str]] = {grade: set() for grade in GRADES}
+        for key in EVIDENCE_GRADE_KEYS:
+            for sid in v.get(key, []):
+                line = doc.lines.value(espan, key, sid) or eanchor
+                cid = _current_id(ck, doc, line, label, sid, symptom_ids, aliases)
+                if cid is None:
+                    good = False
+                elif symptoms is not None and cid not in symptoms:
+                    ck.error(
+                        doc.rel,
+                        line,
+                        f'{label}: evidence "{title}" supports "{sid}", which is not in the '
+                        "chemical's symptoms or scene",
+                        "add it to the chemical's symptoms or scene if the document lists "
+                        "it, or remove it from this evidence",
+                    )
+                    good = False
+                else:
+                    graded[EVIDENCE_GRADE_KEYS[key]].add(cid)
         ok = ok and good
         if good:
-            out.append(Evidence(title, url, frozenset(supported), eanchor))
+            out.append(
+                Evidence(
+                    title,
+                    url,
+                    frozenset().union(*graded.values()),
+                    eanchor,
+                    hallmark=frozenset(graded["hallmark"]),
+                    occasional=frozenset(graded["occasional"] - graded["common"]),
+                )
+            )
     return out, n_before + len(raw), ok
 
 
@@ -1029,13 +1112,21 @@ def check_files(
                 f"{CHEMICALS_DIR}/*.toml",
             )
 
-    categories, symptoms, sym_line, aliases = [], [], {}, {}
+    vocab = _Vocabulary()
     symptom_ids = class_ids = None  # None: unknown because the file is broken
     if SYMPTOMS_FILE in texts and (doc := ck.parse(SYMPTOMS_FILE, texts[SYMPTOMS_FILE])):
-        categories, symptoms, sym_line, aliases = _check_vocabulary(ck, doc)
+        _check_vocabulary(ck, doc, vocab, "symptom")
+        if SCENE_FILE in texts and (doc := ck.parse(SCENE_FILE, texts[SCENE_FILE])):
+            _check_vocabulary(ck, doc, vocab, "observation")
         # ids of symptoms dropped for a bad category still count as known: no cascade of
         # "unknown symptom" errors in the chemical files
-        symptom_ids = set(sym_line) or None
+        symptom_ids = set(vocab.symptom_line) or None
+    categories, symptoms, sym_line, aliases = (
+        vocab.categories,
+        vocab.symptoms,
+        vocab.symptom_line,
+        vocab.aliases,
+    )
     classes = []
     if CLASSES_FILE in texts and (doc := ck.parse(CLASSES_FILE, texts[CLASSES_FILE])):
         classes = _check_classes(ck, doc)
@@ -1073,9 +1164,10 @@ def check_files(
         for s in symptoms:
             if s.id not in used:
                 ck.warn(
-                    SYMPTOMS_FILE,
+                    vocab.symptom_file[s.id],
                     sym_line[s.id],
-                    f'no chemical has symptom "{s.id}"',
+                    f"no chemical has {'symptom' if s.kind == 'symptom' else 'observation'} "
+                    f'"{s.id}"',
                     "it can never narrow the list: add it to chemicals whose sources name "
                     "it, or remove it",
                 )
@@ -1119,7 +1211,7 @@ def _read_tree(root) -> dict[str, bytes | InputRejected | None]:
     them is reported rather than skipped or waited on.
     """
     files: dict[str, bytes | InputRejected | None] = {}
-    for rel in (SYMPTOMS_FILE, CLASSES_FILE):
+    for rel in (SYMPTOMS_FILE, SCENE_FILE, CLASSES_FILE):
         entry = root.joinpath(rel)
         if _present(entry):
             files[rel] = _read(entry)

@@ -60,12 +60,25 @@ class KBError(ValueError):
         super().__init__("\n".join(str(i) for i in self.issues))
 
 
+#: What a category holds: a victim's signs, or what is seen or told on scene.
+CATEGORY_KINDS = ("symptom", "scene")
+#: Who answers a category's questions: each victim, or the incident once.
+ANSWERED_PER = ("victim", "incident")
+
+
 @dataclass(frozen=True)
 class Category:
-    """A group of symptoms shown together (a query group z, Section 4)."""
+    """A group of observations shown together (a query group z, Section 4).
+
+    ``kind`` is "symptom" (a victim's signs) or "scene" (smell, cloud, setting...); ``per``
+    is "incident" when the category is answered once for the whole incident, "victim" when
+    each victim answers it.
+    """
 
     id: str
     label: str
+    kind: str = "symptom"
+    per: str = "victim"
     index: int = -1  # the engine's query group; set by KnowledgeBase
     symptoms: tuple[int, ...] = ()  # indexes of its symptoms; set by KnowledgeBase
 
@@ -103,6 +116,8 @@ class Symptom:
     urgent: bool = False
     index: int = -1  # the engine's query (matrix column); set by KnowledgeBase
     category_label: str = ""  # set by KnowledgeBase
+    kind: str = "symptom"  # its category's kind; set by KnowledgeBase
+    per: str = "victim"  # its category's; set by KnowledgeBase
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -140,14 +155,44 @@ class ChemicalClass:
     index: int = -1  # the engine's object group; set by KnowledgeBase
 
 
+#: How often victims of a chemical show an observation, strongest first. A cell in a
+#: chemical's row that no document read supports is "unverified" (graded occasional at most);
+#: an observation not in the row is "not expected" (the leak). The probabilities are in
+#: grades.toml.
+GRADES = ("hallmark", "common", "occasional")
+UNVERIFIED = "unverified"
+#: Keys of a [[chemical.evidence]] table and the grade each gives the cells it lists.
+EVIDENCE_GRADE_KEYS = {
+    "symptoms": "common",
+    "scene": "common",
+    "hallmark": "hallmark",
+    "occasional": "occasional",
+}
+
+
 @dataclass(frozen=True)
 class Evidence:
-    """One document read for a chemical, and the symptom cells it supports."""
+    """One document read for a chemical, and the cells it supports.
+
+    ``symptoms`` holds every cell the document supports (symptoms and scene observations);
+    ``hallmark`` those it gives as shown by most victims (a case definition's defining sign),
+    ``occasional`` those it gives only at high dose, by one route or late.
+    """
 
     title: str
     url: str
     symptoms: frozenset[str]
     line: int | None = None
+    hallmark: frozenset[str] = frozenset()
+    occasional: frozenset[str] = frozenset()
+
+    def grade(self, cell: str) -> str | None:
+        """The grade this document gives ``cell``; None if it does not support it."""
+        if cell in self.hallmark:
+            return "hallmark"
+        if cell in self.occasional:
+            return "occasional"
+        return "common" if cell in self.symptoms else None
 
 
 @dataclass(frozen=True)
@@ -182,6 +227,14 @@ class Chemical:
         """Symptoms no evidence document supports (all of them when there is no evidence)."""
         supported = frozenset().union(*(e.symptoms for e in self.evidence))
         return self.symptoms - supported
+
+    def grade(self, cell: str) -> str | None:
+        """The cell's grade: the strongest any evidence document gives it; "unverified" for
+        a cell of the row no document supports; None when the row does not list it."""
+        if cell not in self.symptoms:
+            return None
+        given = {e.grade(cell) for e in self.evidence}
+        return next((g for g in GRADES if g in given), UNVERIFIED)
 
     @property
     def weight(self) -> float:
@@ -221,10 +274,16 @@ class KnowledgeBase:
     def __post_init__(self) -> None:
         # Give every item its engine position and display labels, so nothing downstream
         # needs a second copy of these dataclasses.
-        cat_label = {c.id: c.label for c in self.categories}
+        cats = {c.id: c for c in self.categories}
         class_label = {c.id: c.label for c in self.classes}
         symptoms = tuple(
-            replace(s, index=j, category_label=cat_label.get(s.category, s.category))
+            replace(
+                s,
+                index=j,
+                category_label=cats[s.category].label if s.category in cats else s.category,
+                kind=cats[s.category].kind if s.category in cats else s.kind,
+                per=cats[s.category].per if s.category in cats else s.per,
+            )
             for j, s in enumerate(self.symptoms)
         )
         categories = tuple(

@@ -432,9 +432,10 @@ def test_bundled_kb_loads_and_passes_check():
     assert kb.name == "bundled"
     root = bundled_root()
     vocabulary = tomllib.loads(root.joinpath("symptoms.toml").read_text(encoding="utf-8"))
+    scene = tomllib.loads(root.joinpath("scene.toml").read_text(encoding="utf-8"))
     classes = tomllib.loads(root.joinpath("classes.toml").read_text(encoding="utf-8"))
-    assert len(kb.symptoms) == len(vocabulary["symptom"])
-    assert len(kb.categories) == len(vocabulary["category"])
+    assert len(kb.symptoms) == len(vocabulary["symptom"]) + len(scene["observation"])
+    assert len(kb.categories) == len(vocabulary["category"]) + len(scene["category"])
     assert len(kb.classes) == len(classes["class"])
     assert {c.class_id for c in kb.chemicals} == {c.id for c in kb.classes}
     for chem in kb.chemicals:

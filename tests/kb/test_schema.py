@@ -304,7 +304,7 @@ def test_evidence_unknown_symptom_suggests(tmp_path):
     "edit, key, problem",
     [
         (('title = "CHEMM: Nerve Agents"\n', ""), "[[chemical.evidence]]", "has no `title`"),
-        (('symptoms = ["respiratory_arrest"]\n', ""), "[[chemical.evidence]]", "has no `symptoms`"),
+        (('symptoms = ["respiratory_arrest"]\n', ""), "[[chemical.evidence]]", "supports no cell"),
         (
             ('url = "https://chemm.hhs.gov/nerveagents.htm"\n', ""),
             "[[chemical.evidence]]",
