@@ -80,7 +80,7 @@ def _evidence_remaining(spec: Spec) -> tuple[float, str]:
     """Evidence mode: Monte Carlo over victims drawn from the current posterior."""
     import numpy as np  # noqa: PLC0415
 
-    from responder.engine.evidence import expected_questions  # noqa: PLC0415
+    from responder.engine.interview import expected_questions  # noqa: PLC0415
     from responder.engine.policies import CATEGORY_POLICIES  # noqa: PLC0415
 
     belief = spec.evidence.model(spec.problem, spec.target).belief(spec.known, spec.skipped)

@@ -26,7 +26,8 @@ from math import sqrt
 import numpy as np
 
 from responder.engine.belief import Model, Node
-from responder.engine.evidence import Belief, EvidenceModel, next_query
+from responder.engine.evidence import Belief, EvidenceModel
+from responder.engine.interview import BeliefStepper, run_interview
 from responder.engine.noise import NoiseModel
 from responder.engine.policies import Policy
 from responder.engine.simulate import (
@@ -210,13 +211,9 @@ class EvidenceMode:
         self.name = name or f"evidence s={model.sensitivity:g} l={model.answers.leak:g}"
 
     def run(self, answers: np.ndarray, rng: np.random.Generator) -> tuple[int, Belief]:
-        known: dict[int, bool] = {}
-        belief = self.model.root()
-        while not belief.stop().stopped:
-            q = next_query(belief, rng, self.suggest, self.pick)
-            known[q] = bool(answers[q])
-            belief = self.model.belief(known)
-        return len(known), belief
+        start = BeliefStepper.root(self.model, suggest=self.suggest, pick=self.pick)
+        asked, end = run_interview(start, lambda q: bool(answers[q]), rng)
+        return len(asked), end.belief
 
     def correct(self, end: Belief, true: int) -> bool:
         return evidence_rank(end, true) == 0

@@ -42,7 +42,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from responder.engine.bounds import binary_entropy, xlog2x
-from responder.engine.problem import Problem
+from responder.engine.problem import COMMON, HALLMARK, NOT_LISTED, OCCASIONAL, UNRECORDED, Problem
 
 DEFAULT_SENSITIVITY = 0.8
 DEFAULT_LEAK = 0.1
@@ -53,6 +53,10 @@ DEFAULT_UNLISTED_PRIOR = 0.1
 # case vignettes and the simulations (docs/robustness.md, "Why the evidence mode misses on
 # the case vignettes").
 DEFAULT_LONG_ROW_EXPONENT = 0.25
+# Chance of "yes" for a cell graded hallmark or occasional, when not given: halfway from the
+# sensitivity s to 1, and OCCASIONAL_SHARE of the way from the leak l to s (0.9 and 0.31 at
+# the defaults). A common cell has s.
+OCCASIONAL_SHARE = 0.3
 EVIDENCE_TARGETS = ("object", "group")
 PICK_MODELS = ("any", "informed")
 STOP_REASONS = ("confident", "no_gain", "no_fit")
@@ -146,6 +150,19 @@ def check_long_row_exponent(value) -> float:
     return a
 
 
+def check_grade_probabilities(hallmark, sensitivity, occasional, leak) -> tuple[float, float]:
+    """The hallmark and occasional grades' probabilities as floats; EvidenceError unless
+    1 > hallmark > sensitivity > occasional > leak (each grade above the next)."""
+    h = _number_in("hallmark", hallmark, 0.0, 1.0, what="the chance of a hallmark sign")
+    o = _number_in("occasional", occasional, 0.0, 1.0, what="the chance of an occasional sign")
+    if not h > sensitivity > o > leak:
+        raise EvidenceError(
+            f"grades out of order: hallmark {h}, common (sensitivity) {sensitivity}, occasional "
+            f"{o}, leak {leak}; each must be above the next"
+        )
+    return h, o
+
+
 def check_answer_model(sensitivity, leak) -> tuple[float, float]:
     """Sensitivity and leak as floats, each in (0, 1) with leak < sensitivity."""
     s = check_probability("sensitivity", sensitivity)
@@ -182,6 +199,13 @@ class AnswerModel:
         s_i never drops below the midpoint of s and the largest leak, so a "yes" always
         favours the chemicals that list the sign.
 
+    hallmark, occasional : float, optional
+        P(yes) for a cell graded hallmark or occasional (``Problem.grades``); a common cell
+        has ``sensitivity``. Ordered hallmark > sensitivity > occasional > every leak, so a
+        grade never counts against the chemical it is given to. By default halfway from s
+        to 1, and 0.3 of the way from l to s. An ungraded problem lists every cell as
+        common.
+
     Use :meth:`exact` for the paper's error-free answers (s = 1, l = 0, no discount).
     """
 
@@ -189,6 +213,8 @@ class AnswerModel:
     leak: float = DEFAULT_LEAK
     symptom_leaks: np.ndarray | None = None
     long_row_exponent: float = DEFAULT_LONG_ROW_EXPONENT
+    hallmark: float | None = None
+    occasional: float | None = None
     _exact: bool = False
 
     def __post_init__(self) -> None:
@@ -200,6 +226,14 @@ class AnswerModel:
         object.__setattr__(
             self, "long_row_exponent", check_long_row_exponent(self.long_row_exponent)
         )
+        h, o = check_grade_probabilities(
+            (1.0 + s) / 2 if self.hallmark is None else self.hallmark,
+            s,
+            l_ + OCCASIONAL_SHARE * (s - l_) if self.occasional is None else self.occasional,
+            l_,
+        )
+        object.__setattr__(self, "hallmark", h)
+        object.__setattr__(self, "occasional", o)
         if self.symptom_leaks is not None:
             arr = np.asarray(self.symptom_leaks, dtype=float)
             if arr.ndim != 1:
@@ -217,7 +251,7 @@ class AnswerModel:
     @classmethod
     def exact(cls) -> AnswerModel:
         """Error-free answers (s = 1, l = 0): the paper's strict model, for checking."""
-        return cls(1.0, 0.0, None, 0.0, _exact=True)
+        return cls(1.0, 0.0, None, 0.0, 1.0, 1.0, _exact=True)
 
     @property
     def is_exact(self) -> bool:
@@ -238,13 +272,58 @@ class AnswerModel:
         """s_i = max(s min(1, (L / n_i)^a), (s + max leak) / 2) for rows of ``row_lengths``
         signs, with L = ``typical`` (the prior-weighted mean row length); s everywhere when
         a = 0 or answers are exact. Same shape as ``row_lengths``."""
+        return self._discounted(self.sensitivity, row_lengths, typical, leaks)
+
+    def _discounted(self, p: float, row_lengths, typical: float, leaks: np.ndarray) -> np.ndarray:
+        """max(p min(1, (L / n_i)^a), (p + max leak) / 2): the long-row discount of a cell
+        whose undiscounted chance of "yes" is ``p``."""
         n = np.asarray(row_lengths, dtype=float)
-        s = self.sensitivity
         if self._exact or self.long_row_exponent == 0.0:
-            return np.full(n.shape, s)
+            return np.full(n.shape, p)
         factor = np.minimum(1.0, (typical / np.maximum(n, 1e-12)) ** self.long_row_exponent)
-        floor = 0.5 * (s + float(np.max(leaks))) if np.size(leaks) else 0.0
-        return np.maximum(s * factor, floor)
+        floor = 0.5 * (p + float(np.max(leaks))) if np.size(leaks) else 0.0
+        return np.maximum(p * factor, floor)
+
+    def likelihood(self, problem: Problem) -> np.ndarray:
+        """P(yes | object i) for every query, shape (M, N): the answer model on a problem.
+
+        A listed cell answers yes with its grade's probability (``sensitivity`` for a common
+        cell, and for every cell of an ungraded problem), discounted on long rows like s
+        (:meth:`sensitivities`); an unlisted cell with the query's leak; an unrecorded cell
+        (the sources say nothing about that category for the object) with the prior-weighted
+        mean over the objects that record it, so that its answer hardly moves the object.
+        With exact answers this is B.
+        """
+        B = problem.matrix
+        if self._exact:
+            return B.astype(np.float64)
+        N = B.shape[1]
+        leaks = self.leaks(N)
+        row_lengths = B.sum(axis=1).astype(float)
+        typical = float(problem.prior @ row_lengths)
+        grades = problem.grades
+        if grades is None:
+            grades = np.where(B, COMMON, NOT_LISTED)
+        L = np.broadcast_to(leaks, B.shape).copy()
+        for code, p in (
+            (OCCASIONAL, self.occasional),
+            (COMMON, self.sensitivity),
+            (HALLMARK, self.hallmark),
+        ):
+            cells = grades == code
+            if cells.any():
+                p_iq = self._discounted(p, row_lengths, typical, leaks)[:, None]
+                if code == OCCASIONAL:  # a sign easily seen anyway (leak above p) still
+                    # favours the chemicals that list it: halfway from its leak to s
+                    p_iq = np.maximum(p_iq, np.where(leaks >= p, (leaks + self.sensitivity) / 2, 0))
+                L[cells] = np.broadcast_to(p_iq, B.shape)[cells]
+        unrecorded = grades == UNRECORDED
+        if unrecorded.any():
+            weight = problem.prior[:, None] * ~unrecorded
+            mass = weight.sum(axis=0)
+            base = np.divide((weight * L).sum(axis=0), mass, out=leaks.copy(), where=mass > 0)
+            L[unrecorded] = np.broadcast_to(base[None, :], B.shape)[unrecorded]
+        return L
 
 
 @dataclass(frozen=True)
@@ -421,8 +500,7 @@ class EvidenceModel:
         self.gain_floor = gain_floor
         self.unlisted_prior = check_probability("unlisted prior", unlisted_prior)
         N = problem.n_queries
-        s = float(answers.sensitivity)
-        self.sensitivity = s  # the nominal s; each row's own is sensitivities[i]
+        self.sensitivity = float(answers.sensitivity)  # the common grade's nominal chance
         self.leak_vector = answers.leaks(N)
         # The long-row discount (AnswerModel): each row's sensitivity s_i, s where the row is
         # no longer than the prior-weighted mean row length.
@@ -432,23 +510,13 @@ class EvidenceModel:
             row_lengths, self.typical_row_length, self.leak_vector
         )
         self.sensitivities.setflags(write=False)
-        # One s for every row (no discount, or no row long enough): the scalar formulas.
-        self._uniform_s = bool(np.all(self.sensitivities == s))
-        with np.errstate(divide="ignore"):
-            self._log_s, self._log_1s = np.log(s), np.log1p(-s)
-            self._log_s_i = np.log(self.sensitivities)
-            self._log_1s_i = np.log1p(-self.sensitivities)
-            self._log_l = np.log(self.leak_vector)
-            self._log_1l = np.log1p(-self.leak_vector)
-        self._h_listed = float(binary_entropy(np.array(s)))
-        self._h_listed_i = binary_entropy(self.sensitivities)
-        self._h_unlisted = binary_entropy(self.leak_vector)
+        # P(yes | object i) of every cell: everything below is computed from it.
+        self.likelihood = answers.likelihood(problem)
+        self.likelihood.setflags(write=False)
         self._log_prior = np.log(problem.prior)
         # An unlisted chemical: each sign independently, with the chance a victim of a
         # chemical drawn from the prior shows it (Belief.fit).
-        listed_yes = (problem.prior * self.sensitivities) @ problem.matrix
-        listed_mass = problem.prior @ problem.matrix
-        self.unlisted_yes = self.leak_vector * (1.0 - listed_mass) + listed_yes
+        self.unlisted_yes = problem.prior @ self.likelihood
         # ... or with signs at random, as many as a listed chemical has: the share of signs
         # each chemical lists, and its prior weight, summed over equal shares (each share
         # with the sensitivity of a row that long).
@@ -458,16 +526,17 @@ class EvidenceModel:
             self.unlisted_shares * N, self.typical_row_length, self.leak_vector
         )
         self._log_share_weight = np.log(np.bincount(where.reshape(-1), weights=problem.prior))
-        # Chemicals with identical rows get identical likelihoods under any answers: they
-        # are reported together as one candidate, never one picked.
-        _, inverse = np.unique(problem.matrix, axis=0, return_inverse=True)
+        # Chemicals with identical likelihood rows get identical posteriors under any answers:
+        # they are reported together as one candidate, never one picked.
+        _, inverse = np.unique(self.likelihood, axis=0, return_inverse=True)
         self.row_groups = inverse.reshape(-1)
-        # The 0/1 matrix once as floats, rows in class order (one contiguous block per
-        # class), so every selection is matrix-vector products over it: the yes-mass of all
-        # symptoms in one product, per class one product per class block. Small problems
-        # use float64 (exact to round-off, so ties match the strict policies within 1e-9
-        # bits); large ones float32, half the memory traffic of this pass, which dominates a
-        # selection (docs/performance.md; relative error about 1e-6, far below the gain floor).
+        # The likelihoods and their answer entropies H(P(yes | i)) once, rows in class order
+        # (one contiguous block per class), so every selection is matrix-vector products over
+        # them: the yes-mass of all queries in one product, per class one product per class
+        # block. Small problems use float64 (exact to round-off, so ties match the strict
+        # policies within 1e-9 bits); large ones float32, half the memory traffic of this
+        # pass, which dominates a selection (docs/performance.md; relative error about 1e-6,
+        # far below the gain floor).
         if problem.object_groups is not None:
             self._row_order = np.argsort(problem.object_groups, kind="stable")
             self._class_ends = np.cumsum(
@@ -477,10 +546,11 @@ class EvidenceModel:
             self._row_order = np.arange(problem.n_objects)
             self._class_ends = None
         dtype = np.float32 if problem.matrix.size > FLOAT32_ABOVE_CELLS else np.float64
-        self._rows = np.ascontiguousarray(problem.matrix[self._row_order], dtype=dtype)
+        sorted_likelihood = self.likelihood[self._row_order]
+        self._rows = np.ascontiguousarray(sorted_likelihood, dtype=dtype)
         self._rows.setflags(write=False)
-        self._s_sorted = self.sensitivities[self._row_order]
-        self._h_sorted = self._h_listed_i[self._row_order]
+        self._entropy_rows = np.ascontiguousarray(binary_entropy(sorted_likelihood), dtype=dtype)
+        self._entropy_rows.setflags(write=False)
         if problem.query_groups is not None:
             self._category_onehot = np.zeros((problem.n_query_groups, N), dtype=bool)
             self._category_onehot[problem.query_groups, np.arange(N)] = True
@@ -489,9 +559,8 @@ class EvidenceModel:
 
     def yes_probability(self, weights: np.ndarray) -> np.ndarray:
         """P(yes) to every query when the chemical is drawn from ``weights`` (shape (M,),
-        summing to 1): sum_i w_i (B_iq s_i + (1 - B_iq) l_q), shape (N,)."""
-        B = self.problem.matrix
-        return self.leak_vector * (1.0 - weights @ B) + (weights * self.sensitivities) @ B
+        summing to 1): sum_i w_i P(yes | i), shape (N,)."""
+        return weights @ self.likelihood
 
     def belief(self, known: Mapping[int, bool], skipped: Iterable[int] = ()) -> Belief:
         """The posterior after ``known`` answers (query -> yes) and ``skipped`` queries.
@@ -511,6 +580,21 @@ class EvidenceModel:
         asked[qs] = True
         asked[skipped] = True
         return Belief(self, qs, vals, asked)
+
+    def pooled(self, queries: np.ndarray, values: np.ndarray, asked: np.ndarray) -> Belief:
+        """The posterior after answers from several victims of one agent.
+
+        Victims are independent given the agent, so each (query, answer) pair multiplies
+        the likelihood once, and a query may repeat (two victims answered it). ``asked``
+        (shape (N,), bool) marks what the victim now being asked has answered, skipped or
+        has implied: suggestions leave those out.
+        """
+        queries = np.asarray(queries, dtype=np.int64)
+        N = self.problem.n_queries
+        bad = queries[(queries < 0) | (queries >= N)]
+        if bad.size:
+            raise IndexError(f"query {int(bad[0])} is out of range (0..{N - 1})")
+        return Belief(self, queries, np.asarray(values, dtype=bool), np.asarray(asked, bool))
 
     def root(self) -> Belief:
         """The belief before any answer (the prior)."""
@@ -540,22 +624,10 @@ class Belief:
         self.queries = queries
         self.values = values
         self.asked = asked
-        # Per answered query, the log-likelihood of its answer if the chemical lists the
-        # sign and if it does not; then one pass over the answered columns.
-        if_unlisted = np.where(values, model._log_l[queries], model._log_1l[queries])
-        B = model.problem.matrix[:, queries]  # (M, k)
-        if model._uniform_s:
-            if_listed = np.where(values, model._log_s, model._log_1s)
-            loglik = np.where(B, if_listed, if_unlisted).sum(axis=1)
-        else:  # each row its own s_i: count its listed yes and no answers
-            listed = B.astype(bool)
-            yes_listed = (listed & values[None, :]).sum(axis=1)
-            no_listed = (listed & ~values[None, :]).sum(axis=1)
-            loglik = (
-                yes_listed * model._log_s_i
-                + no_listed * model._log_1s_i
-                + np.where(listed, 0.0, if_unlisted[None, :]).sum(axis=1)
-            )
+        # One pass over the answered columns: log P(answer | i) summed over the answers.
+        L = model.likelihood[:, queries]  # (M, k)
+        with np.errstate(divide="ignore"):
+            loglik = np.where(values[None, :], np.log(L), np.log1p(-L)).sum(axis=1)
         self.log_weights = model._log_prior + loglik
         top = self.log_weights.max()
         if np.isfinite(top):
@@ -627,40 +699,17 @@ class Belief:
             return self._gains
         m = self.model
         w = self.posterior[m._row_order].astype(m._rows.dtype, copy=False)
-        leak = m.leak_vector
-        s = m.sensitivity
         total = float(self.posterior.sum())
         if m.target == "group":
-            # Per class c: mass W_c and its yes-mass W_c l + (s - l) G_c, G = sum_{i in c} w_i B_i
-            # (with the long-row discount, sum_{i in c} w_i s_i B_i - l G_c).
+            # Per class c: its mass W_c and yes-mass Y_c = sum_{i in c} w_i P(yes | i).
+            Y = _class_sums(w, m._rows, m._class_ends)
             W = self.group_probabilities()
-            if m._uniform_s:
-                G = _class_sums(w, m._rows, m._class_ends)
-                listed_yes = s * G
-            else:
-                both = _class_sums(
-                    np.stack([w, w * m._s_sorted.astype(w.dtype)]), m._rows, m._class_ends
-                )
-                G, listed_yes = both[0], both[1]
-            listed = G.sum(axis=0)  # P(the chemical lists q), unnormalised
-            yes_c = leak[None, :] * (W[:, None] - G) + listed_yes
-            h_given = _entropy_of_split(yes_c, W[:, None]).sum(axis=0)
-            listed_yes = listed_yes.sum(axis=0)
-        elif m._uniform_s:
-            listed = np.einsum("k,kn->n", w, m._rows).astype(np.float64)  # P(lists q), unnormalised
-            h_given = listed * m._h_listed + (total - listed) * m._h_unlisted
-            listed_yes = s * listed
+            h_given = _entropy_of_split(Y, W[:, None]).sum(axis=0)
+            p_yes = Y.sum(axis=0)
         else:
-            # Per row its own s_i: the listed mass, its yes-mass sum_i w_i s_i B_iq and its
-            # answer entropy sum_i w_i H(s_i) B_iq, in one pass over the matrix.
-            weights = np.stack(
-                [w, w * m._s_sorted.astype(w.dtype), w * m._h_sorted.astype(w.dtype)]
-            )
-            listed, listed_yes, h_listed = np.einsum("jk,kn->jn", weights, m._rows).astype(
-                np.float64
-            )
-            h_given = h_listed + (total - listed) * m._h_unlisted
-        p_yes = leak * (total - listed) + listed_yes
+            # The yes-mass sum_i w_i P(yes | i) and the answer entropy sum_i w_i H(P(yes | i)).
+            p_yes = np.einsum("k,kn->n", w, m._rows).astype(np.float64)
+            h_given = np.einsum("k,kn->n", w, m._entropy_rows).astype(np.float64)
         h_answer = _entropy_of_split(p_yes, total)
         gain = np.maximum(h_answer - h_given, 0.0) / total if total > 0 else np.zeros_like(p_yes)
         # Round-off (about 1e-16) on queries that split nothing is no gain; a real split of
@@ -813,11 +862,17 @@ class Belief:
     def against(self) -> np.ndarray:
         """A[i, t]: answer t counts against object i, shape (M, k).
 
-        A "yes" to a sign the chemical does not list, or a "no" to one it lists: under the
-        answer model each multiplies its weight by l/s or (1-s)/(1-l), both below 1.
+        A "yes" to a sign the chemical does not list, or a "no" to one it lists as common or
+        hallmark (every listed sign of an ungraded problem): under the answer model each
+        multiplies its weight by less than the answer does for the chemicals that fit it. A
+        "no" to an occasional sign, or any answer in a category the sources say nothing about
+        for the chemical, counts against nothing.
         """
-        B = self.model.problem.matrix[:, self.queries]
-        return B != self.values[None, :]
+        grades = self.model.problem.grades
+        if grades is None:
+            grades = self.model.problem.matrix.astype(np.int8) * COMMON
+        G = grades[:, self.queries]
+        return np.where(self.values[None, :], G == NOT_LISTED, G >= COMMON)
 
     def answers_against(self, obj: int) -> np.ndarray:
         """The answered queries counting against object ``obj``, in answer order."""
@@ -902,7 +957,7 @@ def _best_first(scores: np.ndarray) -> np.ndarray:
 
 def next_query(
     belief: Belief,
-    rng: np.random.Generator,
+    rng: np.random.Generator | None,
     suggest: str = "symptom",
     pick: str = "informed",
     available: np.ndarray | None = None,
@@ -912,48 +967,8 @@ def next_query(
     if suggest == "symptom":
         return int(belief.suggest_symptom(available).queries[0])
     sug = belief.suggest_category(pick, available)
+    if rng is None:  # no responder to draw a pick: the category's best query
+        return int(sug.queries[0])
     P = belief.pick_matrix(pick, available)[sug.category]
     qs = np.flatnonzero(P > 0)
     return int(qs[rng.choice(qs.size, p=P[qs])]) if qs.size > 1 else int(qs[0])
-
-
-def expected_questions(
-    belief: Belief,
-    suggest: str = "symptom",
-    pick: str = "informed",
-    available: np.ndarray | None = None,
-    trials: int = 200,
-    seed: int = 0,
-) -> tuple[float, tuple[float, float]]:
-    """Expected questions still to ask from ``belief``, by Monte Carlo, with a 95% interval.
-
-    Each trial draws a true object from the posterior and its answers to the unasked queries
-    from the answer model, then follows the evidence suggestions until the stopping rule.
-    Answers already given stay as they are.
-    """
-    rng = np.random.default_rng(seed)
-    model = belief.model
-    known0 = dict(zip(belief.queries.tolist(), belief.values.tolist()))
-    skipped = np.flatnonzero(belief.asked).tolist()
-    skipped = [q for q in skipped if q not in known0]
-    if not belief.fits:
-        return 0.0, (0.0, 0.0)
-    B = model.problem.matrix
-    counts = np.empty(trials)
-    for t in range(trials):
-        true = int(rng.choice(belief.posterior.size, p=belief.posterior))
-        answers = rng.random(B.shape[1]) < np.where(
-            B[true], model.sensitivities[true], model.leak_vector
-        )
-        known = dict(known0)
-        b = belief
-        k = 0
-        while not b.stop(available).stopped:
-            q = next_query(b, rng, suggest, pick, available)
-            known[q] = bool(answers[q])
-            b = model.belief(known, skipped)
-            k += 1
-        counts[t] = k
-    mean = float(counts.mean())
-    half = 1.959963984540054 * float(counts.std(ddof=1)) / np.sqrt(trials) if trials > 1 else 0.0
-    return mean, (mean - half, mean + half)

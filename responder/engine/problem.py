@@ -39,6 +39,13 @@ class Problem:
     group_names, query_group_names : sequence of str, optional
         Names of the coded groups; when given, labels must be among them.
 
+    grades : array-like of shape (M, N), optional
+        Graded cells for the evidence mode (:mod:`responder.engine.evidence`): how often a
+        victim of object ``i`` shows query ``j``, coded :data:`GRADE_CODES` (``UNRECORDED``
+        where the source says nothing about the query's category for that object). When
+        given, ``matrix`` must be its binary view, ``grades > 0``: the strict and noise modes
+        see a cell exactly when it is graded.
+
     Attributes
     ----------
     matrix : ndarray of shape (M, N), dtype bool
@@ -46,6 +53,7 @@ class Problem:
     object_groups : ndarray of shape (M,), int64, or None
     query_groups : ndarray of shape (N,), int64, or None
     pick_weights : ndarray of shape (N,), float64 (all ones when uniform)
+    grades : ndarray of shape (M, N), int8, or None
     """
 
     matrix: np.ndarray
@@ -57,6 +65,7 @@ class Problem:
     query_names: tuple[str, ...] = ()
     group_names: tuple[str, ...] = ()
     query_group_names: tuple[str, ...] = ()
+    grades: np.ndarray | None = None
 
     @classmethod
     def build(
@@ -70,6 +79,7 @@ class Problem:
         query_names: Sequence[str] | None = None,
         group_names: Sequence[str] | None = None,
         query_group_names: Sequence[str] | None = None,
+        grades=None,
     ) -> Problem:
         """Validate raw inputs and return a :class:`Problem`; raises :class:`ProblemError`."""
         B = _binary_matrix(matrix)
@@ -80,10 +90,11 @@ class Problem:
         w = _pick_weights(pick_weights, N)
         onames = _names(object_names, M, "object name", "objects", default="object {}")
         qnames = _names(query_names, N, "query name", "queries", default="query {}")
-        return cls(B, pi, y, z, w, onames, qnames, gnames, qgnames)
+        G = _grades(grades, B)
+        return cls(B, pi, y, z, w, onames, qnames, gnames, qgnames, G)
 
     def __post_init__(self) -> None:
-        for name in ("matrix", "prior", "object_groups", "query_groups", "pick_weights"):
+        for name in ("matrix", "prior", "object_groups", "query_groups", "pick_weights", "grades"):
             value = getattr(self, name)
             if isinstance(value, np.ndarray):
                 value.setflags(write=False)
@@ -116,6 +127,7 @@ class Problem:
             self.query_names,
             self.group_names,
             self.query_group_names,
+            self.grades,
         )
 
     def subset(self, objects=None, queries=None) -> Problem:
@@ -135,7 +147,41 @@ class Problem:
             tuple(self.query_names[j] for j in cols),
             self.group_names,
             self.query_group_names,
+            None if self.grades is None else self.grades[np.ix_(rows, cols)],
         )
+
+
+#: Codes of graded cells (Problem.grades), weakest first; ``NOT_LISTED`` is the leak.
+UNRECORDED, NOT_LISTED, OCCASIONAL, COMMON, HALLMARK = -1, 0, 1, 2, 3
+GRADE_CODES = {
+    "unrecorded": UNRECORDED,
+    "not listed": NOT_LISTED,
+    "occasional": OCCASIONAL,
+    "common": COMMON,
+    "hallmark": HALLMARK,
+}
+
+
+def _grades(grades, B: np.ndarray) -> np.ndarray | None:
+    if grades is None:
+        return None
+    G = np.asarray(grades)
+    if G.shape != B.shape:
+        raise ProblemError(
+            f"the grades have shape {G.shape} but the matrix {B.shape}; give one grade per cell"
+        )
+    if not np.issubdtype(G.dtype, np.integer) or G.min() < UNRECORDED or G.max() > HALLMARK:
+        raise ProblemError(
+            f"grades must be whole numbers from {UNRECORDED} (unrecorded) to {HALLMARK} (hallmark)"
+        )
+    G = G.astype(np.int8)
+    if not np.array_equal(G > NOT_LISTED, B):
+        i, j = np.argwhere((G > NOT_LISTED) != B)[0]
+        raise ProblemError(
+            f"cell [{i}][{j}] is {int(B[i, j])} in the matrix but graded {int(G[i, j])}: the "
+            "matrix must be the graded cells' binary view (grades > 0)"
+        )
+    return G
 
 
 def _binary_matrix(matrix) -> np.ndarray:

@@ -32,8 +32,9 @@ from typing import Any, Protocol
 import numpy as np
 
 from responder.engine.belief import Model, Node, NodeBatch
+from responder.engine.interview import NodeStepper, run_interview
 from responder.engine.noise import BinomialTable
-from responder.engine.policies import Policy, choose_batch, pick_query
+from responder.engine.policies import Policy, choose_batch
 
 
 @lru_cache(maxsize=256)
@@ -278,22 +279,9 @@ class PolicyInterviewer:
         self._batch = batch
 
     def run(self, answers: np.ndarray, rng: np.random.Generator) -> tuple[int, Node]:
-        node = self.start
-        k = 0
-        while True:
-            if self._cache is None:
-                choice = self.policy.choose(node) or False
-            else:
-                key = node.key()
-                choice = self._cache.get(key)
-                if choice is None:
-                    choice = self.policy.choose(node) or False
-                    self._cache[key] = choice
-            if choice is False:
-                return k, node
-            q = pick_query(choice, rng)
-            node = node.child(q, bool(answers[q]))
-            k += 1
+        start = NodeStepper(self.start, self.policy, self._cache)
+        asked, end = run_interview(start, lambda q: bool(answers[q]), rng)
+        return len(asked), end.node
 
     def correct(self, end: Node, true: int) -> bool:
         return ended_on_truth(self.model, end, true)

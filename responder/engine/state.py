@@ -1,21 +1,40 @@
-"""An interview in progress: answers so far, candidates, suggestion and status.
+"""An interview in progress: answers so far, for one or several victims of one incident.
 
 Answers may come in any order (a victim volunteers a symptom) and be changed or withdrawn; the
-target, policy and noise settings may change mid-interview; the candidates are always
-recomputed from the full answer list, so nothing the responder entered is lost.
+target, policy and answer model may change mid-interview; everything shown is recomputed from
+the full answer lists, so nothing the responder entered is lost.
+
+Several victims of one agent can be interviewed together: each has their own answers, and
+queries marked as answered once per incident (the smell, the cloud, the place) are shared by
+all. The evidence model pools every victim's answers (victims independent given the agent);
+the elimination models (strict and noise, the paper's) read the victim being asked.
+
+An answer can imply others (:class:`Implications`: "walking" implies "not unconscious"; one
+value of an exclusive group rules out the rest). Implied answers are never suggested, and
+carry no evidence of their own: the answer that implies them already does.
+
+What each answer model makes of the answers is its backend's business
+(:mod:`responder.engine.backends`): this class holds the answers and delegates.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import Enum
 
 import numpy as np
 
-from responder.engine.belief import Model, Node
-from responder.engine.evidence import Belief, EvidenceSettings, Fit, sharp_group_drops
+from responder.engine.backends import (
+    Answers,
+    Candidate,
+    Status,
+    View,
+    make_backend,
+)
+from responder.engine.evidence import EvidenceSettings, Fit
 from responder.engine.noise import NoiseModel
-from responder.engine.policies import Choice, Policy
+from responder.engine.policies import Choice, Policy, pick_query
 from responder.engine.problem import Problem
 
 
@@ -29,13 +48,15 @@ class Answer(str, Enum):
 
 MODES = ("evidence", "strict", "noise")
 
-
-class Status(str, Enum):
-    ASKING = "asking"  # more than one target group possible and some query splits them
-    IDENTIFIED = "identified"  # one object (or one group) left
-    INDISTINGUISHABLE = "indistinguishable"  # several left that no query can separate
-    INCONSISTENT = "inconsistent"  # no candidate fits the answers (within eps under noise;
-    # in evidence mode, an unlisted agent explains them better: evidence.Belief.fit)
+__all__ = [
+    "MODES",
+    "Answer",
+    "Candidate",
+    "Implications",
+    "InterviewState",
+    "QueryAnswer",
+    "Status",
+]
 
 
 @dataclass(frozen=True)
@@ -45,29 +66,39 @@ class QueryAnswer:
 
     query: int
     answer: Answer
+    implied: bool = False  # follows from another answer; never asked
 
 
 @dataclass(frozen=True)
-class Candidate:
-    """Objects still possible that no query separates, with their combined probability.
+class Implications:
+    """What one answer says about others.
 
-    Attributes
-    ----------
-    objects : tuple of int
-        One object, or several with identical rows (reported together, never one picked).
-    probability : float
-        Their share of the remaining mass.
-    mismatches : int
-        Answers the objects contradict (0 without noise; up to eps under noise).
+    ``rules`` maps (query, answered yes) to the (query, answer) pairs that answer implies,
+    e.g. (walking, yes) -> [(unconscious, no), (no pulse, no)]; a yes to one member of an
+    exclusive group implies no to the others.
     """
 
-    objects: tuple[int, ...]
-    probability: float
-    mismatches: int
+    rules: Mapping[tuple[int, bool], tuple[tuple[int, Answer], ...]]
+
+    @classmethod
+    def none(cls) -> Implications:
+        return cls({})
+
+    def implied_by(self, answers: Mapping[int, Answer]) -> dict[int, Answer]:
+        """The answers implied by ``answers`` (query -> answer) that were not given
+        themselves; the first implication of a query wins."""
+        out: dict[int, Answer] = {}
+        for q, a in answers.items():
+            if a is Answer.UNKNOWN:
+                continue
+            for q2, a2 in self.rules.get((q, a is Answer.YES), ()):
+                if q2 not in answers:
+                    out.setdefault(q2, a2)
+        return out
 
 
 class InterviewState:
-    """Answers and derived state of one interview.
+    """Answers and derived state of one interview (one incident, one or more victims).
 
     Parameters
     ----------
@@ -84,14 +115,17 @@ class InterviewState:
         suggestions maximise the expected information gain, and the interview stops at a
         confidence threshold. None for the paper's strict (or noise) mode.
     reported : ndarray of shape (N,), bool, optional
-        Symptoms only a conscious victim can report.
+        Queries only a conscious victim can report.
     observed_margin : float
-        Evidence mode, one symptom at a time: a symptom that is not ``reported`` (one a
+        Evidence mode, one symptom at a time: a query that is not ``reported`` (one a
         responder can see on any victim) is suggested before a ``reported`` one whose
         expected gain is larger by less than this fraction of it (0 = gain alone decides).
     unconscious : int, optional
-        The query "victim unconscious": once answered yes, ``reported`` symptoms are not
-        suggested in evidence mode.
+        The query "victim unconscious": once answered (or implied) yes, ``reported``
+        queries are not suggested for that victim.
+    shared : ndarray of shape (N,), bool, optional
+        Queries answered once per incident rather than per victim (the scene).
+    implications : Implications, optional
     """
 
     def __init__(
@@ -106,19 +140,26 @@ class InterviewState:
         reported: np.ndarray | None = None,
         unconscious: int | None = None,
         observed_margin: float = 0.0,
+        shared: np.ndarray | None = None,
+        implications: Implications | None = None,
     ):
         self.problem = problem
-        self._answers: dict[int, Answer] = {}  # query -> answer, in the order given
+        N = problem.n_queries
         self._ties, self._seed = ties, seed
-        self._reported = (
-            np.zeros(problem.n_queries, dtype=bool)
-            if reported is None
-            else np.asarray(reported, dtype=bool)
-        )
+        self._reported = np.zeros(N, dtype=bool) if reported is None else np.asarray(reported, bool)
+        self._shared = np.zeros(N, dtype=bool) if shared is None else np.asarray(shared, bool)
         self._unconscious = unconscious
+        self._implications = implications or Implications.none()
         if not 0.0 <= observed_margin < 1.0:
             raise ValueError(f"observed_margin must lie in [0, 1), got {observed_margin}")
         self._observed_margin = float(observed_margin)
+        # Per victim: query -> answer, in the order given; shared queries live in _incident.
+        self._victims: list[dict[int, Answer]] = [{}]
+        self._incident: dict[int, Answer] = {}
+        self._current = 0
+        self._last: tuple[int, bool] | None = None
+        self.target = self.noise = self.evidence = None
+        self.policy: Policy | None = None
         self.configure(target=target, policy=policy, noise=noise, evidence=evidence)
 
     # -- settings ----------------------------------------------------------------------------
@@ -129,11 +170,11 @@ class InterviewState:
         """Change target, policy, noise or evidence settings (``None`` turns either off);
         answers are kept. Noise and evidence exclude each other: setting one clears the other.
         """
-        target = target or getattr(self, "target", "object")
-        policy_name = policy or getattr(self, "policy", None) and self.policy.name or "gbs"
+        target = target or self.target or "object"
+        policy_name = policy or (self.policy.name if self.policy else "gbs")
         new_noise, new_evidence = noise, evidence
-        noise = getattr(self, "noise", None) if noise == "keep" else noise
-        evidence = getattr(self, "evidence", None) if evidence == "keep" else evidence
+        noise = self.noise if noise == "keep" else noise
+        evidence = self.evidence if evidence == "keep" else evidence
         if evidence is not None and noise is not None:
             if new_evidence == "keep":
                 evidence = None  # noise mode was just chosen
@@ -141,103 +182,186 @@ class InterviewState:
                 noise = None  # evidence mode was just chosen
             else:
                 raise ValueError("choose noise mode or evidence mode, not both")
-        model = Model(self.problem, target, noise)
         pol = Policy(policy_name, ties=self._ties, seed=self._seed)
         pol.check(self.problem)
-        ev_model = evidence.model(self.problem, target) if evidence is not None else None
-        self.model, self.policy, self.target, self.noise = model, pol, target, noise
-        self.evidence, self._evidence_model = evidence, ev_model
+        backend = make_backend(self.problem, target, pol, noise, evidence)
+        self.backend, self.policy, self.target = backend, pol, target
+        self.noise, self.evidence = noise, evidence
         self._invalidate()
 
     @property
     def mode(self) -> str:
         """``"evidence"``, ``"strict"`` (the paper's elimination) or ``"noise"``."""
-        if self.evidence is not None:
-            return "evidence"
-        return "noise" if self.noise is not None else "strict"
+        return self.backend.mode
+
+    @property
+    def model(self):
+        """The backend's model of the problem (``belief.Model`` or ``EvidenceModel``)."""
+        return self.backend.model
 
     def _invalidate(self) -> None:
-        self._belief: Belief | None = None
-        self._node: Node | None = None
-        self._choice: Choice | None | bool = False
+        self._view_cache: View | None = None
+
+    # -- victims -----------------------------------------------------------------------------
+
+    @property
+    def n_victims(self) -> int:
+        return len(self._victims)
+
+    @property
+    def current_victim(self) -> int:
+        return self._current
+
+    def add_victim(self) -> int:
+        """A new victim with no answers of their own; returns their index (now current)."""
+        self._victims.append({})
+        self._current = len(self._victims) - 1
+        self._invalidate()
+        return self._current
+
+    def select_victim(self, victim: int) -> None:
+        """Ask ``victim`` from now on (their answers, suggestions and availability)."""
+        if not 0 <= victim < len(self._victims):
+            raise IndexError(f"victim {victim} does not exist (0..{len(self._victims) - 1})")
+        if victim != self._current:
+            self._current = victim
+            self._invalidate()
+
+    def _victim(self, victim: int | None) -> int:
+        v = self._current if victim is None else victim
+        if not 0 <= v < len(self._victims):
+            raise IndexError(f"victim {v} does not exist (0..{len(self._victims) - 1})")
+        return v
+
+    def _store(self, query: int, victim: int | None) -> dict[int, Answer]:
+        """Where the answer to ``query`` lives: the incident's, or the victim's."""
+        return self._incident if self._shared[query] else self._victims[self._victim(victim)]
+
+    def given(self, victim: int | None = None) -> dict[int, Answer]:
+        """Answers given for ``victim`` (default: current), the incident's included, in order."""
+        return {**self._incident, **self._victims[self._victim(victim)]}
 
     # -- answers -----------------------------------------------------------------------------
 
     @property
     def answers(self) -> list[QueryAnswer]:
-        """The current answers in the order given (a changed answer moves to the end)."""
-        return [QueryAnswer(q, a) for q, a in self._answers.items()]
+        """The current victim's answers in the order given (a changed answer moves to the
+        end), then those implied by them."""
+        given = self.given()
+        out = [QueryAnswer(q, a) for q, a in given.items()]
+        out += [QueryAnswer(q, a, True) for q, a in self._implications.implied_by(given).items()]
+        return out
 
     def _check_query(self, query: int) -> None:
         if not 0 <= query < self.problem.n_queries:
             raise IndexError(f"query {query} is out of range")
 
-    def answer(self, query: int, answer: Answer | str) -> None:
+    def answer(self, query: int, answer: Answer | str, victim: int | None = None) -> None:
         """Record ``answer`` to ``query``; an earlier answer to the same query is replaced
         and the query moves to the end of the order."""
         answer = Answer(answer)
         self._check_query(query)
-        self._answers.pop(query, None)
-        self._answers[query] = answer
+        store = self._store(query, victim)
+        store.pop(query, None)
+        store[query] = answer
+        self._last = None if answer is Answer.UNKNOWN else (query, answer is Answer.YES)
         self._invalidate()
 
-    def remove(self, query: int) -> Answer | None:
+    def remove(self, query: int, victim: int | None = None) -> Answer | None:
         """Forget the answer to ``query``; returns it (None if it had none)."""
-        answer = self._answers.pop(query, None)
+        self._check_query(query)
+        answer = self._store(query, victim).pop(query, None)
         if answer is not None:
+            self._last = None
             self._invalidate()
         return answer
 
-    def set_answers(self, answers) -> None:
-        """Replace all answers by ``answers``, (query, answer) pairs in order (a later pair
-        for the same query replaces an earlier one)."""
-        new: dict[int, Answer] = {}
+    def set_answers(self, answers, victim: int | None = None) -> None:
+        """Replace all answers of ``victim`` (and the incident's) by ``answers``, (query,
+        answer) pairs in order (a later pair for the same query replaces an earlier one)."""
+        v = self._victim(victim)
+        own: dict[int, Answer] = {}
+        incident: dict[int, Answer] = {}
         for query, answer in answers:
             answer = Answer(answer)
             self._check_query(query)
-            new.pop(query, None)
-            new[query] = answer
-        self._answers = new
+            store = incident if self._shared[query] else own
+            store.pop(query, None)
+            store[query] = answer
+        self._victims[v], self._incident = own, incident
+        self._last = None
         self._invalidate()
 
     def known_answers(self) -> tuple[dict[int, bool], list[int]]:
-        """The yes/no answers as {query: is_yes}, and the skipped ("can't tell") queries."""
-        return self._answer_dict()
+        """The current victim's yes/no answers as {query: is_yes}, and the queries skipped
+        ("can't tell") or implied."""
+        given = self.given()
+        known = {q: a is Answer.YES for q, a in given.items() if a is not Answer.UNKNOWN}
+        skipped = [q for q, a in given.items() if a is Answer.UNKNOWN]
+        skipped += list(self._implications.implied_by(given))
+        return known, skipped
 
-    def answer_of(self, query: int) -> Answer | None:
-        return self._answers.get(query)
+    def answer_of(self, query: int, victim: int | None = None) -> Answer | None:
+        """The answer given to ``query``, or implied by the answers given; None if neither."""
+        given = self.given(victim)
+        if query in given:
+            return given[query]
+        return self._implications.implied_by(given).get(query)
+
+    def is_implied(self, query: int, victim: int | None = None) -> bool:
+        given = self.given(victim)
+        return query not in given and query in self._implications.implied_by(given)
 
     @property
     def asked_count(self) -> int:
-        return len(self._answers)
+        """Answers given for the current victim (and the incident); implied ones not counted."""
+        return len(self.given())
 
-    def _answer_dict(self) -> tuple[dict[int, bool], list[int]]:
-        known = {q: a is Answer.YES for q, a in self._answers.items() if a is not Answer.UNKNOWN}
-        skipped = [q for q, a in self._answers.items() if a is Answer.UNKNOWN]
-        return known, skipped
+    def pooled_answers(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every victim's yes/no answers and the incident's, as (queries, values): the
+        evidence the pooled posterior is built on."""
+        pairs = [(q, a is Answer.YES) for q, a in self._incident.items() if a is not Answer.UNKNOWN]
+        for own in self._victims:
+            pairs += [(q, a is Answer.YES) for q, a in own.items() if a is not Answer.UNKNOWN]
+        queries = np.fromiter((q for q, _ in pairs), dtype=np.int64, count=len(pairs))
+        values = np.fromiter((v for _, v in pairs), dtype=bool, count=len(pairs))
+        return queries, values
 
     # -- derived -----------------------------------------------------------------------------
 
-    @property
-    def node(self) -> Node:
-        if self._node is None:
-            known, skipped = self._answer_dict()
-            self._node = self.model.node_from_answers(known, skipped)
-        return self._node
+    def _answers_for_backend(self) -> Answers:
+        known, skipped = self.known_answers()
+        asked = np.zeros(self.problem.n_queries, dtype=bool)
+        asked[list(known)] = True
+        asked[skipped] = True
+        queries, values = self.pooled_answers()
+        return Answers(known, tuple(skipped), queries, values, asked, self.available(), self._last)
+
+    def view(self) -> View:
+        """The backend's view of the answers now (cached until the next change)."""
+        if self._view_cache is None:
+            self._view_cache = self.backend.view(self._answers_for_backend())
+        return self._view_cache
 
     @property
-    def belief(self) -> Belief:
+    def node(self):
+        """The elimination models' node (strict and noise modes)."""
+        view = self.view()
+        if not hasattr(view, "node"):
+            raise RuntimeError("the node exists only in the strict and noise modes")
+        return view.node
+
+    @property
+    def belief(self):
         """The evidence posterior (evidence mode only)."""
-        if self._evidence_model is None:
+        view = self.view()
+        if not hasattr(view, "belief"):
             raise RuntimeError("the evidence posterior exists only in evidence mode")
-        if self._belief is None:
-            known, skipped = self._answer_dict()
-            self._belief = self._evidence_model.belief(known, skipped)
-        return self._belief
+        return view.belief
 
     def available(self) -> np.ndarray:
-        """Queries that may be suggested, shape (N,) bool: once the victim is answered
-        unconscious, not those only a conscious victim can report (evidence mode)."""
+        """Queries that may be suggested, shape (N,) bool: once the victim is answered (or
+        implied) unconscious, not those only a conscious victim can report."""
         ok = np.ones(self.problem.n_queries, dtype=bool)
         if self._unconscious is not None and self.answer_of(self._unconscious) is Answer.YES:
             ok &= ~self._reported
@@ -248,109 +372,29 @@ class InterviewState:
         """Why the interview stopped: evidence mode ``"confident"``, ``"no_gain"`` or
         ``"no_fit"``; strict and noise modes ``"identified"``, ``"no_split"`` or
         ``"no_fit"``; None while asking."""
-        if self.mode == "evidence":
-            return self.belief.stop(self.available()).reason
-        return {
-            Status.ASKING: None,
-            Status.IDENTIFIED: "identified",
-            Status.INDISTINGUISHABLE: "no_split",
-            Status.INCONSISTENT: "no_fit",
-        }[self.status]
+        return self.view().stop_reason()
 
     def fit(self) -> Fit | None:
         """Evidence mode: whether the answers fit a listed chemical (the probability that
         the agent is not in the knowledge base); None in strict and noise modes, where
         "no fit" means no candidate is left (:attr:`status`)."""
-        return self.belief.fit() if self.mode == "evidence" else None
+        return self.view().fit()
 
     def confidence(self) -> float:
         """Probability of the top candidate (chemical target) or top class (class target)."""
-        if self.mode == "evidence":
-            return self.belief.confidence()
-        if self.target == "group":
-            g = self.group_probabilities()
-            return float(g.max()) if g.size else 0.0
-        cands = self.candidates()
-        return cands[0].probability if cands else 0.0
+        return self.view().confidence()
 
     @property
     def status(self) -> Status:
-        if self.mode == "evidence":
-            return self._evidence_status()
-        node = self.node
-        if node.idx.size == 0:
-            return Status.INCONSISTENT
-        if node.n_target_groups() <= 1:
-            return Status.IDENTIFIED
-        if node.is_resolved():
-            return Status.INDISTINGUISHABLE
-        return Status.ASKING
-
-    def _evidence_status(self) -> Status:
-        reason = self.stop_reason
-        if reason is None:
-            return Status.ASKING
-        if reason == "no_fit":
-            return Status.INCONSISTENT
-        if reason == "confident" and (
-            self.target == "group" or len(self.candidates()[0].objects) == 1
-        ):
-            return Status.IDENTIFIED
-        return Status.INDISTINGUISHABLE
+        return self.view().status()
 
     def suggestion(self) -> Choice | None:
-        """What the policy suggests now (None when resolved or inconsistent)."""
-        if self._choice is False:
-            if self.mode == "evidence":
-                self._choice = self._evidence_choice()
-            else:
-                node = self.node
-                self._choice = None if node.idx.size == 0 else self.policy.choose(node)
-        return self._choice  # type: ignore[return-value]
-
-    def _evidence_choice(self) -> Choice | None:
-        """The evidence suggestion as a :class:`Choice`; costs are 1 - gain (bits), which is
-        the strict policy's cost C_a when answers are exact."""
-        if self.status is not Status.ASKING:
-            return None
-        belief, available = self.belief, self.available()
-        if not self.policy.uses_categories:
-            sug = belief.suggest_symptom(available)
-            if sug is None:
-                return None
-            costs = np.where(belief.useful(available), 1.0 - belief.gains(), np.inf)
-            q = int(self._prefer_observed(sug.queries, sug.gains))
-            return Choice("query", q, np.array([q]), np.ones(1), costs)
-        pick = self.evidence.pick
-        sug = belief.suggest_category(pick, available)
-        if sug is None:
-            return None
-        P = belief.pick_matrix(pick, available)
-        j = sug.category
-        # Every unasked symptom of the category, useful ones first (best first); with the
-        # informed pick model the others have pick chance 0 and are shown greyed.
-        inside = np.flatnonzero((self.problem.query_groups == j) & ~belief.asked & available)
-        useful = list(sug.queries)
-        rest = [int(q) for q in inside if q not in set(useful)]
-        qs = np.array(useful + rest, dtype=np.int64)
-        costs = 1.0 - belief.category_gains(pick, available)
-        return Choice("category", j, qs, P[j, qs], costs)
-
-    def _prefer_observed(self, queries: np.ndarray, gains: np.ndarray) -> int:
-        """The best query, or the best one a responder can observe when its gain is within
-        ``observed_margin`` of the best (``queries`` best first, ``gains`` theirs)."""
-        best = int(queries[0])
-        if self._observed_margin == 0.0 or not self._reported[best]:
-            return best
-        close = gains >= gains[0] * (1.0 - self._observed_margin)
-        observed = np.flatnonzero(close & ~self._reported[queries])
-        return int(queries[observed[0]]) if observed.size else best
+        """What to ask the current victim now (None when the interview has stopped)."""
+        return self.view().suggestion(self._reported, self._observed_margin)
 
     def useful_queries(self) -> np.ndarray:
         """Queries whose answer can change the outcome now, shape (N,) bool."""
-        if self.mode == "evidence":
-            return self.belief.useful(self.available())
-        return self.node.split().splits
+        return self.view().useful()
 
     def answer_split(self) -> np.ndarray:
         """Chance of the less likely answer to each query, shape (N,) (0..0.5).
@@ -358,25 +402,11 @@ class InterviewState:
         Strict and noise modes: the smaller child's share of the mass; evidence mode: the
         predicted chance of the less likely answer under the answer model.
         """
-        if self.mode == "evidence":
-            b = self.belief
-            m = b.model
-            p_yes = m.yes_probability(b.posterior)
-            return np.where(b.asked, 0.0, np.minimum(p_yes, 1.0 - p_yes))
-        stats = self.node.split()
-        if not stats.total:
-            return np.zeros(self.problem.n_queries)
-        return np.minimum(stats.no, stats.yes) / stats.total
+        return self.view().answer_split()
 
     def answers_against(self, obj: int) -> list[int]:
-        """Answered queries that count against object ``obj`` (contradict its row)."""
-        known, _ = self._answer_dict()
-        row = self.problem.matrix[obj]
-        return [
-            r.query
-            for r in self.answers
-            if r.query in known and bool(row[r.query]) != known[r.query]
-        ]
+        """Answered queries that count against object ``obj``."""
+        return self.view().answers_against(obj)
 
     def group_drops(self) -> list[tuple[int, float, float]]:
         """Classes the last answer lowered sharply: (class, before, after), largest first.
@@ -384,60 +414,18 @@ class InterviewState:
         Evidence mode only (elsewhere a class drops to 0 by elimination, which the
         candidates already show); empty before any yes/no answer.
         """
-        if self.mode != "evidence" or self.problem.object_groups is None:
-            return []
-        last = self.answers[-1] if self.answers else None
-        if last is None or last.answer is Answer.UNKNOWN:
-            return []
-        known, skipped = self._answer_dict()
-        known.pop(last.query)
-        before = self._evidence_model.belief(known, skipped).group_probabilities()
-        after = self.belief.group_probabilities()
-        return [
-            (int(g), float(before[g]), float(after[g])) for g in sharp_group_drops(before, after)
-        ]
+        return self.view().group_drops()
 
     def mismatches(self) -> np.ndarray:
-        """Answers each object contradicts, shape (M,)."""
-        known, _ = self._answer_dict()
-        if not known:
-            return np.zeros(self.problem.n_objects, dtype=int)
-        return self.model.mismatch_counts(known)
+        """Answers each object contradicts (evidence mode: counts against), shape (M,)."""
+        return self.view().mismatches()
 
     def candidates(self) -> list[Candidate]:
         """Remaining candidates, objects with identical rows merged, most probable first.
 
         In evidence mode every chemical is a candidate (nothing is eliminated).
         """
-        if self.mode == "evidence":
-            return self._evidence_candidates()
-        node = self.node
-        if node.idx.size == 0:
-            return []
-        mism = self.mismatches()
-        rows = self.problem.matrix[node.idx]
-        _, inverse = np.unique(rows, axis=0, return_inverse=True)
-        inverse = inverse.reshape(-1)
-        total = node.total
-        out = []
-        for k in range(int(inverse.max()) + 1):
-            members = node.idx[inverse == k]
-            mass = float(node.mass[inverse == k].sum())
-            out.append(
-                Candidate(tuple(int(i) for i in members), mass / total, int(mism[members[0]]))
-            )
-        out.sort(key=lambda c: (-c.probability, c.objects[0]))
-        return out
-
-    def _evidence_candidates(self) -> list[Candidate]:
-        belief = self.belief
-        order, probs = belief.candidate_probabilities()
-        against = belief.against().sum(axis=1)
-        out = []
-        for g, p in zip(order.tolist(), probs.tolist()):
-            members = belief.members(g)
-            out.append(Candidate(tuple(int(i) for i in members), p, int(against[members[0]])))
-        return out
+        return self.view().candidates()
 
     def ranked_by_mismatch(self, limit: int = 10) -> list[tuple[int, int]]:
         """(object, mismatches) for the objects contradicting fewest answers: shown when no
@@ -448,22 +436,32 @@ class InterviewState:
 
     def group_probabilities(self) -> np.ndarray:
         """Probability of each object group (class), shape (m,); zeros if no labels."""
-        if self.problem.object_groups is None:
-            return np.zeros(0)
-        if self.mode == "evidence":
-            return self.belief.group_probabilities()
-        node = self.node
-        masses = np.bincount(
-            self.problem.object_groups[node.idx], weights=node.mass, minlength=self.problem.n_groups
-        )
-        total = masses.sum()
-        return masses / total if total > 0 else masses
+        return self.view().group_probabilities()
 
     def noise_budget_used(self) -> int | None:
         """Fewest contradicted answers among candidates (out of eps); None without noise."""
-        if self.noise is None:
+        return self.view().noise_budget_used()
+
+    # -- stepping, for run_interview --------------------------------------------------------
+
+    def next_query(self, rng: np.random.Generator | None = None) -> int | None:
+        """The query to ask now: the suggested one, or, for a category, one drawn from its
+        pick chances (the first when ``rng`` is None); None once the interview stops."""
+        if self.status is not Status.ASKING:
             return None
-        node = self.node
-        if node.delta is None or node.idx.size == 0:
+        choice = self.suggestion()
+        if choice is None:
             return None
-        return int(node.delta.min())
+        return int(choice.queries[0]) if rng is None else pick_query(choice, rng)
+
+    def after(self, query: int, answer: Answer) -> InterviewState:
+        """Record the answer and return this state (the stepping protocol of
+        :func:`responder.engine.interview.run_interview`)."""
+        self.answer(query, answer)
+        return self
+
+
+def answers_from(known: Mapping[int, bool], skipped: Iterable[int] = ()) -> list[tuple]:
+    """(query, Answer) pairs from a yes/no map and skipped queries."""
+    pairs = [(q, Answer.YES if yes else Answer.NO) for q, yes in known.items()]
+    return pairs + [(q, Answer.UNKNOWN) for q in skipped]

@@ -114,7 +114,8 @@ def test_expected_questions_with_exact_answers_is_gbs_expected_depth():
     GBS's tree (Theorem 1), an independent computation."""
     from responder.engine.belief import Model
     from responder.engine.evaluate import evaluate
-    from responder.engine.evidence import AnswerModel, EvidenceModel, expected_questions
+    from responder.engine.evidence import AnswerModel, EvidenceModel
+    from responder.engine.interview import expected_questions
     from responder.engine.policies import Policy
 
     rng = np.random.default_rng(3)

@@ -1,0 +1,179 @@
+"""The one interview loop: ask, answer, until the interview stops.
+
+Every simulated or replayed interview runs through :func:`run_interview`: the simulator's
+per-trial interviewer, the evidence mode's comparisons and expected-question estimates, and
+validation on case vignettes. What differs between them is the position the loop walks
+(a :class:`Stepper`): an elimination node under a policy (:class:`NodeStepper`), an evidence
+belief (:class:`BeliefStepper`), or a whole :class:`~responder.engine.state.InterviewState`.
+(The batched simulator, :meth:`responder.engine.simulate.PolicyInterviewer.run_batch`,
+advances many interviews in lock step for speed; the tests check it asks what this loop
+asks.)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Protocol
+
+import numpy as np
+
+from responder.engine.belief import Node
+from responder.engine.evidence import Belief, EvidenceModel, next_query
+from responder.engine.policies import Policy, pick_query
+from responder.engine.state import Answer
+
+
+class Stepper(Protocol):
+    """A position in an interview: what to ask next, and the position after an answer."""
+
+    def next_query(self, rng: np.random.Generator | None) -> int | None:
+        """The query to ask now (drawn with ``rng`` where the responder picks); None once
+        the interview stops."""
+
+    def after(self, query: int, answer: Answer) -> Stepper:
+        """The position once ``query`` is answered."""
+
+
+def run_interview(
+    start: Stepper,
+    respond: Callable[[int], Answer | bool],
+    rng: np.random.Generator | None = None,
+    cap: int | None = None,
+) -> tuple[list[tuple[int, Answer]], Stepper]:
+    """Ask until the interview stops (or ``cap`` questions).
+
+    Parameters
+    ----------
+    start : Stepper
+    respond : callable
+        The answer to a query: an :class:`Answer`, or a bool (yes/no).
+    rng : Generator, optional
+        Draws the responder's pick inside a suggested category.
+    cap : int, optional
+        At most this many questions.
+
+    Returns
+    -------
+    asked : list of (query, Answer)
+        In order.
+    end : Stepper
+        The position where the interview stopped.
+    """
+    asked: list[tuple[int, Answer]] = []
+    position = start
+    while cap is None or len(asked) < cap:
+        query = position.next_query(rng)
+        if query is None:
+            break
+        answer = respond(query)
+        if isinstance(answer, (bool, np.bool_)):
+            answer = Answer.YES if answer else Answer.NO
+        position = position.after(query, answer)
+        asked.append((query, answer))
+    return asked, position
+
+
+class NodeStepper:
+    """An elimination node under a policy (the paper's interviews). ``cache`` holds the
+    policy's choice per node state, shared by every interview that passes through it
+    (None: score every step)."""
+
+    def __init__(self, node: Node, policy: Policy, cache: dict | None = None):
+        self.node = node
+        self.policy = policy
+        self.cache = cache
+
+    def next_query(self, rng):
+        node = self.node
+        if self.cache is None:
+            choice = self.policy.choose(node)
+        else:
+            key = node.key()
+            choice = self.cache.get(key)
+            if choice is None:
+                choice = self.policy.choose(node) or False
+                self.cache[key] = choice
+        if not choice:
+            return None
+        return pick_query(choice, rng)
+
+    def after(self, query, answer):
+        if answer is Answer.UNKNOWN:
+            return NodeStepper(self.node.skip(query), self.policy, self.cache)
+        return NodeStepper(self.node.child(query, answer is Answer.YES), self.policy, self.cache)
+
+
+class BeliefStepper:
+    """An evidence belief: the best symptom, or a pick inside the best category, until the
+    stopping rule (:meth:`responder.engine.evidence.Belief.stop`)."""
+
+    def __init__(
+        self,
+        belief: Belief,
+        suggest: str = "symptom",
+        pick: str = "informed",
+        available: np.ndarray | None = None,
+    ):
+        self.belief = belief
+        self.suggest = suggest
+        self.pick = pick
+        self.available = available
+
+    @classmethod
+    def root(cls, model: EvidenceModel, **kw) -> BeliefStepper:
+        return cls(model.root(), **kw)
+
+    def next_query(self, rng):
+        if self.belief.stop(self.available).stopped:
+            return None
+        return next_query(self.belief, rng, self.suggest, self.pick, self.available)
+
+    def after(self, query, answer):
+        b = self.belief
+        queries, values = b.queries, b.values
+        if answer is not Answer.UNKNOWN:
+            queries = np.append(queries, query)
+            values = np.append(values, answer is Answer.YES)
+        asked = b.asked.copy()
+        asked[query] = True
+        return BeliefStepper(
+            b.model.pooled(queries, values, asked), self.suggest, self.pick, self.available
+        )
+
+
+def expected_questions(
+    belief: Belief,
+    suggest: str = "symptom",
+    pick: str = "informed",
+    available: np.ndarray | None = None,
+    trials: int = 200,
+    seed: int = 0,
+) -> tuple[float, tuple[float, float]]:
+    """Expected questions still to ask from ``belief``, by Monte Carlo, with a 95% interval.
+
+    Each trial draws a true object from the posterior and its answers to the unasked queries
+    from the answer model, then follows the evidence suggestions until the stopping rule.
+    Answers already given stay as they are.
+    """
+    rng = np.random.default_rng(seed)
+    if not belief.fits:
+        return 0.0, (0.0, 0.0)
+    likelihood = belief.model.likelihood
+    start = BeliefStepper(belief, suggest, pick, available)
+    counts = np.empty(trials)
+    for t in range(trials):
+        true = int(rng.choice(belief.posterior.size, p=belief.posterior))
+        answers = rng.random(likelihood.shape[1]) < likelihood[true]
+        asked, _ = run_interview(start, lambda q, answers=answers: bool(answers[q]), rng)
+        counts[t] = len(asked)
+    return mean_interval(counts)
+
+
+def mean_interval(values: np.ndarray) -> tuple[float, tuple[float, float]]:
+    """The mean of ``values`` and its normal 95% interval (mean +- 1.96 SE)."""
+    values = np.asarray(values, dtype=float)
+    mean = float(values.mean())
+    if values.size < 2:
+        return mean, (mean, mean)
+    half = 1.959963984540054 * float(values.std(ddof=1)) / np.sqrt(values.size)
+    return mean, (mean - half, mean + half)
