@@ -141,7 +141,7 @@ class UnknownChemicalError(KeyError):
     def __str__(self) -> str:
         names = " or ".join(f'"{m}"' for m in self.matches)
         if self.ambiguous:
-            return f'"{self.text}" names several chemicals: {names}; give its id or full name'
+            return f'"{self.text}" names several chemicals: {names}; give one id or full name'
         msg = f'no chemical is called "{self.text}"'
         if self.matches:
             return msg + f"; did you mean {names}?"
