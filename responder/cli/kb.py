@@ -1,4 +1,4 @@
-"""``responder kb check | info | import | validate``: the knowledge-base commands.
+"""``responder kb check | info | import | validate | steps``: the knowledge-base commands.
 
 :func:`register` adds them to the program's argparse sub-parsers. Each sub-command sets
 ``handler=<function(args) -> int>``; the program calls ``args.handler(args)`` and exits with
@@ -17,7 +17,8 @@ import numpy as np
 from responder.cli.inputs import InputError
 from responder.engine import diagnostics as dg
 from responder.kb.csv_import import import_csv
-from responder.kb.model import DEFAULT_PRIOR_MODE, KBError, KnowledgeBase
+from responder.kb.model import DEFAULT_PRIOR_MODE, KBError, KnowledgeBase, UnknownChemicalError
+from responder.kb.next_steps import format_steps_text, steps_for
 from responder.kb.resolve import resolve_kb
 
 EXIT_OK = 0
@@ -154,6 +155,23 @@ def register(subparsers) -> argparse.ArgumentParser:
         help="print one JSON object with the summaries and every case's answers",
     )
     val.set_defaults(handler=cmd_validate)
+
+    steps = sub.add_parser(
+        "steps",
+        help="the next steps the result screen shows for one chemical",
+        description="Print what to do next for one chemical, as the result screen shows it: "
+        "first aid, decontamination, antidote or specific treatment and protective equipment, "
+        "each with its source document (title and address), and the poison-centre line.",
+    )
+    steps.add_argument(
+        "name",
+        metavar="NAME",
+        help="the chemical's id, name, CAS number, or its name without or within brackets "
+        '("sarin", "GB", "sarin_gb")',
+    )
+    _kb_option(steps)
+    steps.add_argument("--json", action="store_true", help="print one JSON object")
+    steps.set_defaults(handler=cmd_steps)
     return kb
 
 
@@ -450,4 +468,36 @@ def cmd_validate(args) -> int:
         print(json.dumps(val.report_json(report), indent=2, ensure_ascii=False))
     else:
         print(val.format_report(report))
+    return EXIT_OK
+
+
+# --- steps ------------------------------------------------------------------------------
+
+
+def cmd_steps(args) -> int:
+    """``responder kb steps NAME [--kb ...] [--json]``."""
+    try:
+        kb = resolve_kb(getattr(args, "kb", None))
+    except (KBError, OSError) as exc:
+        return _fail(exc)
+    try:
+        chem = kb.resolve_chemical(args.name)
+    except UnknownChemicalError as exc:
+        raise InputError(str(exc)) from None
+    next_steps = steps_for(kb)
+    if next_steps.problem:
+        raise InputError(next_steps.problem)
+    steps = next_steps.for_chemicals([chem])
+    if args.json:
+        chemical = {
+            "id": chem.id,
+            "name": chem.name,
+            "cas": chem.cas,
+            "class": chem.class_id,
+            "class_label": kb.class_label(chem.class_id),
+        }
+        print(json.dumps({"chemical": chemical, **steps.to_dict()}, indent=2, ensure_ascii=False))
+    else:
+        print(f"{chem.name} ({chem.id}), {kb.class_label(chem.class_id)}")
+        print(format_steps_text(steps, chem.name))
     return EXIT_OK

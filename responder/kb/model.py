@@ -144,6 +144,25 @@ class UnknownSymptomError(KeyError):
         return msg + "; give a symptom id, label or synonym from symptoms.toml"
 
 
+class UnknownChemicalError(KeyError):
+    """No chemical, or more than one, is named ``text``; ``matches`` holds the candidates."""
+
+    def __init__(self, text: str, matches: tuple[str, ...], ambiguous: bool = False):
+        self.text = text
+        self.matches = matches
+        self.ambiguous = ambiguous
+        super().__init__(text)
+
+    def __str__(self) -> str:
+        names = " or ".join(f'"{m}"' for m in self.matches)
+        if self.ambiguous:
+            return f'"{self.text}" names several chemicals: {names}; give one id or full name'
+        msg = f'no chemical is called "{self.text}"'
+        if self.matches:
+            return msg + f"; did you mean {names}?"
+        return msg + "; give a chemical id, name or CAS number (responder kb info lists them)"
+
+
 @dataclass(frozen=True)
 class ChemicalClass:
     """A class of chemicals with a common toxic syndrome (an object group y, Section 3)."""
@@ -402,6 +421,41 @@ class KnowledgeBase:
             return self._chemical_by_key[name]
         return self._chemical_by_key[name.casefold()]
 
+    @cached_property
+    def _chemicals_by_name(self) -> dict[str, tuple[Chemical, ...]]:
+        """Slug of every text that names a chemical -> the chemicals it names."""
+        from responder.kb.loader import chemical_slug  # noqa: PLC0415 (loader imports model)
+
+        named: dict[str, list[Chemical]] = {}
+        for chem in self.chemicals:
+            for name in _chemical_names(chem):
+                found = named.setdefault(chemical_slug(name), [])
+                if chem not in found:
+                    found.append(chem)
+        named.pop("", None)
+        return {key: tuple(chems) for key, chems in named.items()}
+
+    def resolve_chemical(self, text: str) -> Chemical:
+        """The chemical named by ``text``: its id, name, CAS number, the name without its
+        bracketed part, or a bracketed alternative ("Sarin", "GB" and "sarin gb" all name
+        Sarin (GB)). Case, spacing and punctuation are ignored. Raises
+        :class:`UnknownChemicalError` (a KeyError) naming close chemicals, or every chemical
+        the text names when it names more than one.
+        """
+        from responder.kb.loader import chemical_slug  # noqa: PLC0415 (loader imports model)
+
+        key = chemical_slug(str(text))
+        found = self._chemicals_by_name.get(key, ())
+        if len(found) == 1:
+            return found[0]
+        if found:
+            raise UnknownChemicalError(str(text), tuple(c.name for c in found), ambiguous=True)
+        close = difflib.get_close_matches(key, list(self._chemicals_by_name), n=5, cutoff=0.7)
+        names: list[str] = []
+        for k in close:
+            names += [c.name for c in self._chemicals_by_name[k] if c.name not in names]
+        raise UnknownChemicalError(str(text), tuple(names[:5]))
+
     def chemicals_in_class(self, class_id: str) -> tuple[Chemical, ...]:
         return tuple(c for c in self.chemicals if c.class_id == class_id)
 
@@ -509,6 +563,17 @@ class KnowledgeBase:
             lambda c: ((c.name, 1.0), (c.cas, 0.9), (c.un or "", 0.5), (c.class_label, 0.5)),
             limit,
         )
+
+
+def _chemical_names(chem: Chemical) -> list[str]:
+    """Texts that name ``chem``: id, name, CAS, and for "Sarin (GB)" also "Sarin" and "GB"
+    (each comma-separated part of the bracket: "OC, pepper spray")."""
+    names = [chem.id, chem.name, chem.cas]
+    bracket = re.fullmatch(r"(.+?)\s*\((.+)\)", chem.name)
+    if bracket:
+        names.append(bracket.group(1))
+        names += [part.strip() for part in bracket.group(2).split(",")]
+    return names
 
 
 def _fold(text: str) -> str:

@@ -572,6 +572,29 @@ def result_steps(knowledge, result) -> ResultSteps:
     return ns.for_chemicals([c for row in result.candidates for c in row.chemicals])
 
 
+def format_steps_text(steps: ResultSteps, what: str) -> str:
+    """Plain text of ``steps``, kind by kind, each step numbered by its source (title and
+    address listed last), as the result screen orders them; ``what`` names the result."""
+    if not steps:
+        return "No next steps are recorded in this knowledge base."
+    out = []
+    pc = steps.poison_centre
+    if pc is not None:
+        out.append(f"Poison centre: {pc.line}" + (f" ({pc.label})" if pc.label else ""))
+        if pc.note:
+            out.append(f"  {pc.note}")
+    if not steps.specific:
+        out.append(f"No steps specific to {what} are recorded; general first aid only.")
+    out += [f"Why no steps for {g.label or g.class_id}: {g.reason}" for g in steps.gaps]
+    numbers = {s.id: k for k, s in enumerate(steps.sources, start=1)}
+    for kind, items in steps.by_kind.items():
+        out += ["", KIND_LABELS[kind]]
+        out += [f"  - {step.text} [{numbers[step.source.id]}]" for step in items]
+    out += ["", "Sources"]
+    out += [f"  [{numbers[s.id]}] {s.title} <{s.url}>" for s in steps.sources]
+    return "\n".join(out)
+
+
 def act_now_message(urgent_labels, poison_centre: PoisonCentre | None) -> str | None:
     """The act-now line for life-threatening "yes" answers (None when there are none).
 

@@ -13,6 +13,7 @@ from responder.kb.next_steps import (
     MAX_STEP_CHARS,
     STEP_KINDS,
     NextSteps,
+    chemical_key,
     load_next_steps,
     parse_next_steps,
 )
@@ -402,10 +403,12 @@ def test_bundled_hydrogen_sulfide_replaces_the_knockdown_antidote_line(bundled):
         ("cholinesterase_pesticides", "treatment", ("atropine", "pralidoxime")),
         ("cholinesterase_pesticides", "protection", ("secondary exposure",)),
         ("opioids", "treatment", ("Naloxone",)),
-        ("riot_control", "decontamination", ("15-30 minutes",)),
+        ("riot_control", "decontamination", ("get clean", "medical care")),
+        ("simple_asphyxiants", "protection", ("19.5%", "SCBA")),
+        ("irritant_gases", "first_aid", ("phosgene",)),
     ],
 )
-def test_bundled_class_steps_added_for_issue_12(bundled, class_id, kind, words):
+def test_bundled_class_steps_name_their_key_facts(bundled, class_id, kind, words):
     result = bundled.for_result([class_id])
     assert result.specific and not result.gaps
     text = " ".join(s.text for s in result.by_kind[kind] if class_id in s.targets)
@@ -417,3 +420,105 @@ def test_a_list_of_non_tables_is_named_not_skipped(kb, key):
     with pytest.raises(KBError) as err:
         parse_next_steps(f"{key} = [1, 2]\n", kb, "next_steps.toml")
     assert sum(f"a {key} is not a table" in i.problem for i in err.value.issues) == 2
+
+
+# --- what the bundled steps must say (source-read safety facts) ---------------------------------
+
+RESPIRATORY = ("SCBA", "self-contained breathing apparatus", "respirator")
+
+
+def _chemical_steps(kb, ns, chem_id):
+    """The steps the result screen shows for one chemical of the bundled knowledge base."""
+    return ns.for_chemicals([kb.chemical(chem_id)])
+
+
+def _text(result, kind, *, own_only=False):
+    steps = result.by_kind.get(kind, ())
+    if own_only:
+        steps = [s for s in steps if ANY not in s.targets]
+    return " ".join(s.text for s in steps)
+
+
+@pytest.mark.parametrize(
+    "chem_id", ["chlorine", "hydrogen_cyanide", "hydrogen_sulfide", "carbon_monoxide"]
+)
+def test_own_protection_steps_name_respiratory_protection(kb, bundled, chem_id):
+    text = _text(_chemical_steps(kb, bundled, chem_id), "protection", own_only=True)
+    assert any(word in text for word in RESPIRATORY), text
+
+
+def test_sarin_protection_names_scba_and_the_protection_level(kb, bundled):
+    # the sarin card's equipment section could not be read: the general CBRN line covers it
+    text = _text(_chemical_steps(kb, bundled, "sarin_gb"), "protection")
+    assert "SCBA" in text and "Level A" in text
+
+
+@pytest.mark.parametrize("chem_id", ["chlorine", "hydrogen_cyanide", "adamsite_dm"])
+def test_agent_cards_name_the_level_a_suit(kb, bundled, chem_id):
+    text = _text(_chemical_steps(kb, bundled, chem_id), "protection", own_only=True)
+    assert "Level A" in text and "SCBA" in text
+
+
+def test_carbon_monoxide_gets_oxygen_and_removal_from_the_source(kb, bundled):
+    co = _chemical_steps(kb, bundled, "carbon_monoxide")
+    assert "100% oxygen" in _text(co, "treatment", own_only=True)
+    assert "fresh air" in _text(co, "first_aid", own_only=True)
+
+
+def test_hydrogen_cyanide_gets_oxygen_and_antidotes(kb, bundled):
+    text = _text(_chemical_steps(kb, bundled, "hydrogen_cyanide"), "treatment", own_only=True)
+    assert "100% oxygen" in text and "antidote" in text
+
+
+@pytest.mark.parametrize("chem_id", ["chlorine", "phosgene", "nitrogen_dioxide"])
+def test_lung_damaging_gases_warn_that_effects_may_be_delayed(kb, bundled, chem_id):
+    result = _chemical_steps(kb, bundled, chem_id)
+    text = " ".join(_text(result, kind, own_only=True) for kind in result.by_kind)
+    assert "delayed" in text, text
+
+
+def test_phosgene_warns_of_fluid_in_the_lungs_for_up_to_two_days(kb, bundled):
+    text = _text(_chemical_steps(kb, bundled, "phosgene"), "treatment", own_only=True)
+    assert "48 hours" in text and "fluid in the lungs" in text
+
+
+def test_fifteen_to_thirty_minutes_only_for_the_agents_it_is_true_of(kb, bundled):
+    short_lived = {
+        "cs_chlorobenzylidenemalononitrile",
+        "cn_chloroacetophenone",
+        "oleoresin_capsicum_oc_pepper_spray",
+    }
+    members = {chemical_key(c) for c in kb.chemicals_in_class("riot_control")}
+    assert short_lived < members and {"adamsite_dm", "cr_dibenzoxazepine"} < members
+    for chem_id in members:
+        result = _chemical_steps(kb, bundled, chem_id)
+        texts = " ".join(s.text for steps in result.by_kind.values() for s in steps)
+        assert ("15-30 minutes" in texts) == (chem_id in short_lived), chem_id
+    adamsite = _chemical_steps(kb, bundled, "adamsite_dm")
+    assert "death" in _text(adamsite, "first_aid", own_only=True)
+
+
+def test_oxime_timing_keeps_depending_on_the_agent(bundled):
+    nerve = bundled.for_result(["nerve_agents"])
+    assert "depending on the agent" in _text(nerve, "treatment")
+
+
+def test_naloxone_is_instructed_not_just_described(bundled):
+    opioids = bundled.for_result(["opioids"])
+    text = _text(opioids, "first_aid") + " " + _text(opioids, "treatment")
+    assert "call 911" in text and "Give naloxone" in text and "more than one dose" in text
+
+
+def test_fentanyl_protection_is_tiered_by_what_is_seen(bundled):
+    text = _text(bundled.for_result(["opioids"]), "protection")
+    assert "nitrile gloves" in text and "P100" in text and "do not enter" in text
+
+
+def test_cyanogenic_acrylonitrile_names_its_cyanide(kb, bundled):
+    text = _text(_chemical_steps(kb, bundled, "acrylonitrile"), "treatment", own_only=True)
+    assert "cyanide" in text
+
+
+def test_lewisite_names_its_antidote(kb, bundled):
+    text = _text(_chemical_steps(kb, bundled, "lewisite_l"), "treatment", own_only=True)
+    assert "dimercaprol" in text
