@@ -70,7 +70,14 @@ FLOAT32_ABOVE_CELLS = 1 << 20
 
 
 class EvidenceError(ValueError):
-    """Impossible evidence-mode settings; the message names the valid range."""
+    """Impossible evidence-mode settings; the message names the valid range and ``field``
+    the setting at fault (``"sensitivity"``, ``"leak"``, ``"threshold"``, ``"gain_floor"``,
+    ``"long_row_exponent"``, ``"hallmark"``, ``"occasional"``, ``"pick"``...), None when
+    it is not one setting."""
+
+    def __init__(self, message: str, field: str | None = None):
+        super().__init__(message)
+        self.field = field
 
 
 def _number_in(
@@ -94,12 +101,15 @@ def _number_in(
     else:
         as_type = f"a number between {low:g} and {high:g} (exclusive)"
         as_range = f"strictly between {low:g} and {high:g}"
+    field = name.replace(" ", "_").replace("-", "_")
+    if isinstance(value, bool):  # True is 1.0 to float(), but never a setting's number
+        raise EvidenceError(f"{name} must be {as_type}, got {value!r}", field)
     try:
         x = float(value)
-    except (TypeError, ValueError):
-        raise EvidenceError(f"{name} must be {as_type}, got {value!r}") from None
+    except (TypeError, ValueError, OverflowError):
+        raise EvidenceError(f"{name} must be {as_type}, got {value!r}", field) from None
     if not ((low <= x if low_included else low < x) and x < high):
-        raise EvidenceError(f"{name} is {value}; {what} must lie {as_range}")
+        raise EvidenceError(f"{name} is {value}; {what} must lie {as_range}", field)
     return x
 
 
@@ -139,14 +149,19 @@ def check_evidence_settings(
 
 def check_long_row_exponent(value) -> float:
     """The long-row discount's exponent as a float in [0, 1]; EvidenceError otherwise."""
+    field = "long_row_exponent"
     try:
+        if isinstance(value, bool):
+            raise TypeError
         a = float(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise EvidenceError(
-            f"long-row exponent must be a number in [0, 1], got {value!r}"
+            f"long-row exponent must be a number in [0, 1], got {value!r}", field
         ) from None
     if not 0.0 <= a <= 1.0:
-        raise EvidenceError(f"long-row exponent is {value}; it must lie in [0, 1] (0: no discount)")
+        raise EvidenceError(
+            f"long-row exponent is {value}; it must lie in [0, 1] (0: no discount)", field
+        )
     return a
 
 
@@ -158,7 +173,8 @@ def check_grade_probabilities(hallmark, sensitivity, occasional, leak) -> tuple[
     if not h > sensitivity > o > leak:
         raise EvidenceError(
             f"grades out of order: hallmark {h}, common (sensitivity) {sensitivity}, occasional "
-            f"{o}, leak {leak}; each must be above the next"
+            f"{o}, leak {leak}; each must be above the next",
+            "hallmark" if not h > sensitivity else "occasional",
         )
     return h, o
 
@@ -170,7 +186,8 @@ def check_answer_model(sensitivity, leak) -> tuple[float, float]:
     if not l_ < s:
         raise EvidenceError(
             f"leak ({l_}) must be below sensitivity ({s}): a sign a chemical lists must be "
-            "likelier than one it does not"
+            "likelier than one it does not",
+            "leak",
         )
     return s, l_
 
@@ -344,6 +361,9 @@ class EvidenceSettings:
         Per-symptom leaks (NaN for none), e.g. from the knowledge base.
     long_row_exponent : float
         The long-row discount (:class:`AnswerModel`), in [0, 1]; 0 turns it off.
+    hallmark, occasional : float or None
+        The chance of a sign graded hallmark or occasional (:class:`AnswerModel`); None
+        derives them from the sensitivity and the leak.
     """
 
     sensitivity: float = DEFAULT_SENSITIVITY
@@ -353,6 +373,20 @@ class EvidenceSettings:
     pick: str = "informed"
     symptom_leaks: tuple[float, ...] | None = None
     long_row_exponent: float = DEFAULT_LONG_ROW_EXPONENT
+    hallmark: float | None = None
+    occasional: float | None = None
+
+    #: The settings a user may give (settings file, journal, command line), in that order.
+    KEYS = (
+        "sensitivity",
+        "leak",
+        "threshold",
+        "long_row_exponent",
+        "hallmark",
+        "occasional",
+        "gain_floor",
+        "pick",
+    )
 
     def __post_init__(self) -> None:
         s, l_, t, f = check_evidence_settings(
@@ -364,10 +398,22 @@ class EvidenceSettings:
         object.__setattr__(
             self, "long_row_exponent", check_long_row_exponent(self.long_row_exponent)
         )
+        model = self.answer_model()  # checks the grades and the per-symptom leaks
+        if self.hallmark is not None:
+            object.__setattr__(self, "hallmark", model.hallmark)
+        if self.occasional is not None:
+            object.__setattr__(self, "occasional", model.occasional)
 
     def answer_model(self) -> AnswerModel:
         leaks = None if self.symptom_leaks is None else np.asarray(self.symptom_leaks, float)
-        return AnswerModel(self.sensitivity, self.leak, leaks, self.long_row_exponent)
+        return AnswerModel(
+            self.sensitivity,
+            self.leak,
+            leaks,
+            self.long_row_exponent,
+            self.hallmark,
+            self.occasional,
+        )
 
     def model(self, problem: Problem, target: str = "object") -> EvidenceModel:
         return EvidenceModel(problem, self.answer_model(), target, self.threshold, self.gain_floor)
@@ -380,6 +426,8 @@ class EvidenceSettings:
             "gain_floor": self.gain_floor,
             "pick": self.pick,
             "long_row_exponent": self.long_row_exponent,
+            "hallmark": self.answer_model().hallmark,
+            "occasional": self.answer_model().occasional,
         }
 
 
@@ -931,7 +979,9 @@ def _class_sums(w_sorted: np.ndarray, rows: np.ndarray, ends: np.ndarray) -> np.
 
 def _check_pick(pick: str) -> None:
     if pick not in PICK_MODELS:
-        raise EvidenceError(f"unknown pick model {pick!r}; choose one of {', '.join(PICK_MODELS)}")
+        raise EvidenceError(
+            f"unknown pick model {pick!r}; choose one of {', '.join(PICK_MODELS)}", "pick"
+        )
 
 
 def _entropy_of_split(yes, total) -> np.ndarray:
