@@ -46,8 +46,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from responder.core import validation as V  # noqa: E402
 from responder.engine.evidence import DEFAULT_LONG_ROW_EXPONENT  # noqa: E402
-from responder.kb import validate as V  # noqa: E402
 from responder.kb.cases import load_cases  # noqa: E402
 from responder.kb.resolve import resolve_kb  # noqa: E402
 

@@ -20,13 +20,18 @@ FORBIDDEN = ("textual", "rich")
 MAY_IMPORT = {
     "engine": set(),
     "kb": {"engine", "paths", "input_limits"},
-    "settings": {
+    "config": {"engine"},  # the interview configuration: the engine validates its numbers
+    "settings": {"config", "paths", "input_limits", "durable", "engine"},
+    "core": {
+        "config",
+        "engine",
+        "kb",
+        "settings",
         "paths",
         "input_limits",
         "durable",
-        "engine",
-    },  # evidence settings: the engine validates
-    "core": {"engine", "kb", "settings", "paths", "input_limits", "durable", "__version__"},
+        "__version__",
+    },
     "experiments": {"engine", "kb", "paths", "input_limits"},
 }
 
@@ -182,3 +187,71 @@ def test_the_engine_holds_no_session_concerns():
 
     assert {"at", "volunteered"} <= set(AnswerRecord.__dataclass_fields__)
     assert callable(AnswerLog.undo)
+
+
+# -- one owner per concept --------------------------------------------------------------
+
+#: Calls that choose or ask the next question: a loop around one of them is an interview loop.
+CHOOSING_CALLS = {
+    "suggestion",
+    "suggest_symptom",
+    "suggest_category",
+    "next_query",
+    "pick_query",
+    "choose",
+    "choose_batch",
+}
+INTERVIEW_MODULE = PACKAGE_DIR / "engine" / "interview.py"
+
+
+def _calls(tree) -> set[str]:
+    return {
+        getattr(node.func, "attr", getattr(node.func, "id", ""))
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+    }
+
+
+def test_auto_eps_is_defined_once():
+    """Automatic eps is worked out in one function; nothing else defines one by that name."""
+    where = [
+        str(path.relative_to(PACKAGE_DIR))
+        for path in package_modules()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == "auto_eps"
+    ]
+    assert where == ["engine/diagnostics.py"], where
+
+
+def test_the_engine_never_branches_on_the_answer_mode():
+    """Each answer model is a backend (engine/backends.py): no engine code compares
+    ``self.mode`` to pick behaviour."""
+    offenders = []
+    for path in engine_modules():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Compare):
+                for side in (node.left, *node.comparators):
+                    if (
+                        isinstance(side, ast.Attribute)
+                        and side.attr == "mode"
+                        and isinstance(side.value, ast.Name)
+                        and side.value.id == "self"
+                    ):
+                        offenders.append(f"{path.name}:{node.lineno}")
+    assert not offenders, offenders
+
+
+def test_every_interview_loop_is_in_the_interview_module():
+    """A loop that chooses the next question lives in engine/interview.py
+    (run_interview and its batched form); everything else calls them."""
+    offenders = []
+    for path in package_modules():
+        if path == INTERVIEW_MODULE:
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.While, ast.For)) and _calls(node) & CHOOSING_CALLS:
+                offenders.append(f"{path.relative_to(PACKAGE_DIR)}:{node.lineno}")
+    assert not offenders, offenders
+    inside = _calls(ast.parse(INTERVIEW_MODULE.read_text(encoding="utf-8")))
+    assert {"next_query", "choose_batch"} <= inside

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
+from responder.config import ConfigError, InterviewConfig, NoiseSettings
 from responder.core.session import Interview
 from responder.engine.diagnostics import auto_eps, default_eps
 from responder.settings import (
-    NoiseSettings,
     Settings,
     SettingsError,
     load_settings,
@@ -30,11 +30,11 @@ def test_missing_file_gives_defaults(home):
 
 def test_round_trip(home):
     s = Settings(
-        "class",
-        "category",
+        InterviewConfig(
+            "class", "category", "noise", NoiseSettings(True, 2, ("cough", "headache"), 2, 0.1)
+        ),
         "nord",
         "my-kb",
-        NoiseSettings(True, 2, ("cough", "headache"), 2, 0.1),
         {"answer.unknown": "u,space"},
     )
     save_settings(s)
@@ -115,14 +115,18 @@ def test_removed_key_remaps_leave_the_file(home):
         ({"p": 0.7}, "noise.p"),
         ({"model": True}, "noise.model"),
         ({"prone": "some"}, "noise.prone"),
-        ({"colour": 1}, "unknown [noise] key"),
+        ({"colour": 1}, "unknown noise key"),
         ("on", "a [noise] table"),
     ],
 )
 def test_noise_settings_are_validated_in_one_place(data, words):
-    """The same rules for the settings file and for the modes a journal records."""
+    """The same rules for the settings file, the incident store and the command line: the
+    error names the field."""
+    with pytest.raises(ConfigError) as err:
+        NoiseSettings.from_dict(data)
+    assert words in str(err.value) and err.value.field.startswith("noise")
     with pytest.raises(SettingsError) as err:
-        NoiseSettings.from_dict(data, "somewhere")
+        Settings.from_dict({"noise": data}, "somewhere")
     assert words in str(err.value) and str(err.value).startswith("somewhere: ")
     round_trip = NoiseSettings(True, 3, ("cough",), 2, 0.1)
     assert NoiseSettings.from_dict(round_trip.to_dict()) == round_trip
@@ -141,7 +145,7 @@ def test_the_app_and_the_cli_resolve_auto_alike():
     from responder.kb.resolve import load_knowledge
 
     kb = load_knowledge(None)
-    it = Interview(kb, "chemical", "symptom", NoiseSettings(enabled=True))
+    it = Interview(kb, InterviewConfig("chemical", "symptom", "noise", NoiseSettings(enabled=True)))
     args = argparse.Namespace(noise_eps="auto", noise_prone="all", noise_model=1, noise_p=0.25)
     noise, _ = noise_from_args(args, kb.problem)
     assert it.state.noise.eps == noise.eps == auto_eps(it.delta) >= 1

@@ -8,17 +8,26 @@ same path: engine, journal (fsync'd), redraw.
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from textual.app import App
 from textual.binding import Binding
 
+from responder.config import ConfigError, NoiseSettings
 from responder.core import views
 from responder.core.journal import Journal, JournalData, JournalError
-from responder.core.session import Interview, NoiseSettingsError
+from responder.core.session import Interview
 from responder.engine.state import Answer, Status
 from responder.kb.model import KnowledgeBase
-from responder.settings import NoiseSettings, Settings, SettingsError, save_settings
+from responder.settings import Settings, SettingsError, save_settings
+
+#: What the status notice says when the answer mode changes.
+MODE_SAID = {
+    "evidence": "evidence mode: answers weigh for or against; none rules a chemical out",
+    "strict": "strict mode: an answer that contradicts a chemical removes it",
+    "noise": "noise tolerance on: up to {eps} wrong answer(s)",
+}
 
 CSS_FILE = Path(__file__).with_name("app.tcss")
 
@@ -159,26 +168,16 @@ class ResponderApp(App):
             self.notify(w, severity="warning", timeout=15)
 
     def start_new(self) -> None:
-        s = self.settings
-        noise = s.noise if self._noise_ok(s) else NoiseSettings()
-        interview = Interview.start(
-            self.knowledge,
-            s.target,
-            s.suggest,
-            noise,
-            journal=self.use_journal,
-            weighted=s.mode == "evidence",
-            evidence=s.evidence,
-        )
-        self._install(interview)
-
-    def _noise_ok(self, s: Settings) -> bool:
+        config = self.settings.interview
         try:
-            Interview(self.knowledge, s.target, s.suggest, s.noise)
-            return True
-        except NoiseSettingsError as exc:
-            self.notify(f"noise settings not used: {exc}", severity="error", timeout=12)
-            return False
+            interview = Interview.start(self.knowledge, config, journal=self.use_journal)
+        except ConfigError as exc:
+            self.notify(
+                f"noise settings not used: {exc}; strict mode instead", severity="error", timeout=12
+            )
+            config = replace(config, mode="strict", noise=NoiseSettings())
+            interview = Interview.start(self.knowledge, config, journal=self.use_journal)
+        self._install(interview)
 
     def _install(self, interview: Interview) -> None:
         from responder.app.screens.interview import InterviewScreen  # noqa: PLC0415
@@ -248,48 +247,34 @@ class ResponderApp(App):
             )
         self._redraw(auto_result=False)
 
-    def change_modes(
-        self,
-        target: str | None = None,
-        suggest: str | None = None,
-        noise: NoiseSettings | None = None,
-        weighted: bool | None = None,
-    ) -> bool:
+    def change_modes(self, **changes) -> bool:
+        """Change the interview's modes (``target``, ``suggest``, ``mode``, ``noise``);
+        every answer is kept. Says what changed; False when the change is impossible."""
         it = self.interview
+        before = it.config
         try:
-            it.set_modes(target=target, suggest=suggest, noise=noise, weighted=weighted)
-        except NoiseSettingsError as exc:
+            it.set_modes(**changes)
+        except ConfigError as exc:
             self.notify(str(exc), severity="error", timeout=10)
             return False
+        now = it.config
         parts = []
-        if target:
-            parts.append(f"target: {target}")
-        if suggest:
-            parts.append(f"suggest: one {suggest}")
-        if noise is not None:
-            if noise.enabled:
-                eps = it.eps_for(noise)
-                parts.append(f"noise tolerance on: up to {eps} wrong answer(s)")
-            else:
-                parts.append(f"noise tolerance off ({it.mode} mode)")
-        if weighted is not None and noise is None:
-            parts.append(
-                {
-                    "evidence": "evidence mode: answers weigh for or against; none rules "
-                    "a chemical out",
-                    "strict": "strict mode: an answer that contradicts a chemical removes it",
-                    "noise": "noise tolerance is on (press e to turn it off)",
-                }[it.mode]
-            )
-        elif weighted is not None:
-            parts.append(f"{it.mode} mode")
-        message = "; ".join(parts) + f". All {it.asked} answer(s) kept."
-        self.notify(message[0].upper() + message[1:], timeout=4)
+        if now.target != before.target:
+            parts.append(f"target: {now.target}")
+        if now.suggest != before.suggest:
+            parts.append(f"suggest: one {now.suggest}")
+        if now.mode != before.mode or (now.mode == "noise" and now.noise != before.noise):
+            parts.append(MODE_SAID[now.mode].format(eps=it.eps_for(now.noise)))
+        message = "; ".join(parts) or "no change"
+        saved = f"All {len(it.records)} answer(s) kept" + (
+            "" if not it.unsaved else f", {it.unsaved} NOT saved yet ({it.journal_error})"
+        )
+        self.notify(f"{message[0].upper()}{message[1:]}. {saved}.", timeout=4)
         if self.interview_screen is not None:
             self.interview_screen.note = None
-            if noise is not None and noise.enabled and it.eps_for(noise) > it.safe_eps:
+            if now.mode == "noise" and it.eps_for(now.noise) > it.safe_eps:
                 self.interview_screen.note = (
-                    f"{it.eps_for(noise)} error(s) > {it.safe_eps} safe: may end with several"
+                    f"{it.eps_for(now.noise)} error(s) > {it.safe_eps} safe: may end with several"
                 )
         self._redraw()
         return True
@@ -328,7 +313,7 @@ class ResponderApp(App):
 
         def done(config: NoiseSettings | None) -> None:
             if config is not None:
-                self.change_modes(noise=config)
+                self.change_modes(noise=config, mode="noise" if config.enabled else "strict")
 
         self.push_screen(NoiseScreen(self.interview), done)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 
 from responder.cli.inputs import InputError, evidence_from_args, load_problem, noise_from_args
+from responder.config import ENGINE_TARGET
 from responder.engine.belief import TargetError
 from responder.engine.compare import (
     EvidenceMode,
@@ -44,7 +45,7 @@ def run_compare(args) -> int:
         raise InputError(str(exc)) from None
     leaks = None
     if kb is not None:
-        from responder.core.modes import symptom_leaks  # noqa: PLC0415
+        from responder.config import symptom_leaks  # noqa: PLC0415
 
         leaks = symptom_leaks(kb)
     settings = evidence_from_args(args, leaks)
@@ -54,14 +55,19 @@ def run_compare(args) -> int:
         for mode in modes:
             if mode == "strict":
                 runners.append(
-                    StrictMode(problem, args.policy, args.target, name=f"strict {args.policy}")
+                    StrictMode(
+                        problem,
+                        args.policy,
+                        ENGINE_TARGET[args.target],
+                        name=f"strict {args.policy}",
+                    )
                 )
             elif mode == "noise":
                 runners.append(
                     StrictMode(
                         problem,
                         args.policy,
-                        args.target,
+                        ENGINE_TARGET[args.target],
                         noise=noise,
                         name=f"noise {args.policy} eps={noise.eps}",
                     )
@@ -72,7 +78,10 @@ def run_compare(args) -> int:
                     name += f" pick={settings.pick}"
                 runners.append(
                     EvidenceMode(
-                        settings.model(problem, args.target), suggest, settings.pick, name=name
+                        settings.model(problem, ENGINE_TARGET[args.target]),
+                        suggest,
+                        settings.pick,
+                        name=name,
                     )
                 )
     except (TargetError, PolicyError, NoiseSettingsError) as exc:
@@ -97,7 +106,7 @@ def run_compare(args) -> int:
 
         print_json(out)
         return 0
-    what = "class" if args.target == "group" else "chemical"
+    what = "class" if args.target == "class" else "chemical"
     print(
         f"answers {out['answers']}, target {what}, {problem.n_objects} x {problem.n_queries}, "
         f"{args.interviews} interviews (same victims for every mode)"

@@ -15,6 +15,7 @@ from responder.cli.inputs import (
     load_problem,
     noise_from_args,
 )
+from responder.config import ENGINE_TARGET
 from responder.engine.belief import Model, TargetError
 from responder.engine.evaluate import MIN_MONTE_CARLO_TRIALS, bounds, evaluate
 from responder.engine.policies import CATEGORY_POLICIES, RANDOM_POLICIES, Policy, PolicyError
@@ -82,7 +83,7 @@ def run(args) -> int:
     for w in warnings:
         print(w, file=sys.stderr)
     try:
-        model = Model(problem, args.target, noise)
+        model = Model(problem, ENGINE_TARGET[args.target], noise)
         Policy(args.policy).check(problem)
     except (TargetError, PolicyError) as exc:
         raise InputError(str(exc)) from None
@@ -194,7 +195,7 @@ def run(args) -> int:
 
         print_json(out)
         return 0
-    what = "group (class)" if args.target == "group" else "object (chemical)"
+    what = "group (class)" if args.target == "class" else "object (chemical)"
     print(
         f"policy {args.policy}, target {what}, {problem.n_objects} objects x "
         f"{problem.n_queries} queries"

@@ -8,17 +8,13 @@ import argparse
 import dataclasses
 import math
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
-from responder.engine.belief import TARGETS
+from responder.config import TARGET_ALIASES, ConfigError, InterviewConfig
+from responder.config import TARGETS as CONFIG_TARGETS
 from responder.engine.diagnostics import auto_eps, default_eps, min_hamming_distance
 from responder.engine.evidence import (
-    DEFAULT_LEAK,
-    DEFAULT_LONG_ROW_EXPONENT,
-    DEFAULT_SENSITIVITY,
-    DEFAULT_THRESHOLD,
-    PICK_MODELS,
-    EvidenceError,
     EvidenceSettings,
 )
 from responder.engine.noise import NoiseModel, NoiseSettingsError, prone_mask
@@ -126,9 +122,12 @@ def add_problem_arguments(parser: argparse.ArgumentParser) -> None:
     add_kb_argument(parser)
     parser.add_argument(
         "--target",
-        choices=TARGETS,
-        default="object",
-        help="identify the object (chemical) or only its group (class)",
+        type=lambda v: TARGET_ALIASES.get(v, v),
+        choices=CONFIG_TARGETS,
+        default="chemical",
+        metavar="{chemical,class}",
+        help="identify the chemical (the paper's object) or only its class (group); "
+        "object and group are accepted too",
     )
     parser.add_argument(
         "--policy", default="gbs", choices=POLICIES, help="query-selection policy (default gbs)"
@@ -278,70 +277,12 @@ def fit_time_limit(args, model, policy, cost: Callable[[Workload], float], what:
     )
 
 
-def add_evidence_arguments(parser) -> None:
-    """``--sensitivity``, ``--leak``, ``--threshold``, ``--long-row-exponent`` and ``--pick``
-    (evidence mode)."""
-    g = parser.add_argument_group("evidence mode")
-    g.add_argument(
-        "--sensitivity",
-        type=str,
-        default=str(DEFAULT_SENSITIVITY),
-        metavar="S",
-        help="chance a victim shows a sign the chemical lists, in (0, 1) "
-        f"(default {DEFAULT_SENSITIVITY})",
-    )
-    g.add_argument(
-        "--leak",
-        type=str,
-        default=str(DEFAULT_LEAK),
-        metavar="L",
-        help="chance a victim shows a sign the chemical does not list, in (0, S) "
-        f"(default {DEFAULT_LEAK})",
-    )
-    g.add_argument(
-        "--threshold",
-        type=str,
-        default=str(DEFAULT_THRESHOLD),
-        metavar="T",
-        help="stop when the top candidate reaches this probability, in (0.5, 1) "
-        f"(default {DEFAULT_THRESHOLD})",
-    )
-    g.add_argument(
-        "--long-row-exponent",
-        type=str,
-        default=str(DEFAULT_LONG_ROW_EXPONENT),
-        metavar="A",
-        help="long-row discount: a chemical whose row lists more signs than the "
-        "typical row shows each less often, s (typical/length)^A; in [0, 1], "
-        f"0 = none (default {DEFAULT_LONG_ROW_EXPONENT})",
-    )
-    g.add_argument(
-        "--pick",
-        choices=PICK_MODELS,
-        default="informed",
-        help="category suggestions: the responder picks among useful symptoms "
-        "(informed, default) or any unasked one (any, the paper's model)",
-    )
-
-
 def evidence_from_args(args, symptom_leaks=None) -> EvidenceSettings:
-    """The evidence settings from the command line (and per-symptom leaks, NaN for none);
-    InputError naming the option and its valid range otherwise."""
+    """The evidence settings from the command line (:func:`responder.config.
+    add_evidence_arguments`, with per-query leaks, NaN for none); InputError naming the
+    option and its valid range otherwise."""
     try:
-        return EvidenceSettings(
-            sensitivity=args.sensitivity,
-            leak=args.leak,
-            threshold=args.threshold,
-            pick=args.pick,
-            symptom_leaks=symptom_leaks,
-            long_row_exponent=getattr(args, "long_row_exponent", DEFAULT_LONG_ROW_EXPONENT),
-        )
-    except EvidenceError as exc:
-        option = str(exc).split(" ", 1)[0].replace("(", "")
-        flag = {
-            "sensitivity": "sensitivity",
-            "leak": "leak",
-            "threshold": "threshold",
-            "long-row": "long-row-exponent",
-        }.get(option, "sensitivity/--leak")
-        raise InputError(f"--{flag}: {exc}") from None
+        config = InterviewConfig.from_args(args, base=InterviewConfig(mode="evidence"))
+        return replace(config, mode="evidence").evidence_settings(symptom_leaks)
+    except ConfigError as exc:
+        raise InputError(exc.cli_message()) from None

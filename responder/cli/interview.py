@@ -2,8 +2,11 @@
 
 One JSON object per line in, one per line out: one at start, then exactly one after each
 input line, flushed. Input: ``{"symptom": "<id, alias, label or synonym>", "answer":
-"yes"|"no"|"unknown"}`` or ``{"undo": true}``. A bad line gets ``{"error": "<one line>"}`` and
-the interview goes on; end of input ends it.
+"yes"|"no"|"unknown", "victim": "<name>"}`` (victim optional: the first victim by default; a
+new name adds a victim) or ``{"undo": true}``. Scene observations are answered exactly like
+symptoms. A bad line gets ``{"error": "<one line>"}`` and the interview goes on; end of
+input ends it. Each state lists the answers in the order given (``answers``, the first
+victim's; ``victims``, each victim's), with the answers they imply marked ``"implied": true``.
 """
 
 from __future__ import annotations
@@ -17,10 +20,10 @@ from typing import IO
 
 import numpy as np
 
-from responder.cli.inputs import InputError, add_evidence_arguments, evidence_from_args
-from responder.core.answers import AnswerLog
-from responder.core.modes import TARGETS, ModeError, build_state, symptom_leaks
-from responder.engine.state import MODES, Answer, InterviewState, Status
+from responder.cli.inputs import InputError
+from responder.config import ConfigError, InterviewConfig, add_config_arguments
+from responder.core.session import Interview
+from responder.engine.state import Answer, InterviewState, Status
 
 STATUS = {
     Status.ASKING: "asking",
@@ -38,9 +41,11 @@ def register(subparsers) -> None:
         help="run an interview headless, one JSON object per line (for scripts)",
         description=(
             "Headless interview protocol. Reads one JSON object per line on stdin "
-            '({"symptom": ID, "answer": "yes"|"no"|"unknown"} or {"undo": true}) and writes '
-            "one JSON object per line on stdout: one at start and exactly one after each "
-            'input line. A bad line gets {"error": ...} and the interview goes on.'
+            '({"symptom": ID, "answer": "yes"|"no"|"unknown", "victim": NAME} with victim '
+            'optional, or {"undo": true}) and writes one JSON object per line on stdout: one '
+            'at start and exactly one after each input line. A bad line gets {"error": ...} '
+            "and the interview goes on. Scene observations (smell, cloud, place...) are "
+            "answered exactly like symptoms."
         ),
     )
     p.add_argument(
@@ -56,32 +61,11 @@ def register(subparsers) -> None:
         help="knowledge base (default: bundled); may also come before 'interview'",
     )
     p.add_argument(
-        "--target",
-        choices=tuple(TARGETS),
-        default="chemical",
-        help="identify the chemical (default) or only its class",
+        "--save",
+        action="store_true",
+        help="store the interview as an incident (listed by `responder incidents list`)",
     )
-    p.add_argument(
-        "--suggest",
-        choices=("symptom", "category"),
-        default="symptom",
-        help="suggest one symptom (default) or a category to pick from",
-    )
-    p.add_argument(
-        "--mode",
-        choices=MODES,
-        default="evidence",
-        help="evidence (default: nothing eliminated, ranked by fit), strict (the "
-        "paper's elimination) or noise (up to --eps wrong answers)",
-    )
-    p.add_argument(
-        "--eps",
-        type=int,
-        default=None,
-        metavar="N",
-        help="noise mode: wrong answers tolerated (default: floor((delta-1)/2), at least 1)",
-    )
-    add_evidence_arguments(p)
+    add_config_arguments(p)
     p.set_defaults(handler=run)
 
 
@@ -90,16 +74,23 @@ def slug(name: str) -> str:
     return re.sub(r"[^a-z0-9]+", "_", name.casefold()).strip("_")
 
 
+FIRST_VICTIM = "victim 1"
+
+
 @dataclass
 class Protocol:
-    """One headless interview: feed it lines, get JSON objects back."""
+    """One headless interview (one incident, one or more victims): feed it lines, get JSON
+    objects back."""
 
     kb: object
-    state: InterviewState
+    interview: Interview
 
     def __post_init__(self) -> None:
         self._ids = [s.id for s in self.kb.symptoms]
-        self.log = AnswerLog(self.state)  # undo, as in the app
+
+    @property
+    def state(self) -> InterviewState:
+        return self.interview.state
 
     # -- input --------------------------------------------------------------------------
 
@@ -129,27 +120,47 @@ class Protocol:
         if "undo" in msg:
             if msg.get("undo") is not True or len(msg) != 1:
                 raise _LineError('to undo, send exactly {"undo": true}')
-            if self.log.undo() is None:
+            if self.interview.undo() is None:
                 raise _LineError("nothing to undo: no answer has been given")
             return
-        unknown_keys = set(msg) - {"symptom", "answer"}
+        unknown_keys = set(msg) - {"symptom", "answer", "victim"}
         if unknown_keys or "symptom" not in msg or "answer" not in msg:
             raise _LineError(
-                'expected {"symptom": ID, "answer": "yes"|"no"|"unknown"} or {"undo": true}'
-                + (f"; unknown key {sorted(unknown_keys)[0]!r}" if unknown_keys else "")
+                'expected {"symptom": ID, "answer": "yes"|"no"|"unknown"} (and optionally '
+                '"victim": NAME) or {"undo": true}'
+                + (f"; unknown key {_shown(sorted(unknown_keys)[0])}" if unknown_keys else "")
             )
         answer = msg["answer"]
         if not isinstance(answer, str) or answer.casefold() not in ANSWERS:
-            raise _LineError(f'answer must be "yes", "no" or "unknown", got {json.dumps(answer)}')
-        self.log.answer(self.resolve(msg["symptom"]), ANSWERS[answer.casefold()])
+            raise _LineError(f'answer must be "yes", "no" or "unknown", got {_shown(answer)}')
+        query = self.resolve(msg["symptom"])
+        victim = self.victim(msg.get("victim", FIRST_VICTIM))
+        self.interview.answer(query, ANSWERS[answer.casefold()], victim=victim)
+
+    def victim(self, name) -> int:
+        """The index of the victim called ``name``; a new name adds a victim."""
+        if not isinstance(name, str):
+            raise _LineError(f"victim must be a name (a string), got {_shown(name)}")
+        key = " ".join(name.split()).casefold()
+        names = [n.casefold() for n in self.victim_names()]
+        if key in names:
+            return names.index(key)
+        try:
+            index = self.interview.add_victim(name)
+        except ValueError as exc:
+            raise _LineError(f"victim {_shown(name)}: {exc}") from None
+        self.interview.select_victim(0)
+        return index
+
+    def victim_names(self) -> list[str]:
+        it = self.interview
+        return [FIRST_VICTIM if v == 0 and not n else n for v, n in enumerate(it.victims)]
 
     def resolve(self, text) -> int:
-        """The symptom index of an id, alias, label or synonym (case-insensitive); a retired
-        id still works as an alias (symptom ids are a contract)."""
+        """The index of the symptom or scene observation an id, alias, label or synonym
+        names (case-insensitive); a retired id still works as an alias (ids are a contract)."""
         if not isinstance(text, str):
-            raise _LineError(
-                f"symptom must be a string (an id or a synonym), got {json.dumps(text)}"
-            )
+            raise _LineError(f"symptom must be a string (an id or a synonym), got {_shown(text)}")
         try:
             return int(self.kb.resolve_symptom(text))
         except KeyError as exc:
@@ -162,9 +173,9 @@ class Protocol:
         st = self.state
         kb = self.kb
         status = st.status
-        out = {
+        return {
             "status": STATUS[status],
-            "asked": st.asked_count,
+            "asked": len(self.interview.records),
             "confidence": _round(st.confidence()),
             "suggestion": self._suggestion(),
             "candidates": self._candidates(status),
@@ -177,16 +188,27 @@ class Protocol:
             "mode": st.mode,
             "stop_reason": st.stop_reason,
             "unlisted": None if (fit := st.fit()) is None else _round(fit.unlisted),
-            "notices": [
-                f"{self._last_answer_text()} lowered {kb.classes[g].label} from {b:.0%} to {a:.0%}"
-                for g, b, a in st.group_drops()
+            "notices": self.interview.class_notices(),
+            "answers": self._answers(0),
+            "victims": [
+                {"name": name, "answers": self._answers(v)}
+                for v, name in enumerate(self.victim_names())
             ],
+            "incident": self.interview.id if self.interview.journal_enabled else None,
         }
-        return out
 
-    def _last_answer_text(self) -> str:
-        r = self.state.answers[-1]
-        return f"\u201c{self.kb.symptoms[r.query].label}: {r.answer.value}\u201d"
+    def _answers(self, victim: int) -> list[dict]:
+        """A victim's answers in the order given (the incident's included), then those the
+        answers imply, marked ``"implied": true``."""
+        st = self.state
+        given = [r for r in self.interview.records if r.victim in (victim, -1)]
+        out = [{"symptom": self._ids[r.query], "answer": r.answer.value} for r in given]
+        implied = st.implied_answers(victim)
+        out += [
+            {"symptom": self._ids[q], "answer": a.value, "implied": True}
+            for q, a in implied.items()
+        ]
+        return out
 
     def _suggestion(self) -> dict | None:
         st = self.state
@@ -194,7 +216,7 @@ class Protocol:
         if choice is None:
             return None
         useful = st.useful_queries()
-        score = st.belief.gains() if st.mode == "evidence" else -np.abs(0.5 - st.answer_split())
+        score = st.view().suggestion_scores()
         if choice.kind == "category":
             qs = [int(q) for q in choice.queries]
             cat = self.kb.categories[choice.index].id
@@ -209,11 +231,12 @@ class Protocol:
             "kind": "category" if choice.kind == "category" else "symptom",
             "category": cat,
             "symptoms": [self._ids[q] for q in qs],
+            "victim": self.victim_names()[st.current_victim],
         }
 
     def _candidates(self, status: Status) -> list[dict]:
         st = self.state
-        if status is Status.INCONSISTENT and st.mode != "evidence":
+        if status is Status.INCONSISTENT and st.fit() is None:
             # Nothing fits (strict or noise): the closest chemicals, probability 0. (Evidence
             # mode eliminates nothing: its candidates keep their probabilities.)
             seen, rows = set(), []
@@ -236,6 +259,12 @@ class Protocol:
     def _chemical(self, i: int) -> dict:
         c = self.kb.chemicals[i]
         return {"id": getattr(c, "id", None) or slug(c.name), "name": c.name, "cas": c.cas}
+
+
+def _shown(value) -> str:
+    """A JSON value as the error message shows it, at most 60 characters."""
+    text = json.dumps(value, ensure_ascii=True)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 class _LineError(Exception):
@@ -278,10 +307,19 @@ def run(args) -> int:
             "interview needs a knowledge base (name or folder), not an interchange .json"
         )
     _, kb = load_problem(spec)
-    evidence = evidence_from_args(args, symptom_leaks(kb)) if args.mode == "evidence" else None
     try:
-        state = build_state(kb, args.mode, args.target, args.suggest, args.eps, evidence)
-    except ModeError as exc:
-        raise InputError(str(exc)) from None
-    serve(Protocol(kb, state), sys.stdin, sys.stdout)
+        config = InterviewConfig.from_args(args)
+        interview = Interview.start(kb, config, journal=args.save)
+    except ConfigError as exc:
+        raise InputError(exc.cli_message()) from None
+    protocol = Protocol(kb, interview)
+    try:
+        serve(protocol, sys.stdin, sys.stdout)
+    finally:
+        if args.save:
+            interview.end("completed")
+            if interview.unsaved:
+                raise InputError(
+                    f"the incident could not be saved completely: {interview.journal_error}"
+                )
     return 0

@@ -15,6 +15,7 @@ import sys
 import numpy as np
 
 from responder.cli.inputs import InputError
+from responder.config import add_evidence_arguments
 from responder.engine import diagnostics as dg
 from responder.kb.csv_import import import_csv
 from responder.kb.model import DEFAULT_PRIOR_MODE, KBError, KnowledgeBase, UnknownChemicalError
@@ -116,7 +117,6 @@ def register(subparsers) -> argparse.ArgumentParser:
     )
     val.add_argument(
         "--eps",
-        type=int,
         default=None,
         metavar="N",
         help="wrong answers the persistent-noise mode tolerates (default: 2)",
@@ -128,27 +128,7 @@ def register(subparsers) -> argparse.ArgumentParser:
         help="prior over chemicals: uniform per chemical, or equal per class "
         "(default: the knowledge base's default)",
     )
-    val.add_argument(
-        "--sensitivity",
-        type=float,
-        default=None,
-        metavar="S",
-        help="evidence mode: P(yes | the chemical lists the sign) (default: the engine's)",
-    )
-    val.add_argument(
-        "--leak",
-        type=float,
-        default=None,
-        metavar="L",
-        help="evidence mode: P(yes | the chemical does not list it) (default: the engine's)",
-    )
-    val.add_argument(
-        "--long-row-exponent",
-        type=float,
-        default=None,
-        metavar="A",
-        help="evidence mode: the long-row discount, in [0, 1], 0 = none (default: the engine's)",
-    )
+    add_evidence_arguments(val)
     val.add_argument(
         "--json",
         action="store_true",
@@ -426,29 +406,22 @@ def cmd_import(args) -> int:
 
 
 def _validation_settings(val, args):
-    """The run's settings; an InputError naming the option when one is out of range (each
-    option is checked alone first, so the message names the one that is wrong)."""
-    options = (
-        ("--eps", "eps", args.eps),
-        ("--prior", "prior", args.prior),
-        ("--sensitivity", "sensitivity", args.sensitivity),
-        ("--leak", "leak", args.leak),
-        ("--long-row-exponent", "long_row_exponent", args.long_row_exponent),
-    )
-    for flag, name, value in options:
-        try:
-            val.make_settings(**{name: value})
-        except ValueError as exc:
-            raise InputError(f"{flag}: {exc}") from None
+    """The run's settings; an InputError naming the option when one is out of range."""
+    from responder.config import ConfigError, InterviewConfig  # noqa: PLC0415
+
     try:
-        return val.make_settings(**{name: value for _, name, value in options})
-    except ValueError as exc:  # only the pair can still fail: the leak must be below s
-        raise InputError(f"--sensitivity/--leak: {exc}") from None
+        config = InterviewConfig.from_args(args)
+    except ConfigError as exc:
+        raise InputError(exc.cli_message()) from None
+    try:
+        return val.make_settings(config, prior=args.prior)
+    except ValueError as exc:
+        raise InputError(f"--prior: {exc}") from None
 
 
 def cmd_validate(args) -> int:
     """``responder kb validate [CASES] [--kb ...] [--mode NAME]... [--eps N] [--json]``."""
-    from responder.kb import validate as val  # noqa: PLC0415 (numpy work only when asked)
+    from responder.core import validation as val  # noqa: PLC0415 (numpy work only when asked)
     from responder.kb.cases import load_cases  # noqa: PLC0415
 
     settings = _validation_settings(val, args)

@@ -16,7 +16,6 @@ import sys
 
 from responder.cli.inputs import (
     InputError,
-    add_evidence_arguments,
     add_noise_arguments,
     add_problem_arguments,
     add_time_limit_argument,
@@ -24,6 +23,7 @@ from responder.cli.inputs import (
     load_problem,
     noise_from_args,
 )
+from responder.config import ENGINE_TARGET, add_evidence_arguments
 from responder.engine.belief import Model, TargetError
 from responder.engine.compare import wilson
 from responder.engine.diagnostics import default_eps, min_hamming_distance
@@ -121,7 +121,7 @@ def run(args) -> int:
     for w in warnings:
         print(w, file=sys.stderr)
     try:
-        model = Model(problem, args.target, noise)
+        model = Model(problem, ENGINE_TARGET[args.target], noise)
         policy = Policy(args.policy, ties=args.ties, seed=args.seed)
         policy.check(problem)
     except (TargetError, PolicyError) as exc:
@@ -172,7 +172,7 @@ def run(args) -> int:
         if several is not None and several["count"] > 0:
             notes.append(
                 f"{several['count']} interview(s) ended on several "
-                f"{'groups' if args.target == 'group' else 'chemicals'} that no question "
+                f"{'groups' if args.target == 'class' else 'chemicals'} that no question "
                 "separates (identical symptom rows)"
             )
     settings = noise.describe()

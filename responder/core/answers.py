@@ -75,13 +75,16 @@ class AnswerHistory(Generic[R]):
 
 @dataclass(frozen=True)
 class AnswerRecord:
-    """One answer as given: symptom (query index), answer, when, and whether the responder
-    volunteered it (entered it unasked) rather than answering the suggestion."""
+    """One answer as given: symptom (query index), answer, when, whether the responder
+    volunteered it (entered it unasked) rather than answering the suggestion, and for which
+    victim (0 for the first; a query answered once per incident is the incident's, whoever
+    it was entered for)."""
 
     query: int
     answer: Answer
     at: float = field(default_factory=time.time)
     volunteered: bool = False
+    victim: int = 0
 
 
 class AnswerLog:
@@ -95,7 +98,12 @@ class AnswerLog:
 
     def __init__(self, state: InterviewState):
         self.state = state
-        self._history: AnswerHistory[AnswerRecord] = AnswerHistory(key=lambda r: r.query)
+        self._history: AnswerHistory[AnswerRecord] = AnswerHistory(key=self.key)
+
+    def key(self, record: AnswerRecord) -> tuple[int, int]:
+        """The question a record answers: (victim, query), or (-1, query) for a query
+        answered once per incident."""
+        return (-1 if self.state.is_shared(record.query) else record.victim, record.query)
 
     @property
     def records(self) -> list[AnswerRecord]:
@@ -111,23 +119,34 @@ class AnswerLog:
         """(new record, position, record it replaced) for each changed answer, oldest first."""
         return list(self._history.replaced)
 
-    def record_of(self, query: int) -> AnswerRecord | None:
-        """The answer given to ``query`` (with its time and volunteered flag), or None."""
-        return next((r for r in self._history.records if r.query == query), None)
+    def record_of(self, query: int, victim: int | None = None) -> AnswerRecord | None:
+        """The answer given to ``query`` for ``victim`` (default: the current one), with its
+        time and volunteered flag, or None."""
+        v = self.state.current_victim if victim is None else victim
+        key = self.key(AnswerRecord(query, Answer.UNKNOWN, 0.0, False, v))
+        return next((r for r in self._history.records if self.key(r) == key), None)
 
     def answer(
-        self, query: int, answer: Answer | str, volunteered: bool = False, at: float | None = None
+        self,
+        query: int,
+        answer: Answer | str,
+        volunteered: bool = False,
+        at: float | None = None,
+        victim: int | None = None,
     ) -> AnswerRecord:
-        """Record ``answer`` to ``query``; an earlier answer to the same query is replaced.
+        """Record ``answer`` to ``query`` for ``victim`` (default: the current one); an
+        earlier answer to the same question is replaced.
 
         Raises
         ------
         IndexError
-            ``query`` is not a symptom of the problem (nothing is recorded).
+            ``query`` is not a symptom of the problem, or ``victim`` does not exist
+            (nothing is recorded).
         """
         answer = Answer(answer)
-        self.state.answer(query, answer)  # checks the query before anything is kept
-        record = AnswerRecord(query, answer, time.time() if at is None else at, volunteered)
+        v = self.state.current_victim if victim is None else victim
+        self.state.answer(query, answer, victim=v)  # checks both before anything is kept
+        record = AnswerRecord(query, answer, time.time() if at is None else at, volunteered, v)
         self._history.add(record)
         return record
 
@@ -142,9 +161,11 @@ class AnswerLog:
             self._sync()
         return record
 
-    def remove(self, query: int) -> AnswerRecord | None:
-        """Remove the answer to ``query`` wherever it is in the history."""
-        record = self._history.remove(query)
+    def remove(self, query: int, victim: int | None = None) -> AnswerRecord | None:
+        """Remove the answer to ``query`` (for ``victim``, default the current one) wherever
+        it is in the history."""
+        v = self.state.current_victim if victim is None else victim
+        record = self._history.remove(self.key(AnswerRecord(query, Answer.UNKNOWN, 0.0, False, v)))
         if record is not None:
             self._sync()
         return record
@@ -160,8 +181,8 @@ class AnswerLog:
         an earlier one, as :meth:`replacements` gives them, so that undo after a resume puts
         the earlier answer back. Entries whose new record is not in ``records`` are dropped.
         """
-        self.state.set_answers([(r.query, r.answer) for r in records])
+        self.state.set_all_answers([(r.victim, r.query, r.answer) for r in records])
         self._history.restore(records, replaced)
 
     def _sync(self) -> None:
-        self.state.set_answers([(r.query, r.answer) for r in self._history.records])
+        self.state.set_all_answers([(r.victim, r.query, r.answer) for r in self._history.records])

@@ -72,6 +72,7 @@ class JournalAnswer:
     answer: str
     at: float
     volunteered: bool = False
+    victim: int = 0  # -1: the incident's (a query answered once per incident)
 
 
 @dataclass(frozen=True)
@@ -96,6 +97,8 @@ class JournalData:
     kb: dict
     config: dict
     answers: list[JournalAnswer] = field(default_factory=list)
+    #: victims' names by index (the first victim may have none)
+    victims: dict[int, str] = field(default_factory=dict)
     # (new answer, position, answer it replaced), so undo can put the old one back
     replaced: list[tuple[JournalAnswer, int, JournalAnswer]] = field(default_factory=list)
     finished: bool = False
@@ -277,22 +280,29 @@ class Journal:
             except JournalError:
                 pass
 
-    def answer(self, symptom: str, answer: str, at: float, volunteered: bool) -> None:
-        self.append(
-            {
-                "event": "answer",
-                "symptom": symptom,
-                "answer": answer,
-                "at": at,
-                "volunteered": volunteered,
-            }
-        )
+    def answer(
+        self, symptom: str, answer: str, at: float, volunteered: bool, victim: int = 0
+    ) -> None:
+        event = {
+            "event": "answer",
+            "symptom": symptom,
+            "answer": answer,
+            "at": at,
+            "volunteered": volunteered,
+        }
+        self.append(event | ({"victim": victim} if victim else {}))
 
-    def remove(self, symptom: str) -> None:
-        self.append({"event": "remove", "symptom": symptom})
+    def remove(self, symptom: str, victim: int = 0) -> None:
+        self.append(
+            {"event": "remove", "symptom": symptom} | ({"victim": victim} if victim else {})
+        )
 
     def undo(self, symptom: str) -> None:
         self.append({"event": "undo", "symptom": symptom})
+
+    def victim(self, index: int, name: str) -> None:
+        """A victim added to the incident (index 1 is the second victim)."""
+        self.append({"event": "victim", "index": index, "name": name})
 
     def config(self, config: dict) -> None:
         self.append({"event": "config", "config": config})
@@ -338,6 +348,17 @@ def is_live_elsewhere(path: Path) -> bool:
 
 class JournalUnreadable(ValueError):
     """The file cannot be read as a journal at all; the message says why."""
+
+
+#: Victims one incident may hold; a larger index in a journal is damage.
+MAX_VICTIMS = 1000
+
+
+def _victim_index(value) -> int | None:
+    """A victim index from a journal (-1 the incident, 0.. a victim), or None if damaged."""
+    if isinstance(value, bool) or not isinstance(value, int) or not -1 <= value < MAX_VICTIMS:
+        return None
+    return value
 
 
 def _timestamp(value) -> float | None:
@@ -387,7 +408,7 @@ def read_journal(path: Path) -> JournalData | None:
     if b"\0" in raw:
         raise JournalUnreadable(f"{path}: holds NUL bytes, so it is not a journal")
     data: JournalData | None = None
-    history: AnswerHistory[JournalAnswer] = AnswerHistory(key=lambda a: a.symptom)
+    history: AnswerHistory[JournalAnswer] = AnswerHistory(key=lambda a: (a.victim, a.symptom))
     problems: list[JournalProblem] = []
     noted: set[int] = set()
     events = 0
@@ -460,11 +481,21 @@ def read_journal(path: Path) -> JournalData | None:
                     "yes/no/unknown; skipped",
                 )
                 continue
-            history.add(JournalAnswer(symptom, answer, at, event.get("volunteered") is True))
+            victim = _victim_index(event.get("victim", 0))
+            if victim is None:
+                bad(n, "an answer for a victim number that is not a small whole number; skipped")
+                continue
+            history.add(
+                JournalAnswer(symptom, answer, at, event.get("volunteered") is True, victim)
+            )
         elif kind == "undo":
             history.undo()
         elif kind == "remove" and _text(event.get("symptom")):
-            history.remove(event["symptom"])
+            victim = _victim_index(event.get("victim", 0))
+            if victim is not None:
+                history.remove((victim, event["symptom"]))
+        elif kind == "victim" and (_victim_index(event.get("index")) or 0) >= 1:
+            data.victims[event["index"]] = _text(event.get("name"), 60) or ""
         elif kind == "config" and isinstance(event.get("config"), dict):
             if _config_problem(event["config"]):
                 bad(n, _config_problem(event["config"]) + "; ignored")

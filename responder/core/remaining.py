@@ -56,6 +56,7 @@ class Spec:
     skipped: tuple
     evidence: object = None  # EvidenceSettings in evidence mode, else None
     unavailable: tuple = ()  # queries not to suggest (evidence mode)
+    pooled: tuple = ()  # every victim's (query, yes) answers (evidence mode)
 
 
 def evaluate_spec(spec: Spec) -> tuple[float, str]:
@@ -83,7 +84,11 @@ def _evidence_remaining(spec: Spec) -> tuple[float, str]:
     from responder.engine.interview import expected_questions  # noqa: PLC0415
     from responder.engine.policies import CATEGORY_POLICIES  # noqa: PLC0415
 
-    belief = spec.evidence.model(spec.problem, spec.target).belief(spec.known, spec.skipped)
+    asked = np.zeros(spec.problem.n_queries, dtype=bool)
+    asked[list(spec.known) + list(spec.skipped)] = True
+    queries = np.array([q for q, _ in spec.pooled], dtype=np.int64)
+    values = np.array([v for _, v in spec.pooled], dtype=bool)
+    belief = spec.evidence.model(spec.problem, spec.target).pooled(queries, values, asked)
     available = np.ones(spec.problem.n_queries, dtype=bool)
     available[list(spec.unavailable)] = False
     suggest = "category" if spec.policy in CATEGORY_POLICIES else "symptom"

@@ -12,91 +12,73 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 
+from responder.config import ConfigError, InterviewConfig, NoiseSettings
 from responder.core.answers import AnswerLog, AnswerRecord
 from responder.core.journal import Journal, JournalData, JournalError, new_interview_id
-from responder.core.modes import OBSERVED_MARGIN, POLICY, reported_mask
-from responder.core.modes import TARGETS as TARGETS_TO_ENGINE
+from responder.core.modes import state_for
 from responder.engine.diagnostics import auto_eps, default_eps, min_hamming_distance
-from responder.engine.evidence import EvidenceError, EvidenceSettings
-from responder.engine.noise import NoiseModel, NoiseSettingsError, prone_mask
-from responder.engine.state import Answer, InterviewState, Status
+from responder.engine.evidence import EvidenceSettings
+from responder.engine.noise import NoiseSettingsError
+from responder.engine.state import Answer, Status
 from responder.kb.model import KnowledgeBase
-from responder.settings import SUGGEST, TARGETS, NoiseSettings, SettingsError
 
 ANSWER_WORDS = {Answer.YES: "yes", Answer.NO: "no", Answer.UNKNOWN: "can't tell"}
-EVIDENCE_KEYS = ("sensitivity", "leak", "threshold", "gain_floor", "pick", "long_row_exponent")
-ENGINE_TARGET = TARGETS_TO_ENGINE  # "chemical"/"class" -> the engine's "object"/"group"
+#: A victim's name is a short label a responder types ("driver", "child in red").
+MAX_VICTIM_NAME = 40
 
 
 # -- the interview ---------------------------------------------------------------------------
 
 
 class Interview:
-    """One interview: the engine state plus modes, labels and the journal.
+    """One incident's interview: the engine state plus modes, victims, labels and the journal.
 
     Parameters
     ----------
     knowledge : KnowledgeBase
-    target : {"chemical", "class"}
-    suggest : {"symptom", "category"}
-    noise : NoiseSettings
+    config : InterviewConfig, optional
+        Target, suggestion mode and answer model (evidence by default).
     journal : Journal or None
         Where every change is written; None keeps the interview in memory only (tests).
-    weighted : bool
-        Weigh evidence (the evidence mode) while noise tolerance is off; otherwise strict
-        elimination, the paper's model. The app's default (its ``mode`` setting) is
-        evidence.
-    evidence : EvidenceSettings, optional
-        Sensitivity, leak and confidence threshold of the evidence mode.
     """
 
     def __init__(
         self,
         knowledge: KnowledgeBase,
-        target: str = "chemical",
-        suggest: str = "symptom",
-        noise: NoiseSettings | None = None,
+        config: InterviewConfig | None = None,
         journal: Journal | None = None,
-        weighted: bool = False,
-        evidence: EvidenceSettings | None = None,
     ):
-        if target not in TARGETS:
-            raise ValueError(f"unknown target {target!r}")
-        if suggest not in SUGGEST:
-            raise ValueError(f"unknown suggestion mode {suggest!r}")
         self.knowledge = knowledge
         self.problem = knowledge.problem
-        self.target = target
-        self.suggest = suggest
-        self.noise = noise or NoiseSettings()
+        self.config = config or InterviewConfig()
         self.journal = journal
         self.journal_enabled = journal is not None
         self.journal_error: str | None = None
         self.started = time.time()
         self._id = new_interview_id(self.started)
         self._delta: int | None = None
-        self.weighted = weighted
-        self.evidence = evidence or EvidenceSettings()
-        reported, unconscious = reported_mask(knowledge)
-        noise_model = self.build_noise(self.noise)
-        self.state = InterviewState(
-            self.problem,
-            target=ENGINE_TARGET[target],
-            policy=POLICY[target, suggest],
-            noise=noise_model,
-            evidence=self._evidence_for(noise_model),
-            reported=reported,
-            unconscious=unconscious,
-            observed_margin=OBSERVED_MARGIN,
-        )
+        self.state = state_for(knowledge, self.config)
         self.log = AnswerLog(self.state)  # the answers with their times, and undo
+        self.victims: list[str] = [""]  # names by index; the first victim needs none
         self.generation = 0  # bumped on every change, to drop stale background results
 
     # -- construction ---------------------------------------------------------------------
 
-    def _evidence_for(self, noise_model) -> EvidenceSettings | None:
-        """Evidence weighting applies unless noise tolerance is on (the three answer modes)."""
-        return self.evidence if self.weighted and noise_model is None else None
+    @property
+    def target(self) -> str:
+        return self.config.target
+
+    @property
+    def suggest(self) -> str:
+        return self.config.suggest
+
+    @property
+    def noise(self) -> NoiseSettings:
+        return self.config.noise
+
+    @property
+    def evidence(self) -> EvidenceSettings:
+        return self.config.evidence
 
     @property
     def mode(self) -> str:
@@ -105,20 +87,11 @@ class Interview:
 
     @classmethod
     def start(
-        cls,
-        knowledge: KnowledgeBase,
-        target: str,
-        suggest: str,
-        noise: NoiseSettings,
-        journal: bool = True,
-        weighted: bool = False,
-        evidence: EvidenceSettings | None = None,
+        cls, knowledge: KnowledgeBase, config: InterviewConfig, journal: bool = True
     ) -> Interview:
         """A new interview whose journal is created with its first answer (so starting the
-        app and leaving writes nothing); journal errors are kept in ``journal_error``. It
-        weighs evidence when ``weighted`` (the app passes its ``mode`` setting, evidence by
-        default) and noise tolerance is off."""
-        interview = cls(knowledge, target, suggest, noise, weighted=weighted, evidence=evidence)
+        app and leaving writes nothing); journal errors are kept in ``journal_error``."""
+        interview = cls(knowledge, config)
         interview.journal_enabled = journal
         return interview
 
@@ -136,42 +109,21 @@ class Interview:
             The journal is live in another responder window.
         """
         warnings: list[str] = []
-        cfg = data.config
-        target = cfg.get("target") if cfg.get("target") in TARGETS else "chemical"
-        suggest = cfg.get("suggest") if cfg.get("suggest") in SUGGEST else "symptom"
-        try:
-            noise = NoiseSettings.from_dict(cfg.get("noise"), "the journal's noise settings")
-        except SettingsError as exc:
-            warnings.append(f"noise settings not restored ({exc}); noise tolerance is off")
-            noise = NoiseSettings()
-        if noise.prone is not None:
-            known = tuple(s for s in noise.prone if knowledge.symptom_index(s) is not None)
-            noise = replace(noise, prone=known or None)
+        config = _stored_config(data.config, warnings)
+        if config.noise.prone is not None:
+            known = tuple(s for s in config.noise.prone if knowledge.symptom_index(s) is not None)
+            config = replace(config, noise=replace(config.noise, prone=known or None))
         if data.kb.get("digest") and knowledge.digest and data.kb.get("digest") != knowledge.digest:
             warnings.append(
                 f"this interview was started on knowledge base {data.kb.get('name', '?')!r} "
                 f"({data.kb.get('chemicals', '?')} chemicals); it is now resumed on "
                 f"{knowledge.name!r} ({len(knowledge.chemicals)} chemicals), which has changed"
             )
-        # Journals from before the evidence mode were strict (or noise): keep their meaning.
-        weighted = cfg.get("mode") == "evidence"
-        evidence = None
-        if weighted:
-            ev = cfg.get("evidence") if isinstance(cfg.get("evidence"), dict) else {}
-            try:
-                kept = {k: ev[k] for k in EVIDENCE_KEYS if k in ev}
-                # Journals from before the long-row discount ran without it: keep their meaning.
-                kept.setdefault("long_row_exponent", 0.0)
-                evidence = EvidenceSettings(**kept)
-            except (EvidenceError, TypeError) as exc:
-                warnings.append(f"evidence settings not restored ({exc}); defaults used")
         try:
-            interview = cls(knowledge, target, suggest, noise, weighted=weighted, evidence=evidence)
-        except NoiseSettingsError as exc:
-            warnings.append(f"noise settings not restored ({exc}); noise tolerance is off")
-            interview = cls(
-                knowledge, target, suggest, NoiseSettings(), weighted=weighted, evidence=evidence
-            )
+            interview = cls(knowledge, config)
+        except (ConfigError, NoiseSettingsError) as exc:
+            warnings.append(f"the saved noise settings do not fit ({exc}); the noise mode is off")
+            interview = cls(knowledge, replace(config, mode="strict", noise=NoiseSettings()))
         made: dict[int, AnswerRecord] = {}  # id(JournalAnswer) -> its record
         lost: list[str] = []
 
@@ -180,7 +132,7 @@ class Interview:
                 j = knowledge.symptom_index(a.symptom)
                 if j is None:
                     return None
-                made[id(a)] = AnswerRecord(j, Answer(a.answer), at=a.at, volunteered=a.volunteered)
+                made[id(a)] = AnswerRecord(j, Answer(a.answer), a.at, a.volunteered, a.victim)
             return made[id(a)]
 
         records = []
@@ -195,6 +147,11 @@ class Interview:
                 f"{len(lost)} answer(s) name symptoms this knowledge base lacks "
                 f"({', '.join(lost)}); they stay in the journal but cannot be used"
             )
+        n_victims = max([0, *data.victims, *(r.victim for r in records)]) + 1
+        interview.victims = [data.victims.get(v, "") for v in range(n_victims)]
+        while interview.state.n_victims < n_victims:
+            interview.state.add_victim()
+        interview.state.select_victim(0)
         interview.log.restore(records, _replacements(data, record))
         interview.started = data.started
         interview.journal = Journal.reopen(data) if write else None
@@ -203,15 +160,9 @@ class Interview:
 
     # -- journal --------------------------------------------------------------------------
 
-    def config(self) -> dict:
-        return {
-            "target": self.target,
-            "suggest": self.suggest,
-            "noise": self.noise.to_dict(),
-            "policy": self.policy_name,
-            "mode": self.mode,
-            "evidence": self.evidence.describe(),
-        }
+    def stored_config(self) -> dict:
+        """The modes as the journal keeps them (:meth:`InterviewConfig.to_dict`)."""
+        return self.config.to_dict()
 
     def _log(self, fn, config_only: bool = False) -> None:
         """Journal one change. The journal file is created with the first answer, and then
@@ -222,13 +173,19 @@ class Interview:
                     return  # nothing to keep yet; the start event will carry the modes
                 journal = Journal.create(
                     self.knowledge.describe(),
-                    self.config(),
+                    self.stored_config(),
                     interview_id=self._id,
                     started=self.started,
                 )
+                for v, name in enumerate(self.victims[1:], start=1):
+                    journal.victim(v, name)
                 for r in self.records:
                     journal.answer(
-                        self.knowledge.symptoms[r.query].id, r.answer.value, r.at, r.volunteered
+                        self.knowledge.symptoms[r.query].id,
+                        r.answer.value,
+                        r.at,
+                        r.volunteered,
+                        r.victim,
                     )
                 self.journal = journal
             else:
@@ -255,90 +212,139 @@ class Interview:
         if self.journal is not None:
             self._log(lambda: self.journal.end(reason))
 
+    # -- victims --------------------------------------------------------------------------
+
+    @property
+    def victim(self) -> int:
+        """The victim being asked (0 for the first)."""
+        return self.state.current_victim
+
+    def victim_label(self, victim: int) -> str:
+        """``"Victim 2"``, or ``"Victim 2 (driver)"`` when named."""
+        name = self.victims[victim]
+        return f"Victim {victim + 1}" + (f" ({name})" if name else "")
+
+    def add_victim(self, name: str = "") -> int:
+        """Add a victim (with an optional short name) and ask them from now on; returns
+        their index. The incident's answers (the scene) stay shared.
+
+        Raises
+        ------
+        ValueError
+            A name that is too long or holds control characters.
+        """
+        name = " ".join(str(name).split())
+        if len(name) > MAX_VICTIM_NAME or not name.isprintable():
+            raise ValueError(
+                f"a victim's name is a short label of at most {MAX_VICTIM_NAME} printable "
+                "characters"
+            )
+        index = self.state.add_victim()
+        self.victims.append(name)
+        self._log(lambda: self.journal.victim(index, name), config_only=not self.records)
+        self.generation += 1
+        return index
+
+    def select_victim(self, victim: int) -> None:
+        """Ask ``victim`` from now on. Raises IndexError for a victim that does not exist."""
+        self.state.select_victim(victim)
+        self.generation += 1
+
     # -- answers --------------------------------------------------------------------------
 
     @property
     def records(self) -> list[AnswerRecord]:
-        """The answers in the order given, with their times (a changed answer moves to the end)."""
+        """Every victim's answers in the order given, with their times (a changed answer
+        moves to the end)."""
         return self.log.records
 
+    def victim_records(self, victim: int | None = None) -> list[AnswerRecord]:
+        """The answers of ``victim`` (default: the current one) and the incident's."""
+        v = self.victim if victim is None else victim
+        return [r for r in self.log.records if r.victim in (v, -1)]
+
     def answer(
-        self, query: int, answer: Answer | str, volunteered: bool = False, at: float | None = None
+        self,
+        query: int,
+        answer: Answer | str,
+        volunteered: bool = False,
+        at: float | None = None,
+        victim: int | None = None,
     ) -> AnswerRecord:
-        """Record an answer (now, or at ``at``) and journal it before returning."""
+        """Record an answer for ``victim`` (default: the current one; a query answered once
+        per incident is the incident's), now or at ``at``, and journal it before returning."""
         answer = Answer(answer)
-        record = self.log.answer(query, answer, volunteered=volunteered, at=at)
+        if victim is None:
+            victim = self.victim
+        if self.state.is_shared(query):
+            victim = -1
+        record = self.log.answer(query, answer, volunteered=volunteered, at=at, victim=victim)
         self._log(
             lambda: self.journal.answer(
-                self.knowledge.symptoms[query].id, answer.value, record.at, volunteered
+                self.knowledge.symptoms[query].id, answer.value, record.at, volunteered, victim
             )
         )
         self.generation += 1
         return record
 
     def undo(self) -> AnswerRecord | None:
+        """Take back the last answer given, whichever victim it was for."""
         record = self.log.undo()
         if record is not None:
             self._log(lambda: self.journal.undo(self.knowledge.symptoms[record.query].id))
             self.generation += 1
         return record
 
-    def remove(self, query: int) -> AnswerRecord | None:
-        record = self.log.remove(query)
+    def remove(self, query: int, victim: int | None = None) -> AnswerRecord | None:
+        v = -1 if self.state.is_shared(query) else (self.victim if victim is None else victim)
+        record = self.log.remove(query, victim=v)
         if record is not None:
-            self._log(lambda: self.journal.remove(self.knowledge.symptoms[query].id))
+            self._log(lambda: self.journal.remove(self.knowledge.symptoms[query].id, v))
             self.generation += 1
         return record
 
-    def record_of(self, query: int) -> AnswerRecord | None:
+    def record_of(self, query: int, victim: int | None = None) -> AnswerRecord | None:
         """The answer given to ``query`` (with its time and volunteered flag), or None."""
-        return self.log.record_of(query)
+        v = -1 if self.state.is_shared(query) else (self.victim if victim is None else victim)
+        return self.log.record_of(query, victim=v)
 
     def answer_of(self, query: int) -> Answer | None:
+        """The current victim's answer to ``query``, given or implied."""
         return self.state.answer_of(query)
 
     # -- modes ----------------------------------------------------------------------------
 
     @property
     def policy_name(self) -> str:
-        return POLICY[self.target, self.suggest]
+        return self.config.policy
 
-    def set_modes(
-        self,
-        target: str | None = None,
-        suggest: str | None = None,
-        noise: NoiseSettings | None = None,
-        weighted: bool | None = None,
-    ) -> None:
-        """Change target, suggestion mode, noise tolerance or evidence weighting; the
-        answers are kept. With noise tolerance on the mode is noise; off, evidence if
-        ``weighted`` else strict.
+    def set_config(self, config: InterviewConfig) -> None:
+        """Change the modes; every answer is kept.
 
         Raises
         ------
-        NoiseSettingsError
-            Impossible noise settings (nothing is changed then).
+        ConfigError
+            Settings this knowledge base cannot take (nothing is changed then).
         """
-        target = target or self.target
-        suggest = suggest or self.suggest
-        noise = noise or self.noise
-        model = self.build_noise(noise)
-        previous = self.weighted
-        if weighted is not None:
-            self.weighted = weighted
-        try:
-            self.state.configure(
-                target=ENGINE_TARGET[target],
-                policy=POLICY[target, suggest],
-                noise=model,
-                evidence=self._evidence_for(model),
-            )
-        except Exception:
-            self.weighted = previous
-            raise
-        self.target, self.suggest, self.noise = target, suggest, noise
-        self._log(lambda: self.journal.config(self.config()), config_only=True)
+        self.state.configure(
+            target=config.engine_target,
+            policy=config.policy,
+            noise=config.noise_model(self.problem),
+            evidence=config.evidence_settings(self.state_leaks()),
+        )
+        self.config = config
+        self._log(lambda: self.journal.config(self.stored_config()), config_only=True)
         self.generation += 1
+
+    def set_modes(self, **changes) -> None:
+        """:meth:`set_config` with some fields changed (``target``, ``suggest``, ``mode``,
+        ``noise``, ``evidence``)."""
+        self.set_config(self.config.with_changes(**changes))
+
+    def state_leaks(self):
+        from responder.config import symptom_leaks  # noqa: PLC0415
+
+        return symptom_leaks(self.knowledge)
 
     @property
     def delta(self) -> int:
@@ -352,18 +358,9 @@ class Interview:
         """floor((delta - 1) / 2): wrong answers the data can always absorb uniquely."""
         return default_eps(self.delta)
 
-    def auto_eps(self) -> int:
-        return auto_eps(self.delta)
-
     def eps_for(self, noise: NoiseSettings) -> int:
-        return self.auto_eps() if noise.eps is None else noise.eps
-
-    def build_noise(self, noise: NoiseSettings) -> NoiseModel | None:
-        if not noise.enabled:
-            return None
-        spec = "all" if noise.prone is None else ",".join(noise.prone)
-        mask = prone_mask(self.problem.n_queries, spec, self.problem.query_names)
-        return NoiseModel(self.eps_for(noise), mask, model=noise.model, p=noise.p)
+        """Wrong answers ``noise`` tolerates on this knowledge base ("auto" resolved)."""
+        return auto_eps(self.delta) if noise.eps is None else noise.eps
 
     # -- state the views read -------------------------------------------------------------
 
@@ -403,7 +400,9 @@ class Interview:
         return [
             r.query
             for r in self.state.answers
-            if r.answer is not Answer.UNKNOWN and bool(row[r.query]) != (r.answer is Answer.YES)
+            if not r.implied
+            and r.answer is not Answer.UNKNOWN
+            and bool(row[r.query]) != (r.answer is Answer.YES)
         ]
 
     def describe_modes(self) -> dict:
@@ -413,7 +412,7 @@ class Interview:
             "suggest": self.suggest,
             "policy": self.policy_name,
             "mode": self.mode,
-            "evidence": self.evidence.describe() if self.mode == "evidence" else None,
+            "evidence": None if self.state.evidence is None else self.state.evidence.describe(),
             "noise": self.noise.to_dict() | ({"eps_effective": noise[1]} if noise else {}),
         }
 
@@ -443,13 +442,14 @@ class Interview:
         known, skipped = self.state.known_answers()
         spec = Spec(
             self.problem,
-            ENGINE_TARGET[self.target],
+            self.config.engine_target,
             self.policy_name,
             self.state.noise,
             known,
             tuple(skipped),
             self.state.evidence,
             tuple(int(q) for q in (~self.state.available()).nonzero()[0]),
+            tuple(zip(*(a.tolist() for a in self.state.pooled_answers()))),
         )
         return self.generation, spec
 
@@ -457,6 +457,30 @@ class Interview:
     def remaining_is_cheap(self) -> bool:
         """Exact single-symptom trees without noise take milliseconds."""
         return self.suggest == "symptom" and self.mode == "strict"
+
+
+def _stored_config(stored: dict, warnings: list[str]) -> InterviewConfig:
+    """The modes a journal recorded, validated; impossible ones are reported in
+    ``warnings`` and replaced by the defaults, never taken as something else silently."""
+    data = {k: stored[k] for k in InterviewConfig.KEYS if k in stored}
+    # journals from before the evidence mode were strict (or noise): keep their meaning
+    data.setdefault("mode", "strict")
+    evidence = data.get("evidence")
+    if isinstance(evidence, dict):
+        evidence = {k: v for k, v in evidence.items() if k in EvidenceSettings.KEYS}
+        if data.get("mode") == "evidence":
+            # journals from before the long-row discount ran without it: keep their meaning
+            evidence.setdefault("long_row_exponent", 0.0)
+        data["evidence"] = evidence
+    try:
+        return InterviewConfig.from_dict(data)
+    except ConfigError as exc:
+        default = InterviewConfig()
+        warnings.append(
+            f"the saved modes could not be restored ({exc}); the interview resumes with the "
+            f"defaults: {default.target}, {default.mode} mode"
+        )
+        return default
 
 
 def _replacements(data: JournalData, record) -> list[tuple[AnswerRecord, int, AnswerRecord]]:
@@ -470,4 +494,4 @@ def _replacements(data: JournalData, record) -> list[tuple[AnswerRecord, int, An
     return out
 
 
-__all__ = ["Answer", "Interview", "NoiseSettings", "NoiseSettingsError", "Status"]
+__all__ = ["Answer", "ConfigError", "Interview", "NoiseSettings", "NoiseSettingsError", "Status"]

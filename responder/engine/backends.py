@@ -110,6 +110,10 @@ class View:
     def group_probabilities(self) -> np.ndarray:
         raise NotImplementedError
 
+    def object_probabilities(self) -> np.ndarray:
+        """Probability of each object, shape (M,) (all zero when none is possible)."""
+        raise NotImplementedError
+
     def confidence(self) -> float:
         raise NotImplementedError
 
@@ -124,6 +128,11 @@ class View:
         raise NotImplementedError
 
     def answer_split(self) -> np.ndarray:
+        raise NotImplementedError
+
+    def suggestion_scores(self) -> np.ndarray:
+        """How good each query is to ask now, higher is better, shape (N,): the expected
+        gain (evidence), or the evenness of the split (elimination)."""
         raise NotImplementedError
 
     def fit(self) -> Fit | None:
@@ -236,6 +245,9 @@ class EliminationView(View):
             return np.zeros(self.backend.problem.n_queries)
         return np.minimum(stats.no, stats.yes) / stats.total
 
+    def suggestion_scores(self):
+        return -np.abs(0.5 - self.answer_split())
+
     def fit(self):
         return None  # "no fit" here means no candidate is left: status() says so
 
@@ -276,6 +288,13 @@ class EliminationView(View):
             for k in range(mass.size)
         ]
         out.sort(key=lambda c: (-c.probability, c.objects[0]))
+        return out
+
+    def object_probabilities(self):
+        node = self.node
+        out = np.zeros(self.backend.problem.n_objects)
+        if node.idx.size:
+            out[node.idx] = node.mass / node.total
         return out
 
     def group_probabilities(self):
@@ -389,6 +408,9 @@ class EvidenceView(View):
         p_yes = b.model.yes_probability(b.posterior)
         return np.where(b.asked, 0.0, np.minimum(p_yes, 1.0 - p_yes))
 
+    def suggestion_scores(self):
+        return self.belief.gains()
+
     def fit(self):
         return self.belief.fit()
 
@@ -426,6 +448,9 @@ class EvidenceView(View):
             members = belief.members(g)
             out.append(Candidate(tuple(int(i) for i in members), p, int(against[members[0]])))
         return out
+
+    def object_probabilities(self):
+        return self.belief.posterior.copy()
 
     def group_probabilities(self):
         if self.backend.problem.object_groups is None:

@@ -17,9 +17,9 @@ from typing import Protocol
 
 import numpy as np
 
-from responder.engine.belief import Node
+from responder.engine.belief import Model, Node, NodeBatch
 from responder.engine.evidence import Belief, EvidenceModel, next_query
-from responder.engine.policies import Policy, pick_query
+from responder.engine.policies import Policy, choose_batch, pick_query
 from responder.engine.state import Answer
 
 
@@ -177,3 +177,63 @@ def mean_interval(values: np.ndarray) -> tuple[float, tuple[float, float]]:
         return mean, (mean, mean)
     half = 1.959963984540054 * float(values.std(ddof=1)) / np.sqrt(values.size)
     return mean, (mean - half, mean + half)
+
+
+def run_interview_batch(
+    model: Model, policy: Policy, start_node: Node, answers: np.ndarray, uniforms: np.ndarray
+) -> tuple[np.ndarray, NodeBatch]:
+    """Run one interview per row of ``answers`` (T, N), all together.
+
+    The interviews advance one question at a time in step. At each step the trials are
+    grouped by the node they stand at (trials that gave the same answers to the same
+    questions), the policy's choice is computed once per distinct node for all of them
+    at once (:func:`responder.engine.policies.choose_batch`), and every trial draws its
+    pick from its node's choice with its own uniform: the k-th question of interview t
+    uses ``uniforms[t, k]`` (inverse CDF over the choice's ``probs``), so an interview
+    depends on its own answers and uniforms only. Each interview asks what
+    :func:`run_interview` with a :class:`NodeStepper` would ask with picks drawn from the same distribution.
+
+    Returns the questions asked (T,) and the nodes where the interviews ended.
+    """
+    T, N = answers.shape
+    start = NodeBatch.of(model, [start_node])
+    rows0 = np.zeros(T, dtype=np.int64)
+    end = start.take(rows0)  # every trial's state; rows of the active ones move on
+    k = np.zeros(T, dtype=np.int64)
+    active = np.arange(T)
+    here = start.take(rows0)  # the active trials' nodes
+    node = np.zeros(T, dtype=np.int64)  # which distinct node each active trial is at
+    while active.size:
+        _, rep, inverse = np.unique(node, return_index=True, return_inverse=True)
+        resolved, probs = choose_batch(policy, here.take(rep))
+        go = ~resolved[inverse]
+        if not go.all():
+            _store(end, active[~go], here.take(np.flatnonzero(~go)))
+        active, inverse = active[go], inverse[go]
+        if not active.size:
+            break
+        here = here.take(np.flatnonzero(go))
+        q = draw_picks(probs[inverse], uniforms[active, k[active]])
+        a = answers[active, q]
+        here = here.children(q, a)
+        k[active] += 1
+        node = inverse * (2 * N) + 2 * q + a
+    return k, end
+
+
+def _store(into: NodeBatch, rows: np.ndarray, nodes: NodeBatch) -> None:
+    into.cand[rows] = nodes.cand
+    into.asked[rows] = nodes.asked
+    if into.delta is not None:
+        into.mass[rows] = nodes.mass
+        into.delta[rows] = nodes.delta
+        into.n_unanswered[rows] = nodes.n_unanswered
+
+
+def draw_picks(probs: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
+    """One query per row of ``probs`` (R, N), drawn with that row's chances by inverse CDF
+    from ``uniforms`` (R,) in [0, 1), shape (R,). A query of chance 0 is never drawn."""
+    cdf = np.cumsum(probs, axis=1)
+    q = (cdf <= (uniforms * cdf[:, -1])[:, None]).sum(axis=1)
+    last = probs.shape[1] - 1 - np.argmax(probs[:, ::-1] > 0, axis=1)
+    return np.minimum(q, last)  # u * total rounded up to the total

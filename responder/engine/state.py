@@ -292,6 +292,31 @@ class InterviewState:
         self._last = None
         self._invalidate()
 
+    def set_all_answers(self, answers) -> None:
+        """Replace every victim's answers and the incident's by ``answers``, (victim, query,
+        answer) triples in order; victims are added as needed (a later triple for the same
+        victim and query, or the same shared query, replaces an earlier one)."""
+        victims: list[dict[int, Answer]] = [{} for _ in self._victims]
+        incident: dict[int, Answer] = {}
+        for victim, query, answer in answers:
+            answer = Answer(answer)
+            self._check_query(query)
+            if victim < 0:
+                raise IndexError(f"victim {victim} does not exist")
+            while victim >= len(victims):
+                victims.append({})
+            store = incident if self._shared[query] else victims[victim]
+            store.pop(query, None)
+            store[query] = answer
+        self._victims, self._incident = victims, incident
+        self._current = min(self._current, len(victims) - 1)
+        self._last = None
+        self._invalidate()
+
+    def is_shared(self, query: int) -> bool:
+        """Whether ``query`` is answered once for the whole incident."""
+        return bool(self._shared[query])
+
     def known_answers(self) -> tuple[dict[int, bool], list[int]]:
         """The current victim's yes/no answers as {query: is_yes}, and the queries skipped
         ("can't tell") or implied."""
@@ -307,6 +332,11 @@ class InterviewState:
         if query in given:
             return given[query]
         return self._implications.implied_by(given).get(query)
+
+    def implied_answers(self, victim: int | None = None) -> dict[int, Answer]:
+        """The answers implied by ``victim``'s answers (default: the current one), query ->
+        answer, for queries not answered themselves."""
+        return self._implications.implied_by(self.given(victim))
 
     def is_implied(self, query: int, victim: int | None = None) -> bool:
         given = self.given(victim)
@@ -433,6 +463,11 @@ class InterviewState:
         mism = self.mismatches()
         order = np.lexsort((-self.problem.prior, mism))
         return [(int(i), int(mism[i])) for i in order[:limit]]
+
+    def object_probabilities(self) -> np.ndarray:
+        """Probability of each object, shape (M,): the candidates' mass (strict, noise) or the
+        posterior (evidence); all zero when none is possible."""
+        return self.view().object_probabilities()
 
     def group_probabilities(self) -> np.ndarray:
         """Probability of each object group (class), shape (m,); zeros if no labels."""

@@ -3,7 +3,7 @@
 A case names the agent (a chemical of the knowledge base, or several that the report does
 not tell apart), its class, the citation and URL of the report, and each sign the report
 states as present or absent, mapped to a symptom id with a short quote. The validation
-harness (:mod:`responder.kb.validate`) answers an interview from them. The format is
+harness (:mod:`responder.core.validation`) answers an interview from them. The format is
 documented in docs/knowledge-base.md ("Case vignettes").
 """
 

@@ -32,8 +32,9 @@ def make_app(kb: str | None = str(FIXTURE_KB), mode: str | None = "strict"):
     default (the evidence mode).
     """
     from responder.app.main import prepare
+    from responder.config import InterviewConfig
     from responder.settings import Settings, save_settings, settings_path
 
     if mode is not None and not settings_path().exists():
-        save_settings(Settings(mode=mode))
+        save_settings(Settings(InterviewConfig(mode=mode)))
     return prepare(kb)

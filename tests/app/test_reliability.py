@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from responder.config import InterviewConfig
 from responder.core import journal as journal_module
 from responder.core.export import export_interview, resolve_export_dir
 from responder.core.journal import (
@@ -191,7 +192,7 @@ def full_disk(request, home, tmp_path, monkeypatch):
 
 
 def test_answers_given_while_the_disk_is_full_are_written_later(full_disk, knowledge):
-    it = Interview.start(knowledge, "chemical", "symptom", None)
+    it = Interview.start(knowledge, InterviewConfig("chemical", "symptom", "strict"))
     n = len(knowledge.symptoms)
 
     def engine_answers():
@@ -264,7 +265,7 @@ def test_a_second_instance_never_offers_or_appends_to_a_live_interview(home, kno
             env=env,
         )
         assert "Another responder window is open on this data folder (pid" in check.stdout
-        it = Interview.start(knowledge, "chemical", "symptom", None)
+        it = Interview.start(knowledge, InterviewConfig("chemical", "symptom", "strict"))
         it.answer(1, Answer.NO)  # a separate interview, in its own file
         assert it.journal.path != live and live.read_bytes() == before
         it.journal.close()
@@ -325,7 +326,7 @@ def test_export_paths_are_resolved_from_the_exports_folder(home, knowledge):
     assert resolve_export_dir("") == exports
     assert resolve_export_dir("../x") == (home / "data" / "x").resolve()
     assert resolve_export_dir("~/out") == Path("~/out").expanduser().resolve()
-    it = Interview.start(knowledge, "chemical", "symptom", None, journal=False)
+    it = Interview.start(knowledge, InterviewConfig("chemical", "symptom", "strict"), journal=False)
     it.answer(0, Answer.YES)
     md, js = export_interview(it, "../x")
     assert md.parent == (home / "data" / "x").resolve() and md.exists() and js.exists()

@@ -17,6 +17,7 @@ from conftest import FIXTURE_KB, SIZE, make_app
 
 from responder.app.screens.interview import InterviewScreen
 from responder.app.screens.resume import ResumeScreen
+from responder.config import InterviewConfig, NoiseSettings
 from responder.core.journal import list_journals, read_journal, unfinished
 from responder.engine.state import Answer
 
@@ -258,14 +259,16 @@ def _journal_with_noise_and_a_late_mode_change(knowledge):
     """Two answers at fixed past times, then (now) a mode change: noise tolerance on."""
     from responder.core.journal import Journal
     from responder.core.session import Interview
-    from responder.settings import NoiseSettings
 
-    it = Interview(knowledge, "chemical", "symptom", NoiseSettings(enabled=True, eps=1))
-    journal = Journal.create(knowledge.describe(), it.config(), started=1_000_000.0)
+    it = Interview(
+        knowledge,
+        InterviewConfig("chemical", "symptom", "noise", NoiseSettings(enabled=True, eps=1)),
+    )
+    journal = Journal.create(knowledge.describe(), it.stored_config(), started=1_000_000.0)
     first, second = (knowledge.symptoms[0].id, knowledge.symptoms[1].id)
     journal.answer(first, "yes", 1_000_010.0, False)
     journal.answer(second, "no", 1_000_020.0, False)
-    journal.config(it.config())  # written now, long after the last answer
+    journal.config(it.stored_config())  # written now, long after the last answer
     return journal.path
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from responder.config import InterviewConfig
 from responder.settings import Settings, load_settings, save_settings, settings_path
 
 
@@ -21,7 +22,7 @@ async def test_a_bad_settings_file_starts_the_app_with_defaults_and_a_message(ho
 async def test_settings_choose_the_starting_modes_and_theme(home):
     from conftest import SIZE, make_app
 
-    save_settings(Settings("class", "category", "nord"))
+    save_settings(Settings(InterviewConfig("class", "category"), "nord"))
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()

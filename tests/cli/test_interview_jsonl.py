@@ -9,20 +9,27 @@ import sys
 
 import pytest
 
-from responder.cli.interview import Protocol, build_state, serve
-from responder.engine.evidence import EvidenceSettings
+from responder.cli.interview import Protocol, serve
+from responder.config import InterviewConfig, NoiseSettings
+from responder.core.session import Interview
 from responder.kb.resolve import resolve_kb
 
 KB = resolve_kb(None)
 TOP_KEYS = {"status", "asked", "confidence", "suggestion", "candidates", "classes"}
 
 
+def protocol(mode="evidence", target="chemical", suggest="symptom", eps=None):
+    config = InterviewConfig(target, suggest, mode, NoiseSettings(enabled=mode == "noise", eps=eps))
+    return Protocol(KB, Interview(KB, config))
+
+
 def run_lines(lines, mode="evidence", target="chemical", suggest="symptom", eps=None):
-    state = build_state(
-        KB, mode, target, suggest, eps, EvidenceSettings() if mode == "evidence" else None
-    )
     out = io.StringIO()
-    serve(Protocol(KB, state), io.StringIO("".join(line + "\n" for line in lines)), out)
+    serve(
+        protocol(mode, target, suggest, eps),
+        io.StringIO("".join(line + "\n" for line in lines)),
+        out,
+    )
     return [json.loads(x) for x in out.getvalue().splitlines()]
 
 
@@ -95,15 +102,7 @@ def chemical_row(name):
 
 def follow(name, mode, first=None, limit=40, **kw):
     """Answer the suggestions from the chemical's listed signs; optional wrong first answer."""
-    state = build_state(
-        KB,
-        mode,
-        kw.get("target", "chemical"),
-        kw.get("suggest", "symptom"),
-        None,
-        EvidenceSettings() if mode == "evidence" else None,
-    )
-    proto = Protocol(KB, state)
+    proto = protocol(mode, kw.get("target", "chemical"), kw.get("suggest", "symptom"))
     reply = proto.snapshot()
     if first:
         reply = proto.handle(answer(*first))

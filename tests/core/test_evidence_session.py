@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from core_fixtures import home, knowledge  # noqa: F401 (pytest fixtures)
 
+from responder.config import InterviewConfig
 from responder.core import views
 from responder.core.session import Interview
 from responder.engine.evidence import EvidenceSettings
 from responder.engine.state import Answer, Status
-from responder.settings import NoiseSettings
 
 
 def answer_as(it, chemical):
@@ -22,17 +22,16 @@ def answer_as(it, chemical):
 def test_start_weighs_evidence_and_the_journal_records_it(knowledge, home):
     it = Interview.start(
         knowledge,
-        "chemical",
-        "symptom",
-        NoiseSettings(),
-        weighted=True,
-        evidence=EvidenceSettings(0.85, 0.05, threshold=0.9),
+        InterviewConfig(mode="evidence", evidence=EvidenceSettings(0.85, 0.05, threshold=0.9)),
     )
     assert it.mode == "evidence"
     answer_as(it, "VX")
     res = views.result(it)
     assert res.title == "VX" and "probable" in res.headline
-    assert it.config()["mode"] == "evidence" and it.config()["evidence"]["sensitivity"] == 0.85
+    assert (
+        it.stored_config()["mode"] == "evidence"
+        and it.stored_config()["evidence"]["sensitivity"] == 0.85
+    )
     text = it.journal.path.read_text()
     assert '"mode": "evidence"' in text and '"threshold": 0.9' in text
 
@@ -41,12 +40,7 @@ def test_resume_restores_the_mode_and_old_journals_stay_strict(knowledge, home):
     from responder.core.journal import list_journals
 
     it = Interview.start(
-        knowledge,
-        "chemical",
-        "symptom",
-        NoiseSettings(),
-        weighted=True,
-        evidence=EvidenceSettings(0.85, 0.05),
+        knowledge, InterviewConfig(mode="evidence", evidence=EvidenceSettings(0.85, 0.05))
     )
     it.answer(knowledge.symptom_index("cough"), Answer.YES)
     data = next(d for d in list_journals() if d.id == it.id)
@@ -63,14 +57,10 @@ def test_resume_keeps_the_long_row_discount_and_old_journals_run_without_it(know
 
     it = Interview.start(
         knowledge,
-        "chemical",
-        "symptom",
-        NoiseSettings(),
-        weighted=True,
-        evidence=EvidenceSettings(long_row_exponent=0.5),
+        InterviewConfig(mode="evidence", evidence=EvidenceSettings(long_row_exponent=0.5)),
     )
     it.answer(knowledge.symptom_index("cough"), Answer.YES)
-    assert it.config()["evidence"]["long_row_exponent"] == 0.5
+    assert it.stored_config()["evidence"]["long_row_exponent"] == 0.5
     data = next(d for d in list_journals() if d.id == it.id)
     again, warnings = Interview.resume(knowledge, data)
     assert again.evidence.long_row_exponent == 0.5 and not warnings
@@ -79,12 +69,15 @@ def test_resume_keeps_the_long_row_discount_and_old_journals_run_without_it(know
     old, warnings = Interview.resume(knowledge, data)
     assert old.evidence.long_row_exponent == 0.0 and not warnings
     assert (
-        Interview(knowledge, weighted=True).evidence.long_row_exponent == DEFAULT_LONG_ROW_EXPONENT
+        Interview(
+            knowledge, InterviewConfig("chemical", "symptom", "evidence")
+        ).evidence.long_row_exponent
+        == DEFAULT_LONG_ROW_EXPONENT
     )
 
 
 def test_class_notice_when_one_answer_sharply_lowers_a_class(knowledge):
-    it = Interview(knowledge, weighted=True)
+    it = Interview(knowledge, InterviewConfig("chemical", "symptom", "evidence"))
     notices = []
     for s in knowledge.symptoms:
         it.answer(s.index, Answer.YES)
@@ -97,11 +90,11 @@ def test_class_notice_when_one_answer_sharply_lowers_a_class(knowledge):
 
 
 def test_set_modes_switches_between_the_three(knowledge):
-    it = Interview(knowledge, weighted=True)
+    it = Interview(knowledge, InterviewConfig("chemical", "symptom", "evidence"))
     it.answer(0, Answer.YES)
-    it.set_modes(weighted=False)
+    it.set_modes(mode="strict")
     assert it.mode == "strict"
-    it.set_modes(noise=it.noise.with_enabled(True))
-    assert it.mode == "noise"
-    it.set_modes(noise=it.noise.with_enabled(False), weighted=True)
-    assert it.mode == "evidence" and it.asked == 1
+    it.set_modes(mode="noise")
+    assert it.mode == "noise" and it.config.noise.enabled
+    it.set_modes(mode="evidence")
+    assert it.mode == "evidence" and it.asked == 1 and not it.config.noise.enabled

@@ -6,16 +6,16 @@ import json
 
 from core_fixtures import home, knowledge  # noqa: F401 (pytest fixtures)
 
+from responder.config import InterviewConfig
 from responder.core.export import export_interview, report, to_markdown
 from responder.core.session import Interview
 from responder.engine.state import Answer
-from responder.settings import NoiseSettings
 
 # -- export -----------------------------------------------------------------------------------
 
 
 def test_export_markdown_and_json(knowledge, home):
-    it = Interview.start(knowledge, "chemical", "symptom", NoiseSettings())
+    it = Interview.start(knowledge, InterviewConfig("chemical", "symptom", "strict"))
     it.answer(knowledge.symptom_index("cough"), Answer.YES)
     it.answer(knowledge.symptom_index("blisters"), Answer.YES, volunteered=True)
     md, js = export_interview(it)
@@ -32,7 +32,7 @@ def test_export_markdown_and_json(knowledge, home):
 
 
 def test_export_to_a_chosen_folder_and_of_an_inconsistent_interview(knowledge, tmp_path):
-    it = Interview(knowledge, "chemical", "symptom")
+    it = Interview(knowledge, InterviewConfig("chemical", "symptom", "strict"))
     it.answer(knowledge.symptom_index("pinpoint_pupils"), Answer.YES)
     it.answer(knowledge.symptom_index("skin_burns"), Answer.YES)
     md, _ = export_interview(it, tmp_path / "out")
@@ -40,12 +40,17 @@ def test_export_to_a_chosen_folder_and_of_an_inconsistent_interview(knowledge, t
     text = md.read_text()
     assert "## No chemical in the knowledge base matches all 2 answers" in text
     assert "Closest chemicals by number of contradicted answers" in text
-    assert to_markdown(report(Interview(knowledge))).count("no answers yet") == 1
+    assert (
+        to_markdown(
+            report(Interview(knowledge, InterviewConfig("chemical", "symptom", "strict")))
+        ).count("no answers yet")
+        == 1
+    )
 
 
 def test_a_changed_answer_leaves_a_trace_in_the_export(knowledge):
     """Issue 12: a changed answer left no trace in the export."""
-    it = Interview(knowledge, "chemical", "symptom")
+    it = Interview(knowledge, InterviewConfig("chemical", "symptom", "strict"))
     cough = knowledge.symptom_index("cough")
     it.answer(cough, Answer.YES, at=1_700_000_000.0)
     it.answer(knowledge.symptom_index("blisters"), Answer.NO, at=1_700_000_060.0)

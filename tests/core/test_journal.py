@@ -7,6 +7,7 @@ import os
 
 from core_fixtures import home, knowledge  # noqa: F401 (pytest fixtures)
 
+from responder.config import InterviewConfig
 from responder.core.journal import Journal, list_journals, read_journal, unfinished
 from responder.core.session import Interview
 from responder.engine.state import Answer
@@ -47,7 +48,7 @@ def test_every_append_is_fsynced(home, monkeypatch):
 
 def test_replay_follows_the_engine(knowledge):
     """Changing an answer moves it to the end; undo puts the replaced answer back."""
-    it = Interview.start(knowledge, "chemical", "symptom", None)
+    it = Interview.start(knowledge, InterviewConfig("chemical", "symptom", "strict"))
     it.answer(0, Answer.YES)
     it.answer(3, Answer.NO)
     it.answer(0, Answer.NO)  # changed
@@ -100,7 +101,7 @@ def test_unfinished_lists_newest_first_and_skips_finished(home):
 def test_an_unwritable_folder_is_reported_not_raised(knowledge, home):
     home.mkdir(parents=True, exist_ok=True)
     (home / "data").write_text("a file where the folder should be")
-    it = Interview.start(knowledge, "chemical", "symptom", None)
+    it = Interview.start(knowledge, InterviewConfig("chemical", "symptom", "strict"))
     it.answer(0, Answer.YES)
     assert it.journal is None and "journal" in it.journal_error
     assert it.asked == 1  # the answer itself is kept on screen

@@ -8,14 +8,16 @@ import time
 
 from core_fixtures import home, knowledge  # noqa: F401 (pytest fixtures)
 
+from responder.config import InterviewConfig, NoiseSettings
 from responder.core.remaining import Cancelled, RemainingService, evaluate_spec
 from responder.core.session import Interview
 from responder.engine.state import Answer
-from responder.settings import NoiseSettings
 
 
 def test_remaining_spec_is_tagged_with_its_generation(knowledge):
-    it = Interview(knowledge, "chemical", "category", NoiseSettings(enabled=True))
+    it = Interview(
+        knowledge, InterviewConfig("chemical", "category", "noise", NoiseSettings(enabled=True))
+    )
     generation, spec = it.remaining_spec()
     it.answer(0, Answer.YES)  # the responder goes on while the job runs
     assert generation == 0 != it.generation
@@ -29,7 +31,9 @@ def test_remaining_spec_is_tagged_with_its_generation(knowledge):
 
 
 def test_remaining_service_can_be_cancelled(knowledge):
-    it = Interview(knowledge, "class", "category", NoiseSettings(enabled=True))
+    it = Interview(
+        knowledge, InterviewConfig("class", "category", "noise", NoiseSettings(enabled=True))
+    )
     service = RemainingService()
     outcome = []
 
@@ -53,7 +57,14 @@ def test_remaining_service_can_be_cancelled(knowledge):
         thread.join(10)
         assert not thread.is_alive() and outcome == ["cancelled"]
         # the next computation starts a fresh helper and answers normally
-        assert service.compute(Interview(knowledge).remaining_spec()[1])[1] == "exact"
+        assert (
+            service.compute(
+                Interview(
+                    knowledge, InterviewConfig("chemical", "symptom", "strict")
+                ).remaining_spec()[1]
+            )[1]
+            == "exact"
+        )
         assert service._proc.pid not in (first, os.getpid())
     finally:
         service.close()

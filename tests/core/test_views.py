@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 from core_fixtures import home, knowledge  # noqa: F401 (pytest fixtures)
 
+from responder.config import InterviewConfig, NoiseSettings
 from responder.core import views
 from responder.core.session import Interview
 from responder.engine.state import Answer, Status
-from responder.settings import NoiseSettings
 
 
 def answer_as(it: Interview, chemical: str, limit: int = 60) -> int:
@@ -29,7 +29,7 @@ def answer_as(it: Interview, chemical: str, limit: int = 60) -> int:
 
 
 def test_category_question_lists_useful_symptoms_first(knowledge):
-    it = Interview(knowledge, "chemical", "category")
+    it = Interview(knowledge, InterviewConfig("chemical", "category", "strict"))
     view = views.question(it)
     assert view.kind == "category" and view.category is not None
     it.answer(knowledge.symptom_index("pinpoint_pupils"), Answer.YES)
@@ -57,7 +57,7 @@ def test_optional_symptoms_are_marked(knowledge):
     useful ones, with a split of 0; interviews in category mode meet such states."""
     seen = 0
     for chem in knowledge.chemicals:
-        it = Interview(knowledge, "chemical", "category")
+        it = Interview(knowledge, InterviewConfig("chemical", "category", "strict"))
         while it.status is Status.ASKING:
             view = views.question(it)
             useless = [i for i in view.items if not i.useful]
@@ -78,18 +78,20 @@ def test_policies_follow_target_and_suggestion(knowledge):
         ("class", "category"): "gigqsa",
     }
     for (t, s), name in pairs.items():
-        assert Interview(knowledge, t, s).state.policy.name == name
+        assert Interview(knowledge, InterviewConfig(t, s, "strict")).state.policy.name == name
 
 
 def test_noise_auto_eps_is_at_least_one(knowledge):
-    it = Interview(knowledge, "chemical", "symptom", NoiseSettings(enabled=True))
+    it = Interview(
+        knowledge, InterviewConfig("chemical", "symptom", "noise", NoiseSettings(enabled=True))
+    )
     assert it.delta == 1 and it.safe_eps == 0
     assert it.state.noise.eps == 1
     assert it.noise_budget() == (0, 1)
 
 
 def test_inconsistent_interview_ranks_the_closest(knowledge):
-    it = Interview(knowledge, "chemical", "symptom")
+    it = Interview(knowledge, InterviewConfig("chemical", "symptom", "strict"))
     it.answer(knowledge.symptom_index("pinpoint_pupils"), Answer.YES)
     it.answer(knowledge.symptom_index("skin_burns"), Answer.YES)
     assert it.status is Status.INCONSISTENT and views.question(it) is None
@@ -102,7 +104,7 @@ def test_inconsistent_interview_ranks_the_closest(knowledge):
 
 
 def test_evidence_no_fit_says_why_in_a_responders_words(knowledge):
-    it = Interview(knowledge, "chemical", "symptom", weighted=True)
+    it = Interview(knowledge, InterviewConfig("chemical", "symptom", "evidence"))
     assert views.no_fit(it) is None
     for s in knowledge.symptoms:  # every sign at once: no listed chemical has them all
         it.answer(s.index, Answer.YES)
@@ -122,7 +124,10 @@ def test_evidence_no_fit_says_why_in_a_responders_words(knowledge):
 
 
 def test_result_profile_marks_matches_and_mismatches(knowledge):
-    it = Interview(knowledge, "chemical", "symptom", NoiseSettings(enabled=True, eps=1))
+    it = Interview(
+        knowledge,
+        InterviewConfig("chemical", "symptom", "noise", NoiseSettings(enabled=True, eps=1)),
+    )
     # Sarin's profile, except "no" to headache (a wrong answer the noise model tolerates)
     for sid, ans in (
         ("pinpoint_pupils", "yes"),
@@ -146,7 +151,7 @@ def test_result_profile_marks_matches_and_mismatches(knowledge):
 
 
 def test_class_result_uses_shares(knowledge):
-    it = Interview(knowledge, "class", "symptom")
+    it = Interview(knowledge, InterviewConfig("class", "symptom", "strict"))
     it.answer(knowledge.symptom_index("pinpoint_pupils"), Answer.YES)
     result = views.result(it)
     assert result.kind == "class" and result.title == "Nerve agents"
@@ -170,7 +175,7 @@ def test_every_chemical_is_identified_from_its_row(knowledge, suggest):
     for c in knowledge.chemicals:
         rows.setdefault(c.symptoms, []).append(c.name)
     for chemical in _chemicals(knowledge):
-        it = Interview(knowledge, "chemical", suggest)
+        it = Interview(knowledge, InterviewConfig("chemical", suggest, "strict"))
         asked = answer_as(it, chemical)
         assert asked == it.asked and asked < 60
         result = views.result(it)
@@ -189,7 +194,7 @@ def test_every_chemical_is_identified_from_its_row(knowledge, suggest):
 
 
 def test_category_questions_stay_inside_the_suggested_category(knowledge):
-    it = Interview(knowledge, "chemical", "category")
+    it = Interview(knowledge, InterviewConfig("chemical", "category", "strict"))
     sarin = knowledge.chemicals[knowledge.chemical_index("Sarin (GB)")].symptoms
     while it.status is Status.ASKING:
         view = views.question(it)
@@ -203,7 +208,7 @@ def test_category_questions_stay_inside_the_suggested_category(knowledge):
 
 
 def test_class_target_then_chemical_keeps_the_answers(knowledge):
-    it = Interview(knowledge, "class", "symptom")
+    it = Interview(knowledge, InterviewConfig("class", "symptom", "strict"))
     answer_as(it, "VX")
     result = views.result(it)
     assert result.kind == "class" and result.title == "Nerve agents"
@@ -215,7 +220,7 @@ def test_class_target_then_chemical_keeps_the_answers(knowledge):
 
 
 def test_cant_tell_eliminates_no_one_and_undo_restores(knowledge):
-    it = Interview(knowledge, "chemical", "symptom")
+    it = Interview(knowledge, InterviewConfig("chemical", "symptom", "strict"))
     before = len(views.candidates(it))
     first = views.question(it).items[0].symptom.index
     it.answer(first, Answer.UNKNOWN)
@@ -235,7 +240,9 @@ def test_a_several_chemical_result_says_which_it_compares_and_the_export_names_a
     note, and the export did not name the chemicals."""
     from responder.core.export import report
 
-    it = Interview(knowledge, "chemical", "symptom")  # strict: "can't tell" keeps everyone
+    it = Interview(
+        knowledge, InterviewConfig("chemical", "symptom", "strict")
+    )  # strict: "can't tell" keeps everyone
     for s in knowledge.symptoms:
         it.answer(s.index, Answer.UNKNOWN)
     assert it.status is Status.INDISTINGUISHABLE
@@ -260,7 +267,7 @@ def test_a_several_chemical_result_says_which_it_compares_and_the_export_names_a
 
 
 def test_a_result_that_shows_every_candidate_has_no_profile_note(knowledge):
-    it = Interview(knowledge, "chemical", "symptom")
+    it = Interview(knowledge, InterviewConfig("chemical", "symptom", "strict"))
     answer_as(it, "Lewisite")
     r = views.result(it)
     assert r.kind in ("chemical", "set") and r.profile_note == ""
@@ -269,12 +276,12 @@ def test_a_result_that_shows_every_candidate_has_no_profile_note(knowledge):
 def test_the_first_question_invites_the_responder_to_enter_what_is_obvious(knowledge):
     """Issue 12, item 5: before the first answer the question panel invites the responder to
     enter what they can already see; the invitation goes once anything is answered."""
-    it = Interview(knowledge, "chemical", "symptom")
+    it = Interview(knowledge, InterviewConfig("chemical", "symptom", "strict"))
     view = views.question(it)
     assert view.invitation == views.INVITATION and "press /" in view.invitation
     it.answer(view.items[0].symptom.index, Answer.UNKNOWN)
     assert views.question(it).invitation == ""
-    category = Interview(knowledge, "chemical", "category")
+    category = Interview(knowledge, InterviewConfig("chemical", "category", "strict"))
     assert views.question(category).invitation == views.INVITATION
 
 
@@ -285,7 +292,7 @@ def test_the_app_suggests_an_observable_sign_when_gains_are_close():
     from responder.kb.resolve import load_knowledge
 
     bundled = load_knowledge(None)
-    it = Interview(bundled, "chemical", "symptom", weighted=True)
+    it = Interview(bundled, InterviewConfig("chemical", "symptom", "evidence"))
     reported = {s.index for s in bundled.symptoms if s.observation == "reported"}
     assert 10 < len(reported) < len(bundled.symptoms) - 10
     for _ in range(8):

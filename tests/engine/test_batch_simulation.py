@@ -19,13 +19,13 @@ import pytest
 
 from responder.engine.belief import Model, NodeBatch
 from responder.engine.evaluate import exact, monte_carlo
+from responder.engine.interview import draw_picks
 from responder.engine.noise import NoiseModel
 from responder.engine.policies import POLICIES, Policy, choose_batch
 from responder.engine.problem import Problem
 from responder.engine.simulate import (
     PersistentNoiseAnswers,
     PolicyInterviewer,
-    draw_picks,
     draw_victims,
     random_streams,
     run_simulation,

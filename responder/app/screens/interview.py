@@ -291,17 +291,22 @@ class InterviewScreen(Screen):
         self.app.change_modes(suggest="category" if it.suggest == "symptom" else "symptom")
 
     def action_toggle_evidence(self) -> None:
-        """Evidence <-> strict; from noise mode, to the evidence mode (noise off)."""
+        """Evidence <-> strict; from the noise mode, to the evidence mode."""
         it = self.interview
-        if it.mode == "noise":
-            self.app.change_modes(noise=it.noise.with_enabled(False), weighted=True)
-        else:
-            self.app.change_modes(weighted=not it.weighted)
+        self.app.change_modes(mode="strict" if it.mode == "evidence" else "evidence")
 
     def action_toggle_noise(self) -> None:
+        """Strict <-> noise. The evidence mode already tolerates wrong answers: it stays,
+        and the notice says how to reach the paper's noise tolerance."""
         it = self.interview
-        n = it.noise
-        self.app.change_modes(noise=n.with_enabled(not n.enabled))
+        if it.mode == "evidence":
+            self.app.notify(
+                "Evidence mode already tolerates wrong answers: none rules a chemical out. "
+                "For the paper's noise tolerance, press v (strict), then e.",
+                timeout=6,
+            )
+            return
+        self.app.change_modes(mode="strict" if it.mode == "noise" else "noise")
 
     def action_noise_settings(self) -> None:
         self.app.action_noise_settings()

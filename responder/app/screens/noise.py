@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -9,8 +11,9 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, RadioSet, SelectionList, Static, Switch
 
 from responder.app.widgets.toggles import MarkedRadioButton
-from responder.core.session import Interview, NoiseSettingsError
-from responder.settings import NoiseSettings
+from responder.config import ConfigError, NoiseSettings
+from responder.core.session import Interview
+from responder.engine.noise import NoiseSettingsError
 
 
 class NoiseScreen(ModalScreen[NoiseSettings | None]):
@@ -46,7 +49,7 @@ class NoiseScreen(ModalScreen[NoiseSettings | None]):
                     yield Label("eps: wrong answers", classes="field-label")
                     yield Input(
                         value="" if n.eps is None else str(n.eps),
-                        placeholder=f"auto ({it.auto_eps()})",
+                        placeholder=f"auto ({it.eps_for(replace(n, eps=None))})",
                         id="noise-eps",
                         restrict=r"[0-9]*",
                     )
@@ -128,7 +131,12 @@ class NoiseScreen(ModalScreen[NoiseSettings | None]):
             else tuple(s.id for s in self.interview.knowledge.symptoms if s.id in set(chosen))
         )
         config = NoiseSettings(enabled, eps, prone, model, p)
-        self.interview.build_noise(config.with_enabled(True))  # the engine validates eps and p
+        try:  # the one validation, as for the settings file and the command line
+            self.interview.config.with_changes(mode="noise", noise=config).noise_model(
+                self.interview.problem
+            )
+        except ConfigError as exc:
+            raise NoiseSettingsError(str(exc)) from None
         return config
 
     def action_apply(self) -> None:

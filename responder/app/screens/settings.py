@@ -11,6 +11,9 @@ from textual.widgets import Button, Checkbox, Label, RadioSet, Select, Static
 from responder.app.widgets.toggles import MarkedCheckbox, MarkedRadioButton
 from responder.settings import Settings, settings_path
 
+#: The answer modes in the order the settings form shows them.
+MODES_SHOWN = ("evidence", "strict", "noise")
+
 
 class SettingsScreen(ModalScreen[None]):
     BINDINGS = [
@@ -56,8 +59,15 @@ class SettingsScreen(ModalScreen[None]):
                             "a category of symptoms", value=s.suggest == "category"
                         )
                 with Horizontal(classes="field"):
-                    yield Label("Noise tolerance", classes="field-label")
-                    yield MarkedCheckbox("on by default", value=s.noise.enabled, id="set-noise")
+                    yield Label("Answers count", classes="field-label")
+                    with RadioSet(id="set-mode"):
+                        yield MarkedRadioButton(
+                            "as evidence (none rules out)", value=s.mode == "evidence"
+                        )
+                        yield MarkedRadioButton("strictly (the paper)", value=s.mode == "strict")
+                        yield MarkedRadioButton(
+                            "strictly, tolerating wrong answers", value=s.mode == "noise"
+                        )
                 if self.interview is not None:
                     with Horizontal(classes="field"):
                         yield Label("", classes="field-label")
@@ -102,14 +112,15 @@ class SettingsScreen(ModalScreen[None]):
         )
         kb = str(self.query_one("#set-kb", Select).value)
         theme = str(self.query_one("#set-theme", Select).value)
+        mode = MODES_SHOWN[max(0, self.query_one("#set-mode", RadioSet).pressed_index)]
         noise = s.noise
         current = self.query("#set-noise-current")
         if current and current.first(Checkbox).value and self.interview is not None:
             noise = self.interview.noise
-        noise = noise.with_enabled(self.query_one("#set-noise", Checkbox).value)
         return s.with_changes(
             target=target,
             suggest=suggest,
+            mode=mode,
             kb=None if kb == "bundled" else kb,
             theme=theme,
             noise=noise,

@@ -2,9 +2,12 @@
 
 The simulated responder answers each suggested question from the case: a sign the report
 states as present is "yes", one it states as absent is "no", and a sign it does not mention
-is "can't tell". The interview runs until the mode stops. Then the truth's rank among the
-chemicals and its class's rank among the classes are read from the mode's final
-probabilities.
+is "can't tell". Scene facts (the smell, the cloud, the place, when signs began) are answered
+the same way, or, for the "signs only" figures, left unanswered. The interview runs until the
+mode stops (:func:`responder.engine.interview.run_interview` on the state
+:func:`responder.core.modes.state_for` builds from the knowledge base and the mode's
+:class:`~responder.config.InterviewConfig`). Then the truth's rank among the chemicals and
+its class's rank among the classes are read from the mode's final probabilities.
 
 Ranks are pessimistic about ties: the truth ranks below every other candidate of equal or
 higher probability, so a tie never counts in its favour. Chemicals with one identical
@@ -12,25 +15,38 @@ symptom profile count as one candidate (no question can part them; the simulator
 them the same way). A chemical with probability 0 (eliminated by a strict mode) has no
 rank, nor does any chemical when the interview ends with no candidate left ("no fit").
 
-Modes are registered by name in :data:`MODES`; the evidence-weighted modes register
-themselves when the engine has :mod:`responder.engine.evidence`.
+Each case belongs to one half, by the parity of a hash of its file name: grades and answer
+models are fitted on the ``fit`` half and checked on the ``held-out`` half, reported
+separately.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from responder.engine.noise import NoiseModel
+from responder.config import InterviewConfig, NoiseSettings
+from responder.core.modes import state_for
+from responder.engine.interview import run_interview
 from responder.engine.problem import Problem
-from responder.engine.state import Answer, InterviewState, Status
+from responder.engine.state import Answer
 from responder.kb.cases import Case
 from responder.kb.model import DEFAULT_PRIOR_MODE, PRIOR_MODES, KnowledgeBase
 
 TOP_K = 5
-DEFAULT_EPS = 2  # the best persistent-noise setting of the flip study (issue 10)
+DEFAULT_EPS = 2  # the best persistent-noise setting of the flip study (docs/robustness.md)
+HALVES = ("fit", "held-out")
+#: What the simulated responder may answer: the victims' signs only, or the scene as well.
+ANSWERS_SEEN = ("signs", "scene")
+
+
+def case_half(case: Case) -> str:
+    """``"fit"`` or ``"held-out"``: the parity of the SHA-256 of the case's id, so a case
+    keeps its half whatever else is added."""
+    return HALVES[hashlib.sha256(case.id.encode()).digest()[0] % 2]
 
 
 @dataclass(frozen=True)
@@ -63,192 +79,103 @@ Respond = Callable[[int], Answer]
 class Settings:
     """What a validation run may vary; one place for all modes.
 
-    eps : int
-        Wrong answers tolerated by the persistent-noise mode (all queries error-prone).
-    sensitivity, leak : float or None
-        The evidence mode's answer model (None: the engine's defaults); per-symptom leaks
-        of the knowledge base override ``leak``.
+    base : InterviewConfig
+        The evidence mode's settings and the noise mode's eps (its target, suggestion and
+        mode are each validation mode's own).
     max_questions : int or None
-        A cap on questions per interview (None: the number of symptoms).
+        A cap on questions per interview (None: the number of queries).
     prior : {"chemical", "class"}
         The prior over chemicals (:meth:`KnowledgeBase.prior_vector`).
-    long_row_exponent : float or None
-        The evidence mode's long-row discount (None: the engine's default).
     """
 
-    eps: int = DEFAULT_EPS
-    sensitivity: float | None = None
-    leak: float | None = None
+    base: InterviewConfig = field(
+        default_factory=lambda: InterviewConfig(noise=NoiseSettings(eps=DEFAULT_EPS))
+    )
     max_questions: int | None = None
     prior: str = DEFAULT_PRIOR_MODE
-    long_row_exponent: float | None = None
+
+    @property
+    def eps(self) -> int | None:
+        return self.base.noise.eps
 
 
 @dataclass(frozen=True)
 class Mode:
-    """A way of running the interview: ``run(kb, problem, respond, settings) -> Outcome``."""
+    """A way of running the interview: an interview configuration's target, suggestion and
+    answer model."""
 
     name: str
     description: str
-    run: Callable[[KnowledgeBase, Problem, Respond, Settings], Outcome]
+    target: str
+    mode: str
+
+    def config(self, settings: Settings) -> InterviewConfig:
+        return replace(settings.base, target=self.target, suggest="symptom", mode=self.mode)
 
 
-MODES: dict[str, Mode] = {}
+MODES: dict[str, Mode] = {
+    m.name: m
+    for m in (
+        Mode(
+            "evidence",
+            "evidence-weighted, identify the chemical (nothing is eliminated; stops when "
+            "confident)",
+            "chemical",
+            "evidence",
+        ),
+        Mode("evidence-class", "evidence-weighted, identify the class", "class", "evidence"),
+        Mode(
+            "strict-gbs",
+            "paper's GBS, identify the chemical, answers taken as exact",
+            "chemical",
+            "strict",
+        ),
+        Mode(
+            "strict-gisa",
+            "paper's GISA, identify the class, answers taken as exact",
+            "class",
+            "strict",
+        ),
+        Mode(
+            "noise-gbs",
+            "paper's GBS under persistent noise (up to eps wrong answers)",
+            "chemical",
+            "noise",
+        ),
+    )
+}
 
 
 def make_settings(
-    eps: int | None = None,
-    sensitivity: float | None = None,
-    leak: float | None = None,
+    config: InterviewConfig | None = None,
     max_questions: int | None = None,
     prior: str | None = None,
-    long_row_exponent: float | None = None,
 ) -> Settings:
-    """Settings with every value checked; ValueError says which is wrong and why."""
+    """Settings with every value checked; ValueError says which is wrong and why (the
+    interview configuration is validated by :meth:`InterviewConfig.from_dict`)."""
     if prior is not None and prior not in PRIOR_MODES:
         raise ValueError(f"unknown prior {prior!r}; choose one of {', '.join(PRIOR_MODES)}")
-    if eps is not None and (isinstance(eps, bool) or not isinstance(eps, int) or eps < 0):
-        raise ValueError(f"eps is {eps!r}; give a whole number 0 or more")
-    for name, value in (("sensitivity", sensitivity), ("leak", leak)):
-        if value is not None and not 0.0 < float(value) < 1.0:
-            raise ValueError(f"{name} is {value}; it must lie strictly between 0 and 1")
-    try:
-        from responder.engine import evidence as ev  # noqa: PLC0415
-    except ImportError:
-        if sensitivity is not None and leak is not None and not leak < sensitivity:
-            raise ValueError(f"leak ({leak}) must be below sensitivity ({sensitivity})") from None
-    else:
-        ev.check_answer_model(
-            ev.DEFAULT_SENSITIVITY if sensitivity is None else sensitivity,
-            ev.DEFAULT_LEAK if leak is None else leak,
-        )
-        if long_row_exponent is not None:
-            ev.check_long_row_exponent(long_row_exponent)
-    return Settings(
-        DEFAULT_EPS if eps is None else eps,
-        sensitivity,
-        leak,
-        max_questions,
-        prior or DEFAULT_PRIOR_MODE,
-        long_row_exponent,
-    )
+    if max_questions is not None and (isinstance(max_questions, bool) or max_questions < 1):
+        raise ValueError(f"max_questions is {max_questions!r}; give a whole number 1 or more")
+    base = config or InterviewConfig()
+    if base.noise.eps is None:
+        base = replace(base, noise=replace(base.noise, eps=DEFAULT_EPS))
+    return Settings(base, max_questions, prior or DEFAULT_PRIOR_MODE)
 
 
-def register_mode(mode: Mode) -> None:
-    """Add ``mode`` to :data:`MODES` (a later registration of the same name replaces it)."""
-    MODES[mode.name] = mode
-
-
-def _strict_run(target: str, policy: str, noisy: bool):
-    def run(kb: KnowledgeBase, problem: Problem, respond: Respond, settings: Settings) -> Outcome:
-        noise = NoiseModel(settings.eps, np.ones(problem.n_queries, dtype=bool)) if noisy else None
-        state = InterviewState(problem, target=target, policy=policy, noise=noise)
-        cap = settings.max_questions or problem.n_queries
-        asked: list[tuple[int, Answer]] = []
-        while state.status is Status.ASKING and len(asked) < cap:
-            choice = state.suggestion()
-            if choice is None:
-                break
-            query = int(choice.queries[0])
-            answer = respond(query)
-            state.answer(query, answer)
-            asked.append((query, answer))
-        status = state.status
-        chem = np.zeros(problem.n_objects)
-        node = state.node
-        if node.idx.size:
-            chem[node.idx] = node.mass / node.total
-        return Outcome(
-            chem,
-            state.group_probabilities(),
-            tuple(asked),
-            "no_fit" if status is Status.INCONSISTENT else status.value,
-        )
-
-    return run
-
-
-register_mode(
-    Mode(
-        "strict-gbs",
-        "paper's GBS, identify the chemical, answers taken as exact",
-        _strict_run("object", "gbs", noisy=False),
-    )
-)
-register_mode(
-    Mode(
-        "strict-gisa",
-        "paper's GISA, identify the class, answers taken as exact",
-        _strict_run("group", "gisa", noisy=False),
-    )
-)
-register_mode(
-    Mode(
-        "noise-gbs",
-        "paper's GBS under persistent noise (up to eps wrong answers)",
-        _strict_run("object", "gbs", noisy=True),
-    )
-)
-
-
-def _evidence_run(target: str):
-    def run(kb: KnowledgeBase, problem: Problem, respond: Respond, settings: Settings) -> Outcome:
-        from responder.engine import evidence as ev  # noqa: PLC0415
-
-        leaks = np.array(
-            [np.nan if getattr(s, "leak", None) is None else float(s.leak) for s in kb.symptoms]
-        )
-        answers = ev.AnswerModel(
-            ev.DEFAULT_SENSITIVITY if settings.sensitivity is None else settings.sensitivity,
-            ev.DEFAULT_LEAK if settings.leak is None else settings.leak,
-            None if np.isnan(leaks).all() else leaks,
-            ev.DEFAULT_LONG_ROW_EXPONENT
-            if settings.long_row_exponent is None
-            else settings.long_row_exponent,
-        )
-        model = ev.EvidenceModel(problem, answers, target=target)
-        cap = settings.max_questions or problem.n_queries
-        known: dict[int, bool] = {}
-        skipped: list[int] = []
-        asked: list[tuple[int, Answer]] = []
-        belief = model.root()
-        while len(asked) < cap and not belief.stop().stopped:
-            suggestion = belief.suggest_symptom()
-            if suggestion is None:
-                break
-            query = int(suggestion.queries[0])
-            answer = respond(query)
-            if answer is Answer.UNKNOWN:
-                skipped.append(query)
-            else:
-                known[query] = answer is Answer.YES
-            asked.append((query, answer))
-            belief = model.belief(known, skipped)
-        return Outcome(
-            belief.posterior.copy(),
-            belief.group_probabilities(),
-            tuple(asked),
-            belief.stop().reason or "asking",
-        )
-
-    return run
-
-
-try:
-    import responder.engine.evidence  # noqa: F401
-except ImportError:  # the evidence mode is not in this build yet
-    pass
-else:
-    register_mode(
-        Mode(
-            "evidence",
-            "evidence-weighted, identify the chemical (nothing is "
-            "eliminated; stops when confident)",
-            _evidence_run("object"),
-        )
-    )
-    register_mode(
-        Mode("evidence-class", "evidence-weighted, identify the class", _evidence_run("group"))
+def run_mode(
+    kb: KnowledgeBase, problem: Problem, respond: Respond, mode: Mode, settings: Settings
+) -> Outcome:
+    """One interview of ``mode`` answered by ``respond``."""
+    state = state_for(kb, mode.config(settings), problem)
+    cap = settings.max_questions or problem.n_queries
+    asked, _ = run_interview(state, respond, cap=cap)
+    status = state.stop_reason or "asking"
+    return Outcome(
+        state.object_probabilities(),
+        state.group_probabilities(),
+        tuple(asked),
+        status,
     )
 
 
@@ -288,6 +215,8 @@ class CaseResult:
     status: str
     asked: tuple[tuple[str, str], ...]  # (symptom id, answer)
     top: tuple[str, ...]  # the first chemicals by probability (names)
+    half: str = "fit"  # "fit" or "held-out" (case_half)
+    scene: bool = True  # the responder answered scene facts too
 
     @property
     def top1(self) -> bool:
@@ -309,6 +238,8 @@ class ModeSummary:
 
     mode: str
     description: str
+    seen: str  # "signs" or "scene" (ANSWERS_SEEN)
+    half: str | None  # "fit", "held-out", or None for every case
     cases: int
     chemical_cases: int
     top1: int
@@ -322,6 +253,8 @@ class ModeSummary:
         return {
             "mode": self.mode,
             "description": self.description,
+            "answers": self.seen,
+            "half": self.half or "all",
             "cases": self.cases,
             "chemical_cases": self.chemical_cases,
             "top1": self.top1,
@@ -342,7 +275,8 @@ class Report:
     kb_name: str
     modes: list[str]
     cases: list[Case]
-    results: dict[str, list[CaseResult]] = field(default_factory=dict)  # mode -> per case
+    #: (mode, "signs" or "scene") -> one result per case, in case order
+    results: dict[tuple[str, str], list[CaseResult]] = field(default_factory=dict)
     settings: Settings = field(default_factory=Settings)
     coverage: dict[str, SignCoverage | None] = field(default_factory=dict)  # case -> coverage
 
@@ -351,13 +285,28 @@ class Report:
         rows = [c for c in self.coverage.values() if c is not None]
         return sum(c.listed for c in rows), sum(c.present for c in rows)
 
-    def summary(self, mode: str) -> ModeSummary:
-        rs = self.results[mode]
+    def summary(
+        self,
+        mode: str,
+        seen: str = "scene",
+        half: str | None = None,
+        class_id: str | None = None,
+    ) -> ModeSummary:
+        """Counts for ``mode`` with the responder answering ``seen``, over every case or one
+        half, and optionally one class's cases."""
+        pairs = [
+            (c, r)
+            for c, r in zip(self.cases, self.results[mode, seen])
+            if (half is None or r.half == half) and (class_id is None or c.class_id == class_id)
+        ]
+        rs = [r for _, r in pairs]
         asked = [len(r.asked) for r in rs]
-        chemical_cases = sum(not c.class_only for c in self.cases)
+        chemical_cases = sum(not c.class_only for c, _ in pairs)
         return ModeSummary(
             mode,
             MODES[mode].description,
+            seen,
+            half,
             len(rs),
             chemical_cases,
             sum(r.top1 for r in rs),
@@ -368,14 +317,16 @@ class Report:
         )
 
 
-def respond_from(case: Case, kb: KnowledgeBase) -> Respond:
-    """The simulated responder: present -> yes, absent -> no, not mentioned -> can't tell."""
+def respond_from(case: Case, kb: KnowledgeBase, scene: bool = True) -> Respond:
+    """The simulated responder: present -> yes, absent -> no, not mentioned -> can't tell.
+    Without ``scene``, scene facts are not mentioned either (the signs-only figures)."""
     stated = case.answers()
     ids = kb.symptom_ids
+    kinds = [s.kind for s in kb.symptoms]
 
     def respond(query: int) -> Answer:
         present = stated.get(ids[query])
-        if present is None:
+        if present is None or (not scene and kinds[query] == "scene"):
             return Answer.UNKNOWN
         return Answer.YES if present else Answer.NO
 
@@ -383,10 +334,15 @@ def respond_from(case: Case, kb: KnowledgeBase) -> Respond:
 
 
 def run_case(
-    kb: KnowledgeBase, problem: Problem, case: Case, mode: str, settings: Settings
+    kb: KnowledgeBase,
+    problem: Problem,
+    case: Case,
+    mode: str,
+    settings: Settings,
+    scene: bool = True,
 ) -> CaseResult:
     """Interview ``case`` in ``mode`` and score it."""
-    outcome = MODES[mode].run(kb, problem, respond_from(case, kb), settings)
+    outcome = run_mode(kb, problem, respond_from(case, kb, scene), MODES[mode], settings)
     class_index = [c.id for c in kb.classes].index(case.class_id)
     order = np.argsort(-outcome.chemical_probability, kind="stable")
     top = tuple(kb.chemicals[i].name for i in order[:TOP_K] if outcome.chemical_probability[i] > 0)
@@ -398,6 +354,8 @@ def run_case(
         status=outcome.status,
         asked=tuple((kb.symptom_ids[q], a.value) for q, a in outcome.asked),
         top=top,
+        half=case_half(case),
+        scene=scene,
     )
 
 
@@ -463,7 +421,10 @@ def validate(
         coverage={c.id: sign_coverage(kb, c) for c in cases},
     )
     for mode in names:
-        report.results[mode] = [run_case(kb, problem, c, mode, settings) for c in cases]
+        for seen in ANSWERS_SEEN:
+            report.results[mode, seen] = [
+                run_case(kb, problem, c, mode, settings, scene=seen == "scene") for c in cases
+            ]
     return report
 
 
@@ -472,27 +433,40 @@ def validate(
 
 def report_json(report: Report) -> dict:
     """The report as plain JSON-ready data."""
-    by_case = {c.id: c for c in report.cases}
     listed, present = report.sign_totals()
+    classes = sorted({c.class_id for c in report.cases})
     return {
         "knowledge_base": report.kb_name,
         "signs_listed": listed,
         "signs_present": present,
         "settings": {
             "prior": report.settings.prior,
-            "eps": report.settings.eps,
-            "sensitivity": report.settings.sensitivity,
-            "leak": report.settings.leak,
-            "long_row_exponent": report.settings.long_row_exponent,
             "max_questions": report.settings.max_questions,
+            "interview": report.settings.base.to_dict(),
         },
-        "modes": [report.summary(m).as_dict() for m in report.modes],
+        "modes": [
+            report.summary(m, seen, half).as_dict()
+            for m in report.modes
+            for seen in ANSWERS_SEEN
+            for half in (None, *HALVES)
+        ],
+        "classes": {
+            class_id: {
+                m: {
+                    seen: report.summary(m, seen, class_id=class_id).as_dict()
+                    for seen in ANSWERS_SEEN
+                }
+                for m in report.modes
+            }
+            for class_id in classes
+        },
         "cases": [
             {
                 "case": c.id,
                 "file": c.file,
                 "agent": list(c.agents),
                 "class": c.class_id,
+                "half": case_half(c),
                 "in_kb": bool(c.chemicals),
                 "class_only": c.class_only,
                 "citation": c.citation,
@@ -503,7 +477,7 @@ def report_json(report: Report) -> dict:
                 "unlisted": list(cov.unlisted) if (cov := report.coverage.get(c.id)) else None,
                 "contradicted": list(cov.contradicted) if cov else None,
                 "modes": {
-                    m: {
+                    f"{m} ({seen})": {
                         "rank": r.rank,
                         "class_rank": r.class_rank,
                         "status": r.status,
@@ -512,27 +486,30 @@ def report_json(report: Report) -> dict:
                         "top": list(r.top),
                     }
                     for m in report.modes
-                    for r in report.results[m]
-                    if r.case == c.id
+                    for seen in ANSWERS_SEEN
+                    for r in (report.results[m, seen][i],)
                 },
             }
-            for c in by_case.values()
+            for i, c in enumerate(report.cases)
         ],
     }
 
 
 def _pct(k: int, n: int) -> str:
-    return f"{k:>3}/{n:<3} {100 * k / n:5.1f}%" if n else "  -"
+    return f"{k:>3}/{n:<3} {100 * k / n:3.0f}%" if n else "      -    "
 
 
 def format_report(report: Report) -> str:
-    """The text ``kb validate`` prints: one line per mode, then one line per case."""
+    """The text ``kb validate`` prints: per mode, signs only and with the scene, over every
+    case and each half; the evidence mode per class; then one line per case."""
     n_cases = len(report.cases)
     missing = sum(not c.chemicals and not c.class_only for c in report.cases)
     class_only = sum(c.class_only for c in report.cases)
+    halves = {h: sum(case_half(c) == h for c in report.cases) for h in HALVES}
     out = [
         f"Validation of knowledge base {report.kb_name!r} on {n_cases} case vignettes "
-        f"(prior per {report.settings.prior})"
+        f"(prior per {report.settings.prior}; halves: fit {halves['fit']}, held-out "
+        f"{halves['held-out']})"
     ]
     if class_only:
         out.append(f"  {class_only} name only a class: scored on class, left out of top-1/top-5")
@@ -548,27 +525,42 @@ def format_report(report: Report) -> str:
         )
     out += [
         "",
-        f"  {'mode':<14} {'top-1':>12}  {'top-5':>12}  {'class':>12}  {'no fit':>6}  "
-        f"{'questions':>9}",
+        f"  {'mode':<14} {'answers':<7} {'cases':<8} {'top-1':>12}  {'top-5':>12}  "
+        f"{'class':>12}  {'no fit':>6}  {'questions':>9}",
     ]
     for m in report.modes:
-        s = report.summary(m)
+        for seen in ANSWERS_SEEN:
+            for half in (None, *HALVES):
+                s = report.summary(m, seen, half)
+                out.append(
+                    f"  {m:<14} {seen:<7} {half or 'all':<8} {_pct(s.top1, s.chemical_cases)}  "
+                    f"{_pct(s.top5, s.chemical_cases)}  {_pct(s.class_top1, s.cases)}  "
+                    f"{s.no_fit:>6}  {s.mean_questions:>9.1f}"
+                )
+    per_class = next((m for m in report.modes if m.startswith("evidence")), report.modes[0])
+    out += [
+        "",
+        f"Per class ({per_class}; signs only -> with the scene): top-1, top-5 of the chemical "
+        "cases, class on top of all",
+    ]
+    for class_id in sorted({c.class_id for c in report.cases}):
+        a, b = (report.summary(per_class, seen, class_id=class_id) for seen in ANSWERS_SEEN)
         out.append(
-            f"  {m:<14} {_pct(s.top1, s.chemical_cases)}  {_pct(s.top5, s.chemical_cases)}  "
-            f"{_pct(s.class_top1, s.cases)}  {s.no_fit:>6}  {s.mean_questions:>9.1f}"
+            f"  {class_id:<26} {a.cases:>3} cases  top-1 {a.top1}->{b.top1}  "
+            f"top-5 {a.top5}->{b.top5}  class {a.class_top1}->{b.class_top1}"
         )
     out += [
         "",
-        "Per case: rank of the agent / rank of its class (- = eliminated or no fit; "
-        "n/a = not in the knowledge base; class = the report names only the class)",
+        "Per case, with the scene: rank of the agent / rank of its class (- = eliminated or "
+        "no fit; n/a = not in the knowledge base; class = the report names only the class)",
         "",
     ]
     width = max((len(c.id) for c in report.cases), default=4)
-    out.append(f"  {'case':<{width}}  " + "  ".join(f"{m:>12}" for m in report.modes))
+    out.append(f"  {'case':<{width}}  half      " + "  ".join(f"{m:>14}" for m in report.modes))
     for i, case in enumerate(report.cases):
         cells = []
         for m in report.modes:
-            r = report.results[m][i]
+            r = report.results[m, "scene"][i]
             rank = (
                 "class"
                 if case.class_only
@@ -578,8 +570,8 @@ def format_report(report: Report) -> str:
                 if r.rank
                 else "-"
             )
-            cells.append(f"{rank + ' / ' + (str(r.class_rank) if r.class_rank else '-'):>12}")
-        out.append(f"  {case.id:<{width}}  " + "  ".join(cells))
+            cells.append(f"{rank + ' / ' + (str(r.class_rank) if r.class_rank else '-'):>14}")
+        out.append(f"  {case.id:<{width}}  {case_half(case):<8}  " + "  ".join(cells))
     gaps = [
         (c.id, cov)
         for c in report.cases
@@ -600,12 +592,10 @@ def format_report(report: Report) -> str:
     if "noise-gbs" in report.modes:
         out.append(f"  (noise-gbs uses eps = {report.settings.eps}, every question error-prone)")
     if any(m.startswith("evidence") for m in report.modes):
-        s, l_ = report.settings.sensitivity, report.settings.leak
-        a = report.settings.long_row_exponent
+        ev = report.settings.base.evidence
         out.append(
-            "  (evidence modes use sensitivity = "
-            f"{'the default' if s is None else s}, leak = "
-            f"{'the default' if l_ is None else l_}, long-row exponent = "
-            f"{'the default' if a is None else a}; knowledge-base leaks override)"
+            f"  (evidence modes: sensitivity {ev.sensitivity:g}, leak {ev.leak:g}, hallmark "
+            f"{ev.answer_model().hallmark:g}, occasional {ev.answer_model().occasional:g}, "
+            f"long-row exponent {ev.long_row_exponent:g}; knowledge-base leaks override)"
         )
     return "\n".join(out)

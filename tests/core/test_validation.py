@@ -9,16 +9,17 @@ import numpy as np
 import pytest
 
 from responder.cli import main as cli_main
+from responder.config import InterviewConfig, NoiseSettings
+from responder.core.validation import (
+    MODES,
+    chemical_rank,
+    class_rank,
+    make_settings,
+    validate,
+)
 from responder.kb import load_kb
 from responder.kb.cases import bundled_cases_dir, load_cases
 from responder.kb.model import KBError
-from responder.kb.validate import (
-    MODES,
-    Settings,
-    chemical_rank,
-    class_rank,
-    validate,
-)
 
 SYMPTOMS = """\
 [[category]]
@@ -98,7 +99,7 @@ def write_case(folder: Path, name: str, text: str) -> Path:
 def one(kb, tmp_path, mode, settings=None, **kw):
     write_case(tmp_path / "cases", "c1", case_text(**kw))
     cases, _ = load_cases(tmp_path / "cases", kb)
-    return validate(kb, cases, [mode], settings).results[mode][0]
+    return validate(kb, cases, [mode], settings).results[mode, "scene"][0]
 
 
 # --- the interview, computed by hand ----------------------------------------------------
@@ -132,7 +133,13 @@ def test_gisa_stops_when_the_class_is_known(kb, tmp_path):
 def test_noise_with_eps_zero_is_strict_gbs(kb, tmp_path):
     for signs in ((("a", True), ("c", True)), (("a", False), ("c", True))):
         strict = one(kb, tmp_path, "strict-gbs", signs=signs)
-        noisy = one(kb, tmp_path, "noise-gbs", Settings(eps=0), signs=signs)
+        noisy = one(
+            kb,
+            tmp_path,
+            "noise-gbs",
+            make_settings(InterviewConfig(noise=NoiseSettings(eps=0))),
+            signs=signs,
+        )
         assert (noisy.asked, noisy.rank, noisy.class_rank) == (
             strict.asked,
             strict.rank,
@@ -141,7 +148,13 @@ def test_noise_with_eps_zero_is_strict_gbs(kb, tmp_path):
 
 
 def test_noise_keeps_the_truth_after_one_wrong_answer(kb, tmp_path):
-    r = one(kb, tmp_path, "noise-gbs", Settings(eps=1), signs=(("a", False), ("c", True)))
+    r = one(
+        kb,
+        tmp_path,
+        "noise-gbs",
+        make_settings(InterviewConfig(noise=NoiseSettings(eps=1))),
+        signs=(("a", False), ("c", True)),
+    )
     assert r.rank is not None  # strict GBS eliminated it (test above)
 
 
@@ -181,7 +194,7 @@ def test_summary_counts(kb, tmp_path):
     assert (s.cases, s.top1, s.top5) == (3, 1, 1)
     # absent: a and c are asked but not mentioned (can't tell), d=yes leaves S and T, which
     # only c could part: 3 questions, class g2 found, agent unranked.
-    absent = report.results["strict-gbs"][0]
+    absent = report.results["strict-gbs", "scene"][0]
     assert [q for q, _ in absent.asked] == ["a", "c", "d"] and absent.class_rank == 1
     assert s.class_top1 == 2
     assert s.mean_questions == pytest.approx((3 + 3 + 2) / 3)
@@ -199,7 +212,7 @@ def test_class_only_cases_score_on_class_and_stay_out_of_chemical_accuracy(kb, t
 
 
 def test_sign_coverage_against_the_agents_row(kb, tmp_path):
-    from responder.kb.validate import SignCoverage, sign_coverage
+    from responder.core.validation import SignCoverage, sign_coverage
 
     folder = tmp_path / "cases"
     # R lists a and c. The report: a, c, d present; b absent -> 2 of 3 listed, d unlisted.
@@ -304,9 +317,19 @@ def test_command_prints_summary_and_json(kb, tmp_path, capsys):
         capsys,
     )
     data = json.loads(out)
-    assert [m["mode"] for m in data["modes"]] == ["strict-gbs"]
-    assert data["modes"][0]["top1"] == 1
-    assert data["cases"][0]["modes"]["strict-gbs"]["asked"][0] == {"symptom": "a", "answer": "yes"}
+    # One summary per answers seen (signs only, with the scene) and per half (all, fit,
+    # held-out); the one case sits in one half.
+    assert {(m["mode"], m["answers"], m["half"]) for m in data["modes"]} == {
+        ("strict-gbs", seen, half)
+        for seen in ("signs", "scene")
+        for half in ("all", "fit", "held-out")
+    }
+    everything = [m for m in data["modes"] if m["half"] == "all"]
+    assert [m["top1"] for m in everything] == [1, 1]
+    half = data["cases"][0]["half"]
+    assert [m["cases"] for m in data["modes"] if m["half"] == half] == [1, 1]
+    asked = data["cases"][0]["modes"]["strict-gbs (scene)"]["asked"]
+    assert asked[0] == {"symptom": "a", "answer": "yes"}
 
 
 @pytest.mark.parametrize(
@@ -361,25 +384,29 @@ def test_every_registered_mode_runs(kb, tmp_path):
     report = validate(kb, cases)
     assert report.modes == list(MODES)
     for mode in MODES:
-        assert report.results[mode][0].class_rank == 1
+        for seen in ("signs", "scene"):
+            assert report.results[mode, seen][0].class_rank == 1
 
 
 @pytest.mark.parametrize(
-    "kwargs, words",
+    "data, words",
     [
-        ({"eps": -1}, "eps is -1"),
-        ({"sensitivity": 1.5}, "sensitivity is 1.5"),
-        ({"leak": 0.0}, "leak is 0.0"),
-        ({"sensitivity": 0.3, "leak": 0.4}, "must be below sensitivity"),
-        ({"prior": "flat"}, "unknown prior 'flat'; choose one of chemical, class"),
-        ({"long_row_exponent": 2}, "long-row exponent is 2"),
+        ({"noise": {"eps": -1}}, "noise.eps = -1 is not allowed"),
+        ({"evidence": {"sensitivity": 1.5}}, "sensitivity is 1.5"),
+        ({"evidence": {"leak": 0.0}}, "leak is 0.0"),
+        ({"evidence": {"sensitivity": 0.3, "leak": 0.4}}, "must be below sensitivity"),
+        ({"evidence": {"long_row_exponent": 2}}, "long-row exponent is 2"),
     ],
 )
-def test_impossible_settings_are_refused(kwargs, words):
-    from responder.kb.validate import make_settings
-
+def test_impossible_settings_are_refused(data, words):
+    """Validation takes its settings through the one interview configuration."""
     with pytest.raises(ValueError, match=words):
-        make_settings(**kwargs)
+        make_settings(InterviewConfig.from_dict(data))
+
+
+def test_an_unknown_prior_is_refused():
+    with pytest.raises(ValueError, match="unknown prior 'flat'; choose one of chemical, class"):
+        make_settings(prior="flat")
 
 
 def test_evidence_mode_keeps_the_truth_after_a_contradicting_answer(kb, tmp_path):
@@ -395,10 +422,15 @@ def test_evidence_mode_keeps_the_truth_after_a_contradicting_answer(kb, tmp_path
 
 def test_evidence_mode_uses_the_settings(kb, tmp_path):
     pytest.importorskip("responder.engine.evidence")
-    from responder.kb.validate import make_settings
+    from responder.core.validation import make_settings
 
-    loose = one(kb, tmp_path, "evidence", make_settings(sensitivity=0.6, leak=0.3))
-    sharp = one(kb, tmp_path, "evidence", make_settings(sensitivity=0.99, leak=0.01))
+    def settings(s, l_):
+        return make_settings(
+            InterviewConfig.from_dict({"evidence": {"sensitivity": s, "leak": l_}})
+        )
+
+    loose = one(kb, tmp_path, "evidence", settings(0.6, 0.3))
+    sharp = one(kb, tmp_path, "evidence", settings(0.99, 0.01))
     # Answers carry less evidence when signs are unreliable, so more questions are needed.
     assert len(loose.asked) >= len(sharp.asked)
 
@@ -411,7 +443,7 @@ def test_validate_runs_on_the_committed_cases(capsys):
     # Every case was interviewed, and every answer is what the case file states.
     for case in data["cases"]:
         stated = {s["symptom"]: "yes" if s["present"] else "no" for s in case["signs"]}
-        asked = case["modes"]["strict-gisa"]["asked"]
+        asked = case["modes"]["strict-gisa (scene)"]["asked"]
         assert asked
         for a in asked:
             assert a["answer"] == stated.get(a["symptom"], "unknown"), (case["case"], a)
