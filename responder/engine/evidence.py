@@ -232,6 +232,8 @@ class AnswerModel:
     long_row_exponent: float = DEFAULT_LONG_ROW_EXPONENT
     hallmark: float | None = None
     occasional: float | None = None
+    frequency_leak: float = 0.0
+    class_borrow: float = 0.0
     _exact: bool = False
 
     def __post_init__(self) -> None:
@@ -242,6 +244,16 @@ class AnswerModel:
         object.__setattr__(self, "leak", l_)
         object.__setattr__(
             self, "long_row_exponent", check_long_row_exponent(self.long_row_exponent)
+        )
+        object.__setattr__(
+            self,
+            "frequency_leak",
+            _number_in("frequency leak", self.frequency_leak, 0.0, 2.0, low_included=True),
+        )
+        object.__setattr__(
+            self,
+            "class_borrow",
+            _number_in("class borrow", self.class_borrow, 0.0, 1.0, low_included=True),
         )
         h, o = check_grade_probabilities(
             (1.0 + s) / 2 if self.hallmark is None else self.hallmark,
@@ -268,7 +280,7 @@ class AnswerModel:
     @classmethod
     def exact(cls) -> AnswerModel:
         """Error-free answers (s = 1, l = 0): the paper's strict model, for checking."""
-        return cls(1.0, 0.0, None, 0.0, 1.0, 1.0, _exact=True)
+        return cls(1.0, 0.0, None, 0.0, 1.0, 1.0, 0.0, 0.0, _exact=True)
 
     @property
     def is_exact(self) -> bool:
@@ -314,8 +326,7 @@ class AnswerModel:
         B = problem.matrix
         if self._exact:
             return B.astype(np.float64)
-        N = B.shape[1]
-        leaks = self.leaks(N)
+        leaks = self.effective_leaks(problem)
         row_lengths = B.sum(axis=1).astype(float)
         typical = float(problem.prior @ row_lengths)
         grades = problem.grades
@@ -340,7 +351,24 @@ class AnswerModel:
             mass = weight.sum(axis=0)
             base = np.divide((weight * L).sum(axis=0), mass, out=leaks.copy(), where=mass > 0)
             L[unrecorded] = np.broadcast_to(base[None, :], B.shape)[unrecorded]
+        if self.class_borrow and problem.object_groups is not None:
+            # An unlisted cell borrows from the chemical's class: a sign most of its
+            # siblings list is likely missing from its own (incomplete) row.
+            siblings = _class_share(B, problem.object_groups)
+            unlisted = grades == NOT_LISTED
+            L[unlisted] += (self.class_borrow * (self.sensitivity - L) * siblings)[unlisted]
         return L
+
+    def effective_leaks(self, problem: Problem) -> np.ndarray:
+        """Each query's leak on ``problem``, shape (N,): the given leak (per query where the
+        knowledge base gives one), raised to ``frequency_leak`` times the prior-weighted
+        share of chemicals listing the query (a sign many chemicals cause is often seen
+        whatever the agent), at most half the sensitivity."""
+        leaks = self.leaks(problem.n_queries)
+        if self._exact or self.frequency_leak == 0.0:
+            return leaks
+        listed = problem.prior @ problem.matrix
+        return np.minimum(np.maximum(leaks, self.frequency_leak * listed), 0.5 * self.sensitivity)
 
 
 @dataclass(frozen=True)
@@ -975,6 +1003,19 @@ def _class_sums(w_sorted: np.ndarray, rows: np.ndarray, ends: np.ndarray) -> np.
             np.einsum("k,kn->n", w_sorted[start:end], rows[start:end], out=G[c])
         start = end
     return G.astype(np.float64, copy=False)
+
+
+def _class_share(B: np.ndarray, groups: np.ndarray) -> np.ndarray:
+    """S[i, q]: the share of the other members of object i's group that list query q, shape
+    (M, N) (0 for an object alone in its group); one pass per group."""
+    S = np.zeros(B.shape)
+    for g in np.unique(groups):
+        members = groups == g
+        n = int(members.sum())
+        if n > 1:
+            listed = B[members].sum(axis=0)
+            S[members] = (listed[None, :] - B[members]) / (n - 1)
+    return S
 
 
 def _check_pick(pick: str) -> None:

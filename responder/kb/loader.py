@@ -33,6 +33,8 @@ from responder.kb.model import (
     Chemical,
     ChemicalClass,
     Evidence,
+    ExclusiveGroup,
+    Implication,
     KBError,
     KBIssue,
     KnowledgeBase,
@@ -55,6 +57,8 @@ BUNDLED_NAME = "bundled"
 SYMPTOMS_FILE = "symptoms.toml"
 #: Scene observations (odour, appearance, setting...): optional, beside the symptoms.
 SCENE_FILE = "scene.toml"
+#: Exclusive groups and implications between observations: optional.
+CONSISTENCY_FILE = "consistency.toml"
 CLASSES_FILE = "classes.toml"
 CHEMICALS_DIR = "chemicals"
 
@@ -600,6 +604,113 @@ def _check_symptom_names(
             )
 
 
+def _check_consistency(
+    ck: _Checker, doc: _Doc, symptom_ids: set[str], aliases: dict[str, str]
+) -> tuple[list[ExclusiveGroup], list[Implication]]:
+    """consistency.toml: exclusive groups (at least two members, a member in one group
+    only) and implications (known ids, answers yes or no, nothing implying itself)."""
+    ck.top_keys(doc, ("exclusive", "implies"))
+    groups: list[ExclusiveGroup] = []
+    seen: dict[str, int | None] = {}
+    member_of: dict[str, str] = {}
+
+    def known(sid: str, line: int | None, where: str) -> str | None:
+        return _current_id(ck, doc, line, where, sid, symptom_ids, aliases)
+
+    for k, t in enumerate(ck.tables(doc, "exclusive", required=False)):
+        v, span, anchor = ck.fields(
+            doc,
+            "exclusive",
+            k,
+            t,
+            {"id": "str", "label": "str", "members": "list"},
+            {"none_label": "str"},
+        )
+        if not {"id", "label", "members"} <= v.keys() or not ck.new_id(
+            doc.rel, anchor, "exclusive group", v["id"], seen
+        ):
+            continue
+        members = []
+        for sid in v["members"]:
+            line = doc.lines.value(span, "members", sid) or anchor
+            cid = known(sid, line, f'exclusive group "{v["id"]}"')
+            if cid is None:
+                continue
+            if cid in member_of:
+                ck.error(
+                    doc.rel,
+                    line,
+                    f'"{cid}" is in exclusive groups "{member_of[cid]}" and "{v["id"]}"',
+                    "a sign belongs to one exclusive group at most: remove it from one",
+                )
+                continue
+            member_of[cid] = v["id"]
+            members.append(cid)
+        if len(v["members"]) < 2:
+            ck.error(
+                doc.rel,
+                _key_line(doc, span, "members", anchor),
+                f'exclusive group "{v["id"]}" has {len(v["members"])} member(s)',
+                "an exclusive group needs at least two signs that cannot hold together; "
+                "remove the group, or add the other values",
+            )
+            continue
+        if len(members) == len(v["members"]):
+            groups.append(
+                ExclusiveGroup(v["id"], v["label"], tuple(members), v.get("none_label", ""))
+            )
+
+    rules: list[Implication] = []
+    for k, t in enumerate(ck.tables(doc, "implies", required=False)):
+        then_raw = t.get("then")
+        table = {key: value for key, value in t.items() if key != "then"}
+        v, span, anchor = ck.fields(
+            doc, "implies", k, table, {"when": "str", "answer": "str"}, {"why": "str"}
+        )
+        if not {"when", "answer"} <= v.keys():
+            continue
+        ok = True
+        when = known(v["when"], _key_line(doc, span, "when", anchor), "implication")
+        if v["answer"] not in ("yes", "no"):
+            ck.error(
+                doc.rel,
+                _key_line(doc, span, "answer", anchor),
+                f'implication on "{v["when"]}" has answer "{v["answer"]}"',
+                'write answer = "yes" or "no"',
+            )
+            ok = False
+        if not isinstance(then_raw, dict) or not then_raw:
+            ck.error(
+                doc.rel,
+                _key_line(doc, span, "then", anchor),
+                f'implication on "{v["when"]}" implies nothing',
+                'write then = { <id> = "yes" or "no", ... }',
+            )
+            continue
+        then = []
+        for sid, answer in then_raw.items():
+            line = doc.lines.value(span, "then", answer) or _key_line(doc, span, "then", anchor)
+            cid = known(sid, line, "implication")
+            if cid is None:
+                ok = False
+            elif answer not in ("yes", "no"):
+                ck.error(
+                    doc.rel,
+                    line,
+                    f'implication on "{v["when"]}" gives "{sid}" the answer {answer!r}',
+                    'each implied answer is "yes" or "no"',
+                )
+                ok = False
+            elif cid == when:
+                ck.error(doc.rel, line, f'"{sid}" implies itself', "remove it from its own `then`")
+                ok = False
+            else:
+                then.append((cid, answer))
+        if ok and when is not None:
+            rules.append(Implication(when, v["answer"], tuple(then), v.get("why", "")))
+    return groups, rules
+
+
 def _check_classes(ck: _Checker, doc: _Doc):
     ck.top_keys(doc, ("class",))
     classes: list[ChemicalClass] = []
@@ -1127,6 +1238,14 @@ def check_files(
         vocab.symptom_line,
         vocab.aliases,
     )
+    exclusive: list[ExclusiveGroup] = []
+    implications: list[Implication] = []
+    if (
+        symptom_ids is not None
+        and CONSISTENCY_FILE in texts
+        and (doc := ck.parse(CONSISTENCY_FILE, texts[CONSISTENCY_FILE]))
+    ):
+        exclusive, implications = _check_consistency(ck, doc, symptom_ids, aliases)
     classes = []
     if CLASSES_FILE in texts and (doc := ck.parse(CLASSES_FILE, texts[CLASSES_FILE])):
         classes = _check_classes(ck, doc)
@@ -1160,7 +1279,8 @@ def check_files(
         )
 
     if not ck.errors:
-        used = set().union(*(c.symptoms for c in chemicals))
+        # an observation that only implies others ("walking or talking") needs no chemical
+        used = set().union(*(c.symptoms for c in chemicals)) | {i.when for i in implications}
         for s in symptoms:
             if s.id not in used:
                 ck.warn(
@@ -1198,6 +1318,8 @@ def check_files(
         chemicals=tuple(chemicals),
         warnings=tuple(ck.warnings),
         digest=digest.hexdigest(),
+        exclusive_groups=tuple(exclusive),
+        implications=tuple(implications),
     )
 
 
@@ -1211,7 +1333,7 @@ def _read_tree(root) -> dict[str, bytes | InputRejected | None]:
     them is reported rather than skipped or waited on.
     """
     files: dict[str, bytes | InputRejected | None] = {}
-    for rel in (SYMPTOMS_FILE, SCENE_FILE, CLASSES_FILE):
+    for rel in (SYMPTOMS_FILE, SCENE_FILE, CONSISTENCY_FILE, CLASSES_FILE):
         entry = root.joinpath(rel)
         if _present(entry):
             files[rel] = _read(entry)

@@ -17,6 +17,7 @@ from functools import cached_property
 import numpy as np
 
 from responder.engine import Problem
+from responder.engine.problem import COMMON, HALLMARK, NOT_LISTED, OCCASIONAL, UNRECORDED
 
 
 @dataclass(frozen=True)
@@ -261,6 +262,28 @@ class Chemical:
         return 1.0 if self.prior is None else float(self.prior)
 
 
+@dataclass(frozen=True)
+class ExclusiveGroup:
+    """Observations that cannot hold together in one victim (pupils small or large): one
+    question settles them all. ``none_label`` names the answer "none of these" (empty when
+    one member always holds, as for the onset bins)."""
+
+    id: str
+    label: str
+    members: tuple[str, ...]
+    none_label: str = ""
+
+
+@dataclass(frozen=True)
+class Implication:
+    """``when`` answered ``answer`` ("yes"/"no") implies each (id, answer) of ``then``."""
+
+    when: str
+    answer: str
+    then: tuple[tuple[str, str], ...]
+    why: str = ""
+
+
 @dataclass(frozen=True, eq=False)
 class KnowledgeBase:
     """A validated knowledge base.
@@ -273,6 +296,8 @@ class KnowledgeBase:
         Where it was loaded from (a folder, a CSV file, or the bundled resources' location).
     categories, symptoms, classes : tuple
         In file order; the symptom order fixes the matrix columns.
+    exclusive_groups, implications : tuple
+        consistency.toml: what one answer says about others.
     chemicals : tuple of Chemical
         Ordered by class (classes.toml order), then file name, then position in the file.
     warnings : tuple of KBIssue
@@ -289,6 +314,8 @@ class KnowledgeBase:
     chemicals: tuple[Chemical, ...]
     warnings: tuple[KBIssue, ...] = ()
     digest: str = ""
+    exclusive_groups: tuple[ExclusiveGroup, ...] = ()
+    implications: tuple[Implication, ...] = ()
 
     def __post_init__(self) -> None:
         # Give every item its engine position and display labels, so nothing downstream
@@ -478,6 +505,35 @@ class KnowledgeBase:
         B.setflags(write=False)
         return B
 
+    @cached_property
+    def grades(self) -> np.ndarray:
+        """G: ndarray of shape (M chemicals, N observations), int8, read-only: each cell's
+        grade code (:data:`responder.engine.problem.GRADE_CODES`). A cell no evidence
+        document supports is graded occasional (unverified); a scene category in which a
+        chemical has no cell at all is unrecorded for it (the sources say nothing either
+        way); a symptom it does not list is not listed. ``grades > 0`` is :attr:`matrix`."""
+        col = {s.id: j for j, s in enumerate(self.symptoms)}
+        code = {
+            "hallmark": HALLMARK,
+            "common": COMMON,
+            "occasional": OCCASIONAL,
+            UNVERIFIED: OCCASIONAL,
+        }
+        scene_cols = [
+            np.array([s.index for s in self.symptoms if s.category == c.id])
+            for c in self.categories
+            if c.kind == "scene"
+        ]
+        G = np.full((len(self.chemicals), len(self.symptoms)), NOT_LISTED, dtype=np.int8)
+        for i, chem in enumerate(self.chemicals):
+            for sid in chem.symptoms:
+                G[i, col[sid]] = code[chem.grade(sid)]
+            for cols in scene_cols:
+                if cols.size and not (G[i, cols] > NOT_LISTED).any():
+                    G[i, cols] = UNRECORDED
+        G.setflags(write=False)
+        return G
+
     @property
     def weights(self) -> np.ndarray:
         """Prior weights, shape (M,), not normalised (1.0 where a chemical gives none)."""
@@ -535,6 +591,7 @@ class KnowledgeBase:
             query_names=list(self.symptom_ids),
             group_names=[c.id for c in self.classes],
             query_group_names=[c.id for c in self.categories],
+            grades=self.grades,
         )
 
     # --- search -------------------------------------------------------------------------
