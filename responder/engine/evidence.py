@@ -57,6 +57,11 @@ DEFAULT_LONG_ROW_EXPONENT = 0.25
 # sensitivity s to 1, and OCCASIONAL_SHARE of the way from the leak l to s (0.9 and 0.31 at
 # the defaults). A common cell has s.
 OCCASIONAL_SHARE = 0.3
+# A knowledge-base row is incomplete: a sign many chemicals list is seen anyway (frequency
+# leak) and a sign most of a chemical's class lists may be missing from its own row (class
+# borrow). Both fitted on half of the case vignettes (docs/robustness.md, "The answer model").
+DEFAULT_FREQUENCY_LEAK = 0.0
+DEFAULT_CLASS_BORROW = 0.0
 EVIDENCE_TARGETS = ("object", "group")
 PICK_MODELS = ("any", "informed")
 STOP_REASONS = ("confident", "no_gain", "no_fit")
@@ -327,7 +332,7 @@ class AnswerModel:
         if self._exact:
             return B.astype(np.float64)
         leaks = self.effective_leaks(problem)
-        row_lengths = B.sum(axis=1).astype(float)
+        row_lengths = row_signs(problem)
         typical = float(problem.prior @ row_lengths)
         grades = problem.grades
         if grades is None:
@@ -392,6 +397,9 @@ class EvidenceSettings:
     hallmark, occasional : float or None
         The chance of a sign graded hallmark or occasional (:class:`AnswerModel`); None
         derives them from the sensitivity and the leak.
+    frequency_leak, class_borrow : float
+        How much a sign many chemicals cause is seen anyway, and how much an unlisted cell
+        borrows from the chemical's class (:class:`AnswerModel`).
     """
 
     sensitivity: float = DEFAULT_SENSITIVITY
@@ -403,6 +411,8 @@ class EvidenceSettings:
     long_row_exponent: float = DEFAULT_LONG_ROW_EXPONENT
     hallmark: float | None = None
     occasional: float | None = None
+    frequency_leak: float = DEFAULT_FREQUENCY_LEAK
+    class_borrow: float = DEFAULT_CLASS_BORROW
 
     #: The settings a user may give (settings file, journal, command line), in that order.
     KEYS = (
@@ -412,6 +422,8 @@ class EvidenceSettings:
         "long_row_exponent",
         "hallmark",
         "occasional",
+        "frequency_leak",
+        "class_borrow",
         "gain_floor",
         "pick",
     )
@@ -426,7 +438,9 @@ class EvidenceSettings:
         object.__setattr__(
             self, "long_row_exponent", check_long_row_exponent(self.long_row_exponent)
         )
-        model = self.answer_model()  # checks the grades and the per-symptom leaks
+        model = self.answer_model()  # checks the grades, the leaks and the borrowing
+        object.__setattr__(self, "frequency_leak", model.frequency_leak)
+        object.__setattr__(self, "class_borrow", model.class_borrow)
         if self.hallmark is not None:
             object.__setattr__(self, "hallmark", model.hallmark)
         if self.occasional is not None:
@@ -441,6 +455,8 @@ class EvidenceSettings:
             self.long_row_exponent,
             self.hallmark,
             self.occasional,
+            self.frequency_leak,
+            self.class_borrow,
         )
 
     def model(self, problem: Problem, target: str = "object") -> EvidenceModel:
@@ -456,6 +472,8 @@ class EvidenceSettings:
             "long_row_exponent": self.long_row_exponent,
             "hallmark": self.answer_model().hallmark,
             "occasional": self.answer_model().occasional,
+            "frequency_leak": self.frequency_leak,
+            "class_borrow": self.class_borrow,
         }
 
 
@@ -577,10 +595,10 @@ class EvidenceModel:
         self.unlisted_prior = check_probability("unlisted prior", unlisted_prior)
         N = problem.n_queries
         self.sensitivity = float(answers.sensitivity)  # the common grade's nominal chance
-        self.leak_vector = answers.leaks(N)
+        self.leak_vector = answers.effective_leaks(problem)
         # The long-row discount (AnswerModel): each row's sensitivity s_i, s where the row is
         # no longer than the prior-weighted mean row length.
-        row_lengths = problem.matrix.sum(axis=1).astype(float)
+        row_lengths = row_signs(problem)
         self.typical_row_length = float(problem.prior @ row_lengths)
         self.sensitivities = answers.sensitivities(
             row_lengths, self.typical_row_length, self.leak_vector
@@ -596,10 +614,11 @@ class EvidenceModel:
         # ... or with signs at random, as many as a listed chemical has: the share of signs
         # each chemical lists, and its prior weight, summed over equal shares (each share
         # with the sensitivity of a row that long).
-        share = row_lengths / max(N, 1)
+        counted = counted_queries(problem)
+        share = row_lengths / max(counted, 1)
         self.unlisted_shares, where = np.unique(share, return_inverse=True)
         self.unlisted_share_sensitivities = answers.sensitivities(
-            self.unlisted_shares * N, self.typical_row_length, self.leak_vector
+            self.unlisted_shares * counted, self.typical_row_length, self.leak_vector
         )
         self._log_share_weight = np.log(np.bincount(where.reshape(-1), weights=problem.prior))
         # Chemicals with identical likelihood rows get identical posteriors under any answers:
@@ -1003,6 +1022,24 @@ def _class_sums(w_sorted: np.ndarray, rows: np.ndarray, ends: np.ndarray) -> np.
             np.einsum("k,kn->n", w_sorted[start:end], rows[start:end], out=G[c])
         start = end
     return G.astype(np.float64, copy=False)
+
+
+def row_signs(problem: Problem) -> np.ndarray:
+    """How many signs each object's row lists, shape (M,), for the long-row discount: the
+    cells in queries every object records (the symptoms). Scene facts, recorded only where a
+    source was read, say nothing of how many signs one victim shows."""
+    return problem.matrix[:, _counted_columns(problem)].sum(axis=1).astype(float)
+
+
+def counted_queries(problem: Problem) -> int:
+    """How many queries :func:`row_signs` counts."""
+    return int(_counted_columns(problem).sum())
+
+
+def _counted_columns(problem: Problem) -> np.ndarray:
+    if problem.grades is None:
+        return np.ones(problem.n_queries, dtype=bool)
+    return ~(problem.grades == UNRECORDED).any(axis=0)
 
 
 def _class_share(B: np.ndarray, groups: np.ndarray) -> np.ndarray:

@@ -505,13 +505,23 @@ class KnowledgeBase:
         B.setflags(write=False)
         return B
 
+    @property
+    def graded(self) -> bool:
+        """Whether the cells carry grades: some chemical records the documents read
+        (``[[chemical.evidence]]``). A knowledge base without any (a CSV import) lists every
+        cell alike, as common."""
+        return any(c.evidence for c in self.chemicals)
+
     @cached_property
-    def grades(self) -> np.ndarray:
-        """G: ndarray of shape (M chemicals, N observations), int8, read-only: each cell's
-        grade code (:data:`responder.engine.problem.GRADE_CODES`). A cell no evidence
-        document supports is graded occasional (unverified); a scene category in which a
-        chemical has no cell at all is unrecorded for it (the sources say nothing either
-        way); a symptom it does not list is not listed. ``grades > 0`` is :attr:`matrix`."""
+    def grades(self) -> np.ndarray | None:
+        """G: ndarray of shape (M chemicals, N observations), int8, read-only, or None when
+        the knowledge base is not :attr:`graded`: each cell's grade code
+        (:data:`responder.engine.problem.GRADE_CODES`). A cell no evidence document supports
+        is graded occasional (unverified); a scene category in which a chemical has no cell
+        at all is unrecorded for it (the sources say nothing either way); a symptom it does
+        not list is not listed. ``grades > 0`` is :attr:`matrix`."""
+        if not self.graded:
+            return None
         col = {s.id: j for j, s in enumerate(self.symptoms)}
         code = {
             "hallmark": HALLMARK,

@@ -429,7 +429,7 @@ def test_evidence_mode_uses_the_settings(kb, tmp_path):
             InterviewConfig.from_dict({"evidence": {"sensitivity": s, "leak": l_}})
         )
 
-    loose = one(kb, tmp_path, "evidence", settings(0.6, 0.3))
+    loose = one(kb, tmp_path, "evidence", settings(0.75, 0.15))
     sharp = one(kb, tmp_path, "evidence", settings(0.99, 0.01))
     # Answers carry less evidence when signs are unreliable, so more questions are needed.
     assert len(loose.asked) >= len(sharp.asked)
