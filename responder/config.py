@@ -29,6 +29,8 @@ from dataclasses import dataclass, field, replace
 
 from responder.engine.diagnostics import auto_eps, min_hamming_distance
 from responder.engine.evidence import (
+    DEFAULT_CLASS_BORROW,
+    DEFAULT_FREQUENCY_LEAK,
     DEFAULT_LEAK,
     DEFAULT_LONG_ROW_EXPONENT,
     DEFAULT_SENSITIVITY,
@@ -350,6 +352,8 @@ OPTION_OF_FIELD = {
     "mode": "--mode",
     "noise.eps": "--eps",
     "evidence.long_row_exponent": "--long-row-exponent",
+    "evidence.frequency_leak": "--frequency-leak",
+    "evidence.class_borrow": "--class-borrow",
     "evidence.gain_floor": "--gain-floor",
 }
 
@@ -460,6 +464,22 @@ def add_evidence_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         metavar="O",
         help="chance of a sign graded occasional, in (L, S) (default 0.3 of the way from L to S)",
+    )
+    g.add_argument(
+        "--frequency-leak",
+        dest="frequency_leak",
+        default=None,
+        metavar="F",
+        help="a sign listed by a share f of the chemicals is seen anyway with chance F f "
+        f"(at most S/2), in [0, 2) (default {DEFAULT_FREQUENCY_LEAK})",
+    )
+    g.add_argument(
+        "--class-borrow",
+        dest="class_borrow",
+        default=None,
+        metavar="C",
+        help="a sign a chemical's row lacks but a share f of its class lists is seen with "
+        f"chance raised by C f of the way to S, in [0, 1) (default {DEFAULT_CLASS_BORROW})",
     )
     g.add_argument(
         "--threshold",
