@@ -11,8 +11,10 @@ file, the incident store, the JSON-lines protocol and every command line:
   ``"strict"`` (the paper's elimination) or ``"noise"`` (elimination tolerating up to eps
   wrong answers, Section 6);
 - ``noise``: the noise mode's settings (:class:`NoiseSettings`);
-- ``evidence``: the evidence mode's settings
-  (:class:`~responder.engine.evidence.EvidenceSettings`).
+- ``evidence``: the evidence mode's settings the user gave (sensitivity, leak, threshold...;
+  :data:`~responder.engine.evidence.EvidenceSettings.KEYS`). What is not given comes from the
+  knowledge base's fitted answer model (its grades.toml), then the engine's defaults
+  (:meth:`InterviewConfig.evidence_settings`).
 
 Every value is validated in one place (:meth:`InterviewConfig.from_dict`), and every error is
 a :class:`ConfigError` naming the field at fault, so each entry point can say which key or
@@ -175,15 +177,24 @@ class NoiseSettings:
         return replace(self, enabled=enabled)
 
 
-def evidence_from_dict(data) -> EvidenceSettings:
-    """Validate an ``[evidence]`` table; ConfigError naming the key otherwise."""
+def evidence_from_dict(data) -> dict:
+    """Validate an ``[evidence]`` table (the settings given, alone); returns them as given.
+    ConfigError naming the key otherwise."""
     if data is None:
-        return EvidenceSettings()
+        return {}
     if not isinstance(data, dict):
         raise _bad("evidence", data, "an [evidence] table")
     _check_keys("evidence", data, EvidenceSettings.KEYS)
+    given = {k: data[k] for k in EvidenceSettings.KEYS if k in data and data[k] is not None}
+    resolved = checked_evidence(given)
+    return {k: getattr(resolved, k) for k in given}
+
+
+def checked_evidence(values: dict, symptom_leaks=None) -> EvidenceSettings:
+    """EvidenceSettings from ``values`` (the engine's defaults for the rest); ConfigError
+    naming the key at fault."""
     try:
-        return EvidenceSettings(**{k: data[k] for k in EvidenceSettings.KEYS if k in data})
+        return EvidenceSettings(**values, symptom_leaks=symptom_leaks)
     except EvidenceError as exc:
         key = f"evidence.{exc.field}" if exc.field else "evidence"
         raise ConfigError(key, f"{key}: {exc}", str(exc)) from None
@@ -200,9 +211,15 @@ class InterviewConfig:
     suggest: str = "symptom"
     mode: str = DEFAULT_MODE
     noise: NoiseSettings = field(default_factory=NoiseSettings)
-    evidence: EvidenceSettings = field(default_factory=EvidenceSettings)
+    #: the evidence settings given, key -> value; an EvidenceSettings here gives them all
+    evidence: dict = field(default_factory=dict)
 
     KEYS = ("target", "suggest", "mode", "noise", "evidence")
+
+    def __post_init__(self) -> None:
+        if isinstance(self.evidence, EvidenceSettings):
+            given = {k: getattr(self.evidence, k) for k in EvidenceSettings.KEYS}
+            object.__setattr__(self, "evidence", {k: v for k, v in given.items() if v is not None})
 
     @property
     def policy(self) -> str:
@@ -252,15 +269,12 @@ class InterviewConfig:
 
     def to_dict(self) -> dict:
         """Plain TOML/JSON values; :meth:`from_dict` reads them back to an equal config."""
-        ev = self.evidence
         return {
             "target": self.target,
             "suggest": self.suggest,
             "mode": self.mode,
             "noise": self.noise.to_dict(),
-            "evidence": {
-                k: getattr(ev, k) for k in EvidenceSettings.KEYS if getattr(ev, k) is not None
-            },
+            "evidence": dict(self.evidence),
         }
 
     # -- engine objects -----------------------------------------------------------------------
@@ -295,32 +309,35 @@ class InterviewConfig:
         except NoiseSettingsError as exc:
             raise ConfigError("noise", str(exc)) from None
 
-    def evidence_settings(self, symptom_leaks=None) -> EvidenceSettings | None:
-        """The evidence settings in the evidence mode (with the knowledge base's per-query
-        leaks, NaN for none), else None."""
+    def evidence_settings(self, defaults=None, symptom_leaks=None) -> EvidenceSettings | None:
+        """The evidence settings in the evidence mode, else None: the settings given, over
+        ``defaults`` (a knowledge base's fitted answer model, :attr:`KnowledgeBase.
+        answer_model`), over the engine's defaults; with the knowledge base's per-query leaks
+        (NaN for none). ConfigError when the combination is impossible."""
         if self.mode != "evidence":
             return None
-        if symptom_leaks is None:
-            return self.evidence
-        try:
-            return replace(self.evidence, symptom_leaks=tuple(symptom_leaks))
-        except EvidenceError as exc:
-            key = f"evidence.{exc.field or 'leak'}"
-            raise ConfigError(key, f"{key}: {exc}", str(exc)) from None
+        return self.resolved_evidence(defaults, symptom_leaks)
+
+    def resolved_evidence(self, defaults=None, symptom_leaks=None) -> EvidenceSettings:
+        """:meth:`evidence_settings` whatever the mode (for display and the settings form)."""
+        leaks = None if symptom_leaks is None else tuple(symptom_leaks)
+        return checked_evidence({**(defaults or {}), **self.evidence}, leaks)
 
     def build_state(self, problem, **extra):
         """An :class:`~responder.engine.state.InterviewState` on ``problem`` in this
         configuration; ``extra`` goes to the state (reported queries, implications...).
-        ``symptom_leaks`` in ``extra`` are the knowledge base's per-query leaks."""
+        ``symptom_leaks`` and ``evidence_defaults`` in ``extra`` are the knowledge base's
+        per-query leaks and fitted answer model."""
         from responder.engine.state import InterviewState  # noqa: PLC0415
 
         leaks = extra.pop("symptom_leaks", None)
+        defaults = extra.pop("evidence_defaults", None)
         return InterviewState(
             problem,
             target=self.engine_target,
             policy=self.policy,
             noise=self.noise_model(problem),
-            evidence=self.evidence_settings(leaks),
+            evidence=self.evidence_settings(defaults, leaks),
             **extra,
         )
 

@@ -6,6 +6,7 @@ Example (every key optional)::
     suggest = "symptom"        # or "category": one symptom, or one category of symptoms
     theme = "textual-dark"
     kb = "bundled"             # a name from `responder kb list`, or a folder / .csv path
+    scene_first = true         # a new interview opens with the scene step (key s any time)
     mode = "evidence"          # or "strict" (the paper's elimination), or "noise"
 
     [evidence]                 # the evidence mode's answer model (key v in the app)
@@ -64,8 +65,10 @@ class Settings:
     theme: str = DEFAULT_THEME
     kb: str | None = None  # None: bundled
     keys: dict[str, str] = field(default_factory=dict)
+    #: a new interview opens with the scene step (smell, cloud, place); s opens it any time
+    scene_first: bool = True
 
-    KEYS = (*InterviewConfig.KEYS, "theme", "kb", "keys")
+    KEYS = (*InterviewConfig.KEYS, "theme", "kb", "keys", "scene_first")
 
     # the interview's modes, read where the app used to keep them
     target = property(lambda self: self.interview.target)
@@ -113,7 +116,12 @@ class Settings:
                 f"{prefix}keys = {keys!r} is not allowed; use a [keys] table of binding id = "
                 '"key,key"'
             )
-        return cls(interview, theme, None if kb == "bundled" else kb, dict(keys))
+        scene_first = data.get("scene_first", True)
+        if not isinstance(scene_first, bool):
+            raise SettingsError(
+                f"{prefix}scene_first = {scene_first!r} is not allowed; use true or false"
+            )
+        return cls(interview, theme, None if kb == "bundled" else kb, dict(keys), scene_first)
 
     def to_dict(self) -> dict:
         """The settings as TOML values (the [keys] table only when keys are remapped)."""
@@ -121,6 +129,7 @@ class Settings:
             **self.interview.to_dict(),
             "theme": self.theme,
             "kb": self.kb or "bundled",
+            "scene_first": self.scene_first,
         }
         if self.keys:
             out["keys"] = dict(sorted(self.keys.items()))

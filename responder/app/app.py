@@ -178,6 +178,9 @@ class ResponderApp(App):
             config = replace(config, mode="strict", noise=NoiseSettings())
             interview = Interview.start(self.knowledge, config, journal=self.use_journal)
         self._install(interview)
+        if self.settings.scene_first and any(c.kind == "scene" for c in self.knowledge.categories):
+            # A new incident starts with what was smelt, seen and going on (skippable).
+            self.call_after_refresh(self.show_scene)
 
     def _install(self, interview: Interview) -> None:
         from responder.app.screens.interview import InterviewScreen  # noqa: PLC0415
@@ -225,6 +228,46 @@ class ResponderApp(App):
         self.interview_screen.note = (
             notices[0] + " \u2014 re-check that sign if unsure." if notices else None
         )
+        self._redraw()
+
+    def answer_group_none(self, group) -> None:
+        """ "None of these" for an exclusive group: no to each member not yet answered."""
+        it = self.interview
+        for sid in group.members:
+            q = it.knowledge.symptom_index(sid)
+            if it.record_of(q) is None:
+                it.answer(q, Answer.NO)
+        self._redraw()
+
+    def show_scene(self) -> None:
+        """The scene step (smell, cloud, place...), one key per answer."""
+        from responder.app.screens.scene import SceneScreen  # noqa: PLC0415
+
+        if any(c.kind == "scene" for c in self.knowledge.categories):
+            self.push_screen(SceneScreen(), lambda _: self._redraw())
+        else:
+            self.notify("This knowledge base records no scene observations.", timeout=4)
+
+    def add_victim(self) -> None:
+        """A new victim of the same incident; the scene stays shared."""
+        it = self.interview
+        if len(it.victims) >= 9:
+            self.notify("Nine victims at most can be switched with the number keys.", timeout=5)
+            return
+        index = it.add_victim()
+        self.notify(
+            f"Victim {index + 1} added: answers now go to them. Scene answers are shared; "
+            "number keys switch victims.",
+            timeout=5,
+        )
+        self._redraw()
+
+    def select_victim(self, victim: int) -> None:
+        it = self.interview
+        if victim >= len(it.victims):
+            self.bell()
+            return
+        it.select_victim(victim)
         self._redraw()
 
     def undo_last(self) -> None:

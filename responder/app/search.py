@@ -1,12 +1,18 @@
-"""One fuzzy ranking of symptoms for `/` and the command palette, with Textual's matcher.
+"""One ranking of symptoms and scene observations for `/` and the command palette.
 
-A symptom is found by its label or by any of its synonyms (lay and clinical words such as
-"miosis" or "fits") or retired ids; the best-scoring name counts, so both screens list the
-same symptoms in the same order for the same text, and say which synonym matched.
+An observation is found by its label or by any of its synonyms (lay and clinical words such
+as "miosis", "fits" or "rotten eggs") or retired ids. A name equal to the typed text comes
+first; then names whose words the typed words start, or abbreviate ("shrt brth" finds "Short
+of breath"), ranked by Textual's fuzzy matcher. Letters merely scattered through a name are
+no match ("green" does not find "Bleeding or bruising"): a scene word is never taken for an
+unrelated symptom. Both screens list the same observations in the same order for the same
+text, and say which synonym matched.
 """
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -14,6 +20,8 @@ from textual.fuzzy import Matcher
 
 # A synonym or old id is almost as good as the label; the category only breaks ties.
 LABEL_WEIGHT, SYNONYM_WEIGHT, ID_WEIGHT = 1.0, 0.95, 0.8
+#: The score of a name equal to the typed text: above any fuzzy score.
+EXACT_SCORE = 1000.0
 
 
 @dataclass(frozen=True)
@@ -45,11 +53,18 @@ def rank_symptoms(
         found = [SymptomMatch(s, 0.0) for s in symptoms]
         return found[:limit] if limit else found
     matcher = matcher or Matcher(query.strip())
+    typed = fold(query)
     found = []
     for order, s in enumerate(symptoms):
         best, via = 0.0, None
         for name, weight, is_synonym in _names(s):
-            score = matcher.match(name) * weight
+            folded = fold(name)
+            if folded == typed:
+                score = EXACT_SCORE * weight
+            elif abbreviates(typed, folded):
+                score = matcher.match(name) * weight
+            else:
+                continue
             if score > best:
                 best, via = score, (name if is_synonym else None)
         if best > 0:
@@ -57,3 +72,32 @@ def rank_symptoms(
     found.sort(key=lambda t: (t[0], t[1]))
     out = [m for _, _, m in found]
     return out[:limit] if limit else out
+
+
+def fold(text: str) -> str:
+    """Lower case, accents and punctuation dropped, runs of spaces as one."""
+    text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    return " ".join(re.sub(r"[^a-z0-9]+", " ", text.casefold()).split())
+
+
+def abbreviates(typed: str, name: str) -> bool:
+    """Whether every typed word abbreviates a word of ``name`` (both folded): it starts
+    with the same letter and its letters come in order ("brth" in "breath"), or it is a part
+    of the name's text ("yellow green" in "yellow green cloud")."""
+    if not typed:
+        return True
+    if typed in name:
+        return True
+    words = name.split()
+    return all(any(_abbreviation(w, word) for word in words) for w in typed.split())
+
+
+def _abbreviation(typed: str, word: str) -> bool:
+    if not word or typed[0] != word[0]:
+        return False
+    pos = 0
+    for ch in typed:
+        pos = word.find(ch, pos) + 1
+        if pos == 0:
+            return False
+    return True

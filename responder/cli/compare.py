@@ -43,12 +43,7 @@ def run_compare(args) -> int:
         victims = parse_victims(args.answers, noise)
     except VictimsError as exc:
         raise InputError(str(exc)) from None
-    leaks = None
-    if kb is not None:
-        from responder.config import symptom_leaks  # noqa: PLC0415
-
-        leaks = symptom_leaks(kb)
-    settings = evidence_from_args(args, leaks)
+    settings = evidence_from_args(args, kb)
     suggest = "category" if args.policy in CATEGORY_POLICIES else "symptom"
     runners = []
     try:

@@ -8,10 +8,9 @@ import argparse
 import dataclasses
 import math
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 
-from responder.config import TARGET_ALIASES, ConfigError, InterviewConfig
+from responder.config import TARGET_ALIASES, ConfigError, InterviewConfig, symptom_leaks
 from responder.config import TARGETS as CONFIG_TARGETS
 from responder.engine.diagnostics import auto_eps, default_eps, min_hamming_distance
 from responder.engine.evidence import (
@@ -277,12 +276,15 @@ def fit_time_limit(args, model, policy, cost: Callable[[Workload], float], what:
     )
 
 
-def evidence_from_args(args, symptom_leaks=None) -> EvidenceSettings:
+def evidence_from_args(args, kb=None) -> EvidenceSettings:
     """The evidence settings from the command line (:func:`responder.config.
-    add_evidence_arguments`, with per-query leaks, NaN for none); InputError naming the
-    option and its valid range otherwise."""
+    add_evidence_arguments`) over the knowledge base's fitted answer model and with its
+    per-query leaks (none for an interchange file); InputError naming the option and its
+    valid range otherwise."""
+    defaults = getattr(kb, "answer_model", None)
+    leaks = None if kb is None else symptom_leaks(kb)
     try:
-        config = InterviewConfig.from_args(args, base=InterviewConfig(mode="evidence"))
-        return replace(config, mode="evidence").evidence_settings(symptom_leaks)
+        config = InterviewConfig.from_args(args)
+        return config.resolved_evidence(defaults, leaks)
     except ConfigError as exc:
         raise InputError(exc.cli_message()) from None

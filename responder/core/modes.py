@@ -58,6 +58,7 @@ def state_for(kb, config: InterviewConfig, problem=None) -> InterviewState:
     return config.build_state(
         kb.problem if problem is None else problem,
         symptom_leaks=symptom_leaks(kb),
+        evidence_defaults=getattr(kb, "answer_model", None),
         reported=reported,
         unconscious=unconscious,
         observed_margin=OBSERVED_MARGIN,

@@ -78,7 +78,8 @@ class Interview:
 
     @property
     def evidence(self) -> EvidenceSettings:
-        return self.config.evidence
+        """The evidence settings in force (given, else the knowledge base's fitted ones)."""
+        return self.config.resolved_evidence(self.knowledge.answer_model, self.state_leaks())
 
     @property
     def mode(self) -> str:
@@ -330,7 +331,7 @@ class Interview:
             target=config.engine_target,
             policy=config.policy,
             noise=config.noise_model(self.problem),
-            evidence=config.evidence_settings(self.state_leaks()),
+            evidence=config.evidence_settings(self.knowledge.answer_model, self.state_leaks()),
         )
         self.config = config
         self._log(lambda: self.journal.config(self.stored_config()), config_only=True)

@@ -30,6 +30,7 @@ import numpy as np
 
 from responder.config import InterviewConfig, NoiseSettings
 from responder.core.modes import state_for
+from responder.engine.evidence import EvidenceSettings
 from responder.engine.interview import run_interview
 from responder.engine.problem import Problem
 from responder.engine.state import Answer
@@ -279,6 +280,8 @@ class Report:
     results: dict[tuple[str, str], list[CaseResult]] = field(default_factory=dict)
     settings: Settings = field(default_factory=Settings)
     coverage: dict[str, SignCoverage | None] = field(default_factory=dict)  # case -> coverage
+    #: the evidence modes' settings in force: the given ones over the knowledge base's
+    evidence: EvidenceSettings = field(default_factory=EvidenceSettings)
 
     def sign_totals(self) -> tuple[int, int]:
         """(present signs the agents' rows list, present signs) over cases with a row."""
@@ -419,6 +422,7 @@ def validate(
         list(cases),
         settings=settings,
         coverage={c.id: sign_coverage(kb, c) for c in cases},
+        evidence=settings.base.resolved_evidence(kb.answer_model),
     )
     for mode in names:
         for seen in ANSWERS_SEEN:
@@ -443,6 +447,7 @@ def report_json(report: Report) -> dict:
             "prior": report.settings.prior,
             "max_questions": report.settings.max_questions,
             "interview": report.settings.base.to_dict(),
+            "evidence": report.evidence.describe(),
         },
         "modes": [
             report.summary(m, seen, half).as_dict()
@@ -592,10 +597,12 @@ def format_report(report: Report) -> str:
     if "noise-gbs" in report.modes:
         out.append(f"  (noise-gbs uses eps = {report.settings.eps}, every question error-prone)")
     if any(m.startswith("evidence") for m in report.modes):
-        ev = report.settings.base.evidence
+        ev = report.evidence
+        model = ev.answer_model()
         out.append(
             f"  (evidence modes: sensitivity {ev.sensitivity:g}, leak {ev.leak:g}, hallmark "
-            f"{ev.answer_model().hallmark:g}, occasional {ev.answer_model().occasional:g}, "
-            f"long-row exponent {ev.long_row_exponent:g}; knowledge-base leaks override)"
+            f"{model.hallmark:g}, occasional {model.occasional:g}, long-row exponent "
+            f"{ev.long_row_exponent:g}, frequency leak {ev.frequency_leak:g}, class borrow "
+            f"{ev.class_borrow:g}; knowledge-base leaks override)"
         )
     return "\n".join(out)

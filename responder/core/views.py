@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from responder.core.answers import AnswerRecord
 from responder.core.session import Interview
 from responder.engine.state import Answer, Status
-from responder.kb.model import Category, Chemical, ChemicalClass, Symptom
+from responder.kb.model import Category, Chemical, ChemicalClass, ExclusiveGroup, Symptom
 
 ANSWER_TEXT = {Answer.YES: "yes", Answer.NO: "no", Answer.UNKNOWN: "can't tell"}
 DISCLAIMER = (
@@ -38,6 +40,11 @@ class QuestionView:
     items: tuple[QuestionItem, ...]
     #: before the first answer: invite the responder to enter what is obvious first
     invitation: str = ""
+    #: the suggested sign's exclusive group (pupils small / large...): key 0 answers "none
+    #: of these" for every member at once
+    group: ExclusiveGroup | None = None
+    #: whom to ask, when the incident has several victims ("Victim 2 (driver)")
+    victim: str = ""
 
     @property
     def useful(self) -> tuple[QuestionItem, ...]:
@@ -121,10 +128,11 @@ def question(it: Interview) -> QuestionView | None:
     splits = it.state.useful_queries()
     shares = it.state.answer_split()  # chance of the less likely answer
     kn = it.knowledge
+    victim = it.victim_label(it.victim) if len(it.victims) > 1 else ""
     if choice.kind == "query":
         q = int(choice.index)
         item = QuestionItem(kn.symptoms[q], True, float(shares[q]))
-        return QuestionView("symptom", None, (item,), invitation)
+        return QuestionView("symptom", None, (item,), invitation, exclusive_group(it, q), victim)
     category = kn.categories[int(choice.index)] if choice.kind == "category" else None
     items = [
         QuestionItem(kn.symptoms[q], bool(splits[q]), float(shares[q]))
@@ -133,7 +141,114 @@ def question(it: Interview) -> QuestionView | None:
     # Symptoms that can change the outcome first, the most even split first; the others
     # (optional, shown greyed) after, in file order.
     items.sort(key=lambda i: (not i.useful, -i.split if i.useful else 0, i.symptom.index))
-    return QuestionView("category" if category else "symptom", category, tuple(items), invitation)
+    return QuestionView(
+        "category" if category else "symptom",
+        category,
+        tuple(items),
+        invitation,
+        None,
+        victim,
+    )
+
+
+def exclusive_group(it: Interview, query: int) -> ExclusiveGroup | None:
+    """The exclusive group ``query`` belongs to, if its "none of these" can be answered."""
+    sid = it.knowledge.symptoms[query].id
+    return next(
+        (g for g in it.knowledge.exclusive_groups if sid in g.members and g.none_label), None
+    )
+
+
+@dataclass(frozen=True)
+class VictimView:
+    """One victim of the incident, for the victims strip."""
+
+    index: int
+    label: str  # "Victim 2 (driver)"
+    answers: int  # given for this victim (the incident's scene facts not counted)
+    urgent: bool  # a life-threatening sign answered yes
+    current: bool
+
+
+def victims(it: Interview) -> list[VictimView]:
+    """Every victim of the incident, the one being asked marked."""
+    kn = it.knowledge
+    out = []
+    for v in range(len(it.victims)):
+        own = [r for r in it.records if r.victim == v]
+        urgent = any(r.answer is Answer.YES and kn.symptoms[r.query].urgent for r in own)
+        out.append(VictimView(v, it.victim_label(v), len(own), urgent, v == it.victim))
+    return out
+
+
+@dataclass(frozen=True)
+class SceneOption:
+    key: str  # the key that answers it "yes"
+    observation: Symptom
+    answer: Answer | None
+
+
+@dataclass(frozen=True)
+class SceneStep:
+    """One scene category asked at the start: its observations, one key each."""
+
+    category: Category
+    options: tuple[SceneOption, ...]
+    position: int  # 1-based, of ``total``
+    total: int
+
+
+#: Keys of the scene step's options, in order (no y, n or u: they answer symptoms).
+SCENE_KEYS = "123456789abcdefghijklmopqrstvwx"
+
+
+def scene_steps(it: Interview) -> list[SceneStep]:
+    """The scene categories (smell, what was seen, form, setting, pattern, onset, route),
+    each with its observations keyed for one-key answers."""
+    kn = it.knowledge
+    cats = [c for c in kn.categories if c.kind == "scene"]
+    out = []
+    for pos, cat in enumerate(cats, start=1):
+        options = tuple(
+            SceneOption(SCENE_KEYS[k], kn.symptoms[q], it.answer_of(q))
+            for k, q in enumerate(cat.symptoms[: len(SCENE_KEYS)])
+        )
+        out.append(SceneStep(cat, options, pos, len(cats)))
+    return out
+
+
+@dataclass(frozen=True)
+class Weighing:
+    """An answer and how strongly it favours the leading candidate over the runner-up
+    (log10 of the likelihood ratio: +1 = ten times likelier)."""
+
+    symptom: Symptom
+    answer: Answer
+    weight: float
+
+
+def weighed(it: Interview, limit: int = 3) -> tuple[list[Weighing], list[Weighing], str]:
+    """The answers that weighed most for and against the leading candidate, against the
+    runner-up (evidence mode; empty lists elsewhere), and the runner-up's name."""
+    if it.state.evidence is None:
+        return [], [], ""
+    cands = candidates(it)
+    if len(cands) < 2:
+        return [], [], ""
+    top, second = cands[0].objects[0], cands[1].objects[0]
+    L = it.state.model.likelihood
+    kn = it.knowledge
+    rows = []
+    for r in it.records:
+        if r.answer is Answer.UNKNOWN:
+            continue
+        p_top, p_second = L[top, r.query], L[second, r.query]
+        if r.answer is Answer.NO:
+            p_top, p_second = 1.0 - p_top, 1.0 - p_second
+        rows.append(Weighing(kn.symptoms[r.query], r.answer, float(np.log10(p_top / p_second))))
+    favour = sorted((w for w in rows if w.weight > 0.05), key=lambda w: -w.weight)[:limit]
+    against = sorted((w for w in rows if w.weight < -0.05), key=lambda w: w.weight)[:limit]
+    return favour, against, cands[1].chemicals[0].name
 
 
 def candidates(it: Interview) -> list[CandidateRow]:

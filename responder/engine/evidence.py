@@ -45,7 +45,7 @@ from responder.engine.bounds import binary_entropy, xlog2x
 from responder.engine.problem import COMMON, HALLMARK, NOT_LISTED, OCCASIONAL, UNRECORDED, Problem
 
 DEFAULT_SENSITIVITY = 0.8
-DEFAULT_LEAK = 0.05
+DEFAULT_LEAK = 0.1
 DEFAULT_THRESHOLD = 0.95
 DEFAULT_GAIN_FLOOR = 0.01
 DEFAULT_UNLISTED_PRIOR = 0.1
@@ -59,9 +59,10 @@ DEFAULT_LONG_ROW_EXPONENT = 0.25
 OCCASIONAL_SHARE = 0.3
 # A knowledge-base row is incomplete: a sign many chemicals list is seen anyway (frequency
 # leak) and a sign most of a chemical's class lists may be missing from its own row (class
-# borrow). Both fitted on half of the case vignettes (docs/robustness.md, "The answer model").
-DEFAULT_FREQUENCY_LEAK = 0.6
-DEFAULT_CLASS_BORROW = 0.7
+# borrow). Off by default; a knowledge base sets them with the rest of its fitted answer
+# model (the bundled one in kb/grades.toml).
+DEFAULT_FREQUENCY_LEAK = 0.0
+DEFAULT_CLASS_BORROW = 0.0
 EVIDENCE_TARGETS = ("object", "group")
 PICK_MODELS = ("any", "informed")
 STOP_REASONS = ("confident", "no_gain", "no_fit")

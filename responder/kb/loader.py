@@ -59,6 +59,8 @@ SYMPTOMS_FILE = "symptoms.toml"
 SCENE_FILE = "scene.toml"
 #: Exclusive groups and implications between observations: optional.
 CONSISTENCY_FILE = "consistency.toml"
+#: The answer model fitted for this knowledge base (grade probabilities, leaks): optional.
+GRADES_FILE = "grades.toml"
 CLASSES_FILE = "classes.toml"
 CHEMICALS_DIR = "chemicals"
 
@@ -711,6 +713,49 @@ def _check_consistency(
     return groups, rules
 
 
+#: What grades.toml may set: the answer model's numbers (not the threshold or the pick model,
+#: which are the responder's choices, not facts about the knowledge).
+GRADE_KEYS = (
+    "sensitivity",
+    "leak",
+    "hallmark",
+    "occasional",
+    "long_row_exponent",
+    "frequency_leak",
+    "class_borrow",
+)
+
+
+def _check_grades(ck: _Checker, doc: _Doc) -> dict:
+    """grades.toml: the answer model's numbers, each checked as the evidence mode checks it
+    (the grades in order, hallmark > common > occasional > leak)."""
+    from responder.engine.evidence import EvidenceError, EvidenceSettings  # noqa: PLC0415
+
+    ck.top_keys(doc, GRADE_KEYS)
+    top = doc.lines.top()
+    values = {}
+    for key in GRADE_KEYS:
+        if key not in doc.data:
+            continue
+        value = doc.data[key]
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            ck.error(
+                doc.rel,
+                doc.lines.key(top, key),
+                f"`{key}` must be a number, not {value!r}",
+                f"write {key} = 0.5",
+            )
+            continue
+        values[key] = float(value)
+    try:
+        EvidenceSettings(**values)
+    except EvidenceError as exc:
+        line = doc.lines.key(top, exc.field) if exc.field else None
+        ck.error(doc.rel, line, str(exc), "change the value so each grade stays above the next")
+        return {}
+    return values
+
+
 def _check_classes(ck: _Checker, doc: _Doc):
     ck.top_keys(doc, ("class",))
     classes: list[ChemicalClass] = []
@@ -915,6 +960,19 @@ def _check_chemical_file(
                     )
                     ok = False
         sources += [e.title for e in evidence if e.title not in sources]
+
+        supported = frozenset().union(*(e.symptoms for e in evidence))
+        for sid in v.get("scene", []):
+            cid = aliases.get(sid, sid)
+            if ok and cid not in supported:
+                ck.warn(
+                    doc.rel,
+                    doc.lines.value(span, "scene", sid) or anchor,
+                    f'{label}: scene cell "{sid}" has no source; it counts as unverified '
+                    "(occasional at most)",
+                    "add the [[chemical.evidence]] table of the document that states it, or "
+                    "remove the cell",
+                )
 
         checked = v.get("source_checked", False)
         if checked and ok and raw_evidence is None:
@@ -1246,6 +1304,9 @@ def check_files(
         and (doc := ck.parse(CONSISTENCY_FILE, texts[CONSISTENCY_FILE]))
     ):
         exclusive, implications = _check_consistency(ck, doc, symptom_ids, aliases)
+    answer_model: dict = {}
+    if GRADES_FILE in texts and (doc := ck.parse(GRADES_FILE, texts[GRADES_FILE])):
+        answer_model = _check_grades(ck, doc)
     classes = []
     if CLASSES_FILE in texts and (doc := ck.parse(CLASSES_FILE, texts[CLASSES_FILE])):
         classes = _check_classes(ck, doc)
@@ -1320,6 +1381,7 @@ def check_files(
         digest=digest.hexdigest(),
         exclusive_groups=tuple(exclusive),
         implications=tuple(implications),
+        answer_model=answer_model,
     )
 
 
@@ -1333,7 +1395,7 @@ def _read_tree(root) -> dict[str, bytes | InputRejected | None]:
     them is reported rather than skipped or waited on.
     """
     files: dict[str, bytes | InputRejected | None] = {}
-    for rel in (SYMPTOMS_FILE, SCENE_FILE, CONSISTENCY_FILE, CLASSES_FILE):
+    for rel in (SYMPTOMS_FILE, SCENE_FILE, CONSISTENCY_FILE, GRADES_FILE, CLASSES_FILE):
         entry = root.joinpath(rel)
         if _present(entry):
             files[rel] = _read(entry)

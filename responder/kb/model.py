@@ -11,7 +11,7 @@ from __future__ import annotations
 import difflib
 import re
 import unicodedata
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 import numpy as np
@@ -298,6 +298,8 @@ class KnowledgeBase:
         In file order; the symptom order fixes the matrix columns.
     exclusive_groups, implications : tuple
         consistency.toml: what one answer says about others.
+    answer_model : dict
+        grades.toml: the evidence mode's answer model fitted for this knowledge base.
     chemicals : tuple of Chemical
         Ordered by class (classes.toml order), then file name, then position in the file.
     warnings : tuple of KBIssue
@@ -316,6 +318,9 @@ class KnowledgeBase:
     digest: str = ""
     exclusive_groups: tuple[ExclusiveGroup, ...] = ()
     implications: tuple[Implication, ...] = ()
+    #: grades.toml: the answer model fitted for this knowledge base (evidence settings by
+    #: key, e.g. leak, class_borrow); the user's settings override it
+    answer_model: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         # Give every item its engine position and display labels, so nothing downstream

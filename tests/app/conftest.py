@@ -24,17 +24,21 @@ def knowledge():
     return load_knowledge(str(FIXTURE_KB))
 
 
-def make_app(kb: str | None = str(FIXTURE_KB), mode: str | None = "strict"):
+def make_app(
+    kb: str | None = str(FIXTURE_KB), mode: str | None = "strict", scene_first: bool = False
+):
     """The app exactly as ``responder --kb <fixture>`` builds it.
 
     Most flows here test the paper's strict elimination, so ``mode`` ("strict" by default) is
     written to a settings file first when none exists; ``mode=None`` leaves the app's own
-    default (the evidence mode).
+    default (the evidence mode). The scene step that opens a new interview on a knowledge
+    base with scene observations is off unless ``scene_first`` (its own tests turn it on).
     """
     from responder.app.main import prepare
     from responder.config import InterviewConfig
     from responder.settings import Settings, save_settings, settings_path
 
-    if mode is not None and not settings_path().exists():
-        save_settings(Settings(InterviewConfig(mode=mode)))
+    if not settings_path().exists():
+        config = InterviewConfig() if mode is None else InterviewConfig(mode=mode)
+        save_settings(Settings(config, scene_first=scene_first))
     return prepare(kb)

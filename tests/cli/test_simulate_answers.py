@@ -55,7 +55,12 @@ def test_victims_and_categories_and_text_output(capsys):
         "--pick",
         "any",
     )
-    assert [m["mode"] for m in out["modes"]] == ["evidence s=0.8 l=0.1 pick=any", "strict gqsa"]
+    # the evidence mode runs with the bundled knowledge base's fitted answer model
+    from responder.kb.resolve import resolve_kb
+
+    fitted = resolve_kb(None).answer_model
+    name = f"evidence s={fitted['sensitivity']:g} l={fitted['leak']:g} pick=any"
+    assert [m["mode"] for m in out["modes"]] == [name, "strict gqsa"]
     assert main(["simulate", "--answers", "flip:0", "--interviews", "5", "--seed", "1"]) == 0
     text = capsys.readouterr().out
     assert "top-1" in text and "strict gbs" in text and "100.0%" in text

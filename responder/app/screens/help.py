@@ -17,6 +17,12 @@ KEY_HELP = (
     ("answer.yes", "Yes: the victim has the symptom"),
     ("answer.no", "No: the victim does not have it"),
     ("answer.unknown", "Can't tell: skip it; nobody is ruled out"),
+    ("answer.none", "None of these: e.g. pupils of normal size (no to small and to large)"),
+    ("scene", "Scene step: smell, cloud, form, place, pattern, onset, route; one key each"),
+    ("victim.add", "Add a victim of the same incident (the scene stays shared)"),
+    ("victim.1", "Switch to that victim (1-9): answers and suggestions are theirs"),
+    # victims 2-9: the line above explains the number keys
+    *((f"victim.{k}", None) for k in range(2, 10)),
     ("choose.up", "Category questions: previous symptom"),
     ("choose.down", "Category questions: next symptom"),
     ("undo", "Undo the last answer"),
@@ -56,6 +62,16 @@ ABOUT = (
                 "edge names them for the first.",
             ),
             ("Classes", "How likely each class of chemical is."),
+            (
+                "Scene",
+                "What was smelt, seen and going on (the cloud, the place, when signs began): "
+                "press s, then one key per answer. Never sniff to find out: ask witnesses.",
+            ),
+            (
+                "Victims",
+                "Several victims of one incident: + adds one, 1-9 switch. Each answers for "
+                "themself; the scene is shared; the ranking weighs every victim together.",
+            ),
             (
                 "Status line",
                 "Questions asked, expected questions left ('if y/n': exact when every "
@@ -138,7 +154,10 @@ class HelpScreen(ModalScreen[None]):
         table.add_column(style="bold", no_wrap=True)
         table.add_column()
         for binding_id, text in KEY_HELP:
-            table.add_row(keys_for(screen, binding_id) if screen else "", text)
+            if text is None:
+                continue
+            keys = "1-9" if binding_id == "victim.1" else keys_for(screen, binding_id)
+            table.add_row(keys if screen else "", text)
         table.add_row("ctrl+p", "Command palette: every action by name")
         table.add_row("ctrl+q", "Quit (the interview stays saved)")
         with Vertical(id="dialog", classes="wide tall"):

@@ -19,6 +19,7 @@ from responder.app.widgets.panels import (
     ClassBars,
     QuestionPanel,
     StatusLine,
+    VictimsStrip,
 )
 from responder.core import views
 from responder.core.remaining import Remaining
@@ -34,6 +35,13 @@ class InterviewScreen(Screen):
         Binding("y", "answer('yes')", "Yes", id="answer.yes"),
         Binding("n", "answer('no')", "No", id="answer.no"),
         Binding("u", "answer('unknown')", "Can't tell", id="answer.unknown"),
+        Binding("0", "answer_none", "None of these", show=False, id="answer.none"),
+        Binding("s", "scene", "Scene", id="scene"),
+        Binding("plus", "add_victim", "Victim", id="victim.add", key_display="+"),
+        *(
+            Binding(str(k), f"select_victim({k - 1})", f"Victim {k}", show=False, id=f"victim.{k}")
+            for k in range(1, 10)
+        ),
         Binding("z,backspace", "undo", "Undo", id="undo", key_display="z"),
         Binding("up", "move(-1)", "Previous symptom", show=False, id="choose.up"),
         Binding("down", "move(1)", "Next symptom", show=False, id="choose.down"),
@@ -72,6 +80,7 @@ class InterviewScreen(Screen):
     def compose(self) -> ComposeResult:
         yield Static(id="titlebar")
         yield Static(id="act-now")
+        yield VictimsStrip(id="victims")
         with Horizontal(id="body"):
             with Vertical(id="left"):
                 yield QuestionPanel(id="question")
@@ -87,7 +96,9 @@ class InterviewScreen(Screen):
     #: Mode keys left out of the footer when it is too narrow for every key (still in help
     #: and ctrl+p), so the answer keys, undo, /, history, result and help always fit.
     PALETTE_WIDTH = 14  # the footer's "▏^p palette" at its right end
-    NARROW_HIDDEN = frozenset({"mode.target", "mode.suggest", "mode.noise", "mode.evidence"})
+    NARROW_HIDDEN = frozenset(
+        {"mode.target", "mode.suggest", "mode.noise", "mode.evidence", "scene", "victim.add"}
+    )
 
     def on_mount(self) -> None:
         self._fit_footer(self.app.size.width)
@@ -133,6 +144,7 @@ class InterviewScreen(Screen):
             " · decision support, not a diagnosis"
         )
         self._show_act_now()
+        self.query_one(VictimsStrip).show(it)
         view = views.question(it)
         self.query_one(QuestionPanel).show(it, view, keep_selection)
         self.query_one(CandidatesTable).show(it)
@@ -154,6 +166,7 @@ class InterviewScreen(Screen):
             and status in (Status.IDENTIFIED, Status.INDISTINGUISHABLE)
             and self._result_seen != it.generation
             and it.asked > 0
+            and self.app.screen is self  # not under the scene step or a dialog
         ):
             self._result_seen = it.generation
             self.call_after_refresh(self.app.show_result)
@@ -238,6 +251,11 @@ class InterviewScreen(Screen):
             return True
         if action in ("answer", "move"):
             return self.query_one(QuestionPanel).selected_query is not None
+        if action == "answer_none":
+            view = self.query_one(QuestionPanel).view
+            return view is not None and view.group is not None
+        if action == "select_victim":
+            return len(it.victims) > 1 and parameters[0] < len(it.victims)
         if action == "undo":
             return it.asked > 0
         return True
@@ -251,6 +269,24 @@ class InterviewScreen(Screen):
 
     def action_move(self, step: int) -> None:
         self.query_one(QuestionPanel).move(step)
+
+    def action_answer_none(self) -> None:
+        """The suggested sign's exclusive group: none of its values (pupils of normal
+        size): "no" to every member at once."""
+        view = self.query_one(QuestionPanel).view
+        if view is None or view.group is None:
+            self.app.bell()
+            return
+        self.app.answer_group_none(view.group)
+
+    def action_scene(self) -> None:
+        self.app.show_scene()
+
+    def action_add_victim(self) -> None:
+        self.app.add_victim()
+
+    def action_select_victim(self, victim: int) -> None:
+        self.app.select_victim(victim)
 
     def action_undo(self) -> None:
         self.app.undo_last()

@@ -42,11 +42,11 @@ class SymptomSearchScreen(ModalScreen[tuple[int, Answer] | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
             yield Static(
-                "Volunteered symptom: type part of its name, ↑↓ to pick, Enter to choose",
+                "A sign or scene fact: type part of its name, ↑↓ to pick, Enter to choose",
                 id="search-title",
                 classes="dialog-title",
             )
-            yield Input(placeholder="e.g. cough, pupils, sweat…", id="search-input")
+            yield Input(placeholder="e.g. cough, pupils, bleach, swimming pool…", id="search-input")
             yield OptionList(id="search-results")
             yield Static(id="search-prompt")
 
@@ -79,9 +79,12 @@ class SymptomSearchScreen(ModalScreen[tuple[int, Answer] | None]):
             options.highlighted = 0
         count = len(found)
         self.query_one("#search-prompt", Static).update(
-            Text(f"{count} symptom(s) match" if text else f"{count} symptoms", style="dim")
+            Text(f"{count} match" if text else f"{count} signs and scene facts", style="dim")
             if count
-            else Text("No symptom matches. Try fewer letters, or another word.", style="yellow")
+            else Text(
+                f"No match for \u201c{text.strip()[:40]}\u201d. Try fewer letters, or another word.",
+                style="yellow",
+            )
         )
 
     def on_input_changed(self, event: Input.Changed) -> None:
@@ -90,6 +93,8 @@ class SymptomSearchScreen(ModalScreen[tuple[int, Answer] | None]):
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
+        # Typed ahead: the list may not show the text yet; Enter acts on the text typed.
+        self._fill(event.value)
         options = self.query_one(OptionList)
         if options.highlighted is None or not self.matches:
             self.app.bell()

@@ -516,3 +516,40 @@ class StatusLine(Static):
             else:
                 line = Text("\n").join([line, extra])
         self.update(line)
+
+
+class VictimsStrip(Static):
+    """The incident's victims on one line: number keys switch, + adds one; each with its
+    answers and a red mark when a life-threatening sign was answered yes. Hidden while
+    there is one victim."""
+
+    DEFAULT_CSS = """
+    VictimsStrip {
+        height: 1;
+        background: $boost;
+        padding: 0 1;
+    }
+    """
+
+    can_focus = False
+
+    def show(self, interview: Interview) -> None:
+        rows = views.victims(interview)
+        self.display = len(rows) > 1
+        if not self.display:
+            return
+        width = self.size.width or (self.app.size.width if self.is_attached else 80)
+        line = Text("Victims ", style="dim")
+        for row in rows:
+            cell = Text()
+            cell.append(f" {row.index + 1} ", style="bold reverse" if row.current else "bold")
+            name = row.label if width >= 100 else row.label.replace("Victim ", "V")
+            cell.append(f" {name} ({row.answers})", style="bold" if row.current else "")
+            if row.urgent:
+                cell.append(" !", style="bold red")
+            line.append_text(cell)
+            line.append("  ")
+        line.append(" + ", style="bold reverse")
+        line.append(" add", style="dim")
+        line.truncate(max(width - 2, 10), overflow="ellipsis")
+        self.update(line)

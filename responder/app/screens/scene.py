@@ -1,0 +1,142 @@
+"""The scene step: what was smelt, seen and going on, one key per answer, before the signs.
+
+Each scene category (smell, what was seen, the chemical's form, where it happened, the pattern
+at the scene, when signs began, how the victim was exposed) is one page: pressing an
+observation's key answers it "yes" (pressing it again takes the answer back), Enter or → goes
+to the next page, ← back, Esc skips the rest. Everything answered here is an ordinary answer:
+it shows in the history, can be changed or undone, and the interview goes on from it.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import events
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from responder.core import views
+from responder.engine.state import Answer
+
+
+class SceneScreen(ModalScreen[None]):
+    """The scene step; answers go through the app (``record_answer``) as they are keyed."""
+
+    DEFAULT_CSS = """
+    SceneScreen {
+        align: center middle;
+    }
+    SceneScreen > #scene-dialog {
+        width: 78;
+        max-width: 100%;
+        height: auto;
+        max-height: 22;
+        border: round $accent;
+        border-title-style: bold;
+        padding: 0 1;
+    }
+    SceneScreen #scene-options {
+        height: auto;
+    }
+    SceneScreen #scene-keys {
+        height: auto;
+        color: $text-muted;
+    }
+    """
+
+    BINDINGS = [
+        Binding("escape", "skip", "Skip the scene", id="scene.skip"),
+        Binding("enter,right", "page(1)", "Next", id="scene.next"),
+        Binding("left", "page(-1)", "Back", id="scene.back"),
+    ]
+
+    def __init__(self, page: int = 0):
+        super().__init__()
+        self.page = page
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="scene-dialog"):
+            yield Static(id="scene-check")
+            yield Static(id="scene-options")
+            yield Static(id="scene-keys")
+
+    def on_mount(self) -> None:
+        self.refresh_page()
+
+    @property
+    def steps(self) -> list[views.SceneStep]:
+        return views.scene_steps(self.app.interview)
+
+    def refresh_page(self) -> None:
+        steps = self.steps
+        if not steps:
+            self.dismiss(None)
+            return
+        step = steps[min(self.page, len(steps) - 1)]
+        dialog = self.query_one("#scene-dialog")
+        dialog.border_title = f"Scene {step.position}/{step.total}: {step.category.label}"
+        dialog.border_subtitle = "never sniff to find out: ask witnesses"
+        self.query_one("#scene-check", Static).update(
+            Text(
+                "Press the key of each one that applies (again to take it back).",
+                style="italic",
+            )
+        )
+        lines = Text()
+        width = max((len(o.observation.label) for o in step.options), default=10) + 8
+        columns = 2 if width * 2 <= 74 else 1
+        for k, option in enumerate(step.options):
+            cell = Text()
+            cell.append(f" {option.key} ", style="bold reverse")
+            mark = "✓" if option.answer is Answer.YES else " "
+            cell.append(f" {mark} {option.observation.label}")
+            cell.truncate(width - 1 if columns == 2 else 74)
+            if columns == 2 and k % 2 == 0:
+                cell.pad_right(width - len(cell.plain))
+            lines.append_text(cell)
+            if columns == 1 or k % 2 == 1 or k == len(step.options) - 1:
+                lines.append("\n")
+        self.query_one("#scene-options", Static).update(lines)
+        last = step.position == step.total
+        self.query_one("#scene-keys", Static).update(
+            Text.assemble(
+                (" enter ", "bold reverse"),
+                (" done" if last else " next", ""),
+                "   ",
+                (" ← ", "bold reverse"),
+                (" back", ""),
+                "   ",
+                (" esc ", "bold reverse"),
+                (" skip the scene", ""),
+            )
+        )
+
+    def on_key(self, event: events.Key) -> None:
+        steps = self.steps
+        if not steps or event.character is None:
+            return
+        step = steps[min(self.page, len(steps) - 1)]
+        option = next((o for o in step.options if o.key == event.character), None)
+        if option is None:
+            return
+        event.stop()
+        q = option.observation.index
+        if option.answer is Answer.YES:
+            self.app.change_answer(q, None)
+        else:
+            self.app.record_answer(q, Answer.YES, volunteered=True)
+        self.refresh_page()
+
+    def action_page(self, step: int) -> None:
+        steps = self.steps
+        self.page += step
+        if self.page >= len(steps):
+            self.dismiss(None)
+            return
+        self.page = max(0, self.page)
+        self.refresh_page()
+
+    def action_skip(self) -> None:
+        self.dismiss(None)

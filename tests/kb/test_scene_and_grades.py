@@ -1,0 +1,312 @@
+"""Scene observations, graded cells, exclusive groups and implications, and the answer model
+a knowledge base carries: loaded, checked with one clear message each, and turned into the
+engine's graded problem."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from kb_helpers import errors_of, line_of, only_error, write_files
+
+from responder.engine.problem import COMMON, HALLMARK, NOT_LISTED, OCCASIONAL, UNRECORDED
+from responder.kb import load_kb
+from responder.kb.loader import load_bundled
+
+SYMPTOMS = """\
+[[category]]
+id = "breathing"
+label = "Breathing"
+
+[[category]]
+id = "eyes"
+label = "Eyes"
+
+[[symptom]]
+id = "cough"
+label = "Cough"
+category = "breathing"
+
+[[symptom]]
+id = "wheezing"
+label = "Wheezing"
+category = "breathing"
+
+[[symptom]]
+id = "pinpoint_pupils"
+label = "Pinpoint pupils"
+category = "eyes"
+
+[[symptom]]
+id = "dilated_pupils"
+label = "Wide pupils"
+category = "eyes"
+
+[[symptom]]
+id = "walking_talking"
+label = "Walking or talking"
+category = "breathing"
+"""
+
+SCENE = """\
+[[category]]
+id = "odour"
+label = "Smell"
+kind = "scene"
+per = "incident"
+
+[[category]]
+id = "setting"
+label = "Setting"
+kind = "scene"
+per = "incident"
+
+[[observation]]
+id = "odour_bleach"
+label = "Smell of bleach"
+category = "odour"
+synonyms = ["bleach"]
+
+[[observation]]
+id = "odour_garlic"
+label = "Smell of garlic"
+category = "odour"
+
+[[observation]]
+id = "setting_swimming_pool"
+label = "Swimming pool"
+category = "setting"
+synonyms = ["pool"]
+"""
+
+CLASSES = """\
+[[class]]
+id = "gases"
+label = "Gases"
+
+[[class]]
+id = "nerve"
+label = "Nerve agents"
+"""
+
+CHEMICALS = """\
+class = "gases"
+
+[[chemical]]
+name = "Chlorine"
+cas = "7782-50-5"
+symptoms = ["cough", "wheezing"]
+scene = ["odour_bleach", "setting_swimming_pool"]
+sources = ["CDC: Chlorine"]
+
+[[chemical.evidence]]
+title = "CDC: Case Definition: Chlorine"
+url = "https://emergency.cdc.gov/agent/chlorine/casedef.asp"
+hallmark = ["cough"]
+scene = ["odour_bleach"]
+occasional = ["setting_swimming_pool"]
+
+[[chemical]]
+name = "Ammonia"
+cas = "7664-41-7"
+symptoms = ["cough"]
+sources = ["ATSDR MMG: Ammonia"]
+"""
+
+NERVE = """\
+class = "nerve"
+
+[[chemical]]
+name = "Sarin"
+cas = "107-44-8"
+symptoms = ["pinpoint_pupils", "dilated_pupils", "wheezing"]
+scene = ["odour_garlic"]
+sources = ["CDC: Sarin"]
+
+[[chemical.evidence]]
+title = "CDC: Facts About Sarin"
+url = "https://emergency.cdc.gov/agent/sarin/basics/facts.asp"
+symptoms = ["pinpoint_pupils"]
+scene = ["odour_garlic"]
+"""
+
+CONSISTENCY = """\
+[[exclusive]]
+id = "pupil_size"
+label = "Pupil size"
+members = ["pinpoint_pupils", "dilated_pupils"]
+none_label = "Normal size"
+
+[[implies]]
+when = "walking_talking"
+answer = "yes"
+then = { cough = "no" }
+"""
+
+
+def write_kb(root, **edits):
+    files = {
+        "symptoms.toml": SYMPTOMS,
+        "scene.toml": SCENE,
+        "classes.toml": CLASSES,
+        "consistency.toml": CONSISTENCY,
+        "chemicals/gases.toml": CHEMICALS,
+        "chemicals/nerve.toml": NERVE,
+    }
+    files.update({k.replace("__", "/").replace("_toml", ".toml"): v for k, v in edits.items()})
+    return write_files(root, files)
+
+
+def test_scene_observations_join_the_vocabulary_with_their_kind_and_per(tmp_path):
+    kb = load_kb(write_kb(tmp_path))
+    bleach = kb.symptom("bleach")
+    assert (bleach.id, bleach.kind, bleach.per, bleach.observation) == (
+        "odour_bleach",
+        "scene",
+        "incident",
+        "observed",
+    )
+    assert kb.symptom("cough").kind == "symptom" and kb.symptom("cough").per == "victim"
+    assert [c.kind for c in kb.categories] == ["symptom", "symptom", "scene", "scene"]
+    assert kb.chemical("Chlorine").symptoms >= {"odour_bleach", "setting_swimming_pool"}
+
+
+def test_grades_come_from_the_evidence_and_unread_cells_are_unverified(tmp_path):
+    kb = load_kb(write_kb(tmp_path))
+    chlorine, ammonia = kb.chemical("Chlorine"), kb.chemical("Ammonia")
+    assert chlorine.grade("cough") == "hallmark"
+    assert chlorine.grade("odour_bleach") == "common"
+    assert chlorine.grade("setting_swimming_pool") == "occasional"
+    assert chlorine.grade("wheezing") == "unverified"  # listed, but no document read says so
+    assert ammonia.grade("cough") == "unverified" and ammonia.grade("wheezing") is None
+    G = kb.grades
+    col = {s.id: s.index for s in kb.symptoms}
+    i = kb.chemical_index
+    assert G[i("Chlorine"), col["cough"]] == HALLMARK
+    assert G[i("Chlorine"), col["wheezing"]] == OCCASIONAL
+    assert G[i("Chlorine"), col["odour_bleach"]] == COMMON
+    assert G[i("Chlorine"), col["odour_garlic"]] == NOT_LISTED  # its smell is recorded
+    # Ammonia records no smell and no setting: its scene cells are unrecorded, not "no".
+    assert G[i("Ammonia"), col["odour_bleach"]] == UNRECORDED
+    assert G[i("Ammonia"), col["setting_swimming_pool"]] == UNRECORDED
+    assert G[i("Ammonia"), col["wheezing"]] == NOT_LISTED  # symptoms are never unrecorded
+    assert np.array_equal(G > 0, kb.matrix)
+    assert np.array_equal(kb.problem.grades, G)
+
+
+def test_a_knowledge_base_without_evidence_documents_is_ungraded(tmp_path):
+    plain = (
+        CHEMICALS.split("[[chemical.evidence]]")[0]
+        + CHEMICALS.split("occasional = ")[1].split("\n", 1)[1]
+    )
+    kb = load_kb(write_kb(tmp_path, chemicals__gases_toml=plain, chemicals__nerve_toml=None))
+    assert not kb.graded and kb.grades is None and kb.problem.grades is None
+
+
+def test_exclusive_groups_and_implications_load(tmp_path):
+    kb = load_kb(write_kb(tmp_path))
+    (group,) = kb.exclusive_groups
+    assert group.members == ("pinpoint_pupils", "dilated_pupils")
+    assert group.none_label == "Normal size"
+    (rule,) = kb.implications
+    assert (rule.when, rule.answer, rule.then) == ("walking_talking", "yes", (("cough", "no"),))
+    # an observation that only implies others needs no chemical: no "never narrows" warning
+    assert not any("walking_talking" in w.problem for w in kb.warnings)
+
+
+@pytest.mark.parametrize(
+    "edit, snippet, words",
+    [
+        (
+            ('members = ["pinpoint_pupils", "dilated_pupils"]', 'members = ["pinpoint_pupils"]'),
+            "members =",
+            'exclusive group "pupil_size" has 1 member(s)',
+        ),
+        (
+            ('members = ["pinpoint_pupils", "dilated_pupils"]', 'members = ["pinpoint", "dilated_pupils"]'),
+            '"pinpoint"',
+            'unknown symptom id "pinpoint"',
+        ),
+        (('answer = "yes"', 'answer = "maybe"'), 'answer = "maybe"', 'has answer "maybe"'),
+        (('{ cough = "no" }', '{ cough = "sometimes" }'), "then =", 'gives "cough" the answer'),
+        (('{ cough = "no" }', '{ walking_talking = "no" }'), "then =", "implies itself"),
+    ],
+)
+def test_bad_consistency_tables_get_one_clear_message(tmp_path, edit, snippet, words):
+    text = CONSISTENCY.replace(*edit)
+    issue = only_error(write_kb(tmp_path, consistency_toml=text))
+    assert words in issue.problem and issue.file.endswith("consistency.toml")
+    assert issue.line == line_of(text, snippet)
+
+
+def test_a_sign_in_two_exclusive_groups_is_refused(tmp_path):
+    text = CONSISTENCY + (
+        '\n[[exclusive]]\nid = "other"\nlabel = "Other"\n'
+        'members = ["dilated_pupils", "cough"]\nnone_label = "Neither"\n'
+    )
+    issue = only_error(write_kb(tmp_path, consistency_toml=text))
+    assert '"dilated_pupils" is in exclusive groups "pupil_size" and "other"' in issue.problem
+
+
+def test_an_unknown_grade_is_one_message_naming_the_grades(tmp_path):
+    text = CHEMICALS.replace("hallmark = [", "frequent = [")
+    issue = only_error(write_kb(tmp_path, chemicals__gases_toml=text))
+    assert "unknown key `frequent`" in issue.problem and "hallmark" in issue.fix
+    assert issue.line == line_of(text, "frequent =")
+
+
+def test_a_scene_cell_without_a_source_is_a_warning_and_counts_as_unverified(tmp_path):
+    text = NERVE.replace(
+        'scene = ["odour_garlic"]\nsources', 'scene = ["odour_garlic", "odour_bleach"]\nsources'
+    )
+    kb = load_kb(write_kb(tmp_path, chemicals__nerve_toml=text))
+    (warning,) = [w for w in kb.warnings if "has no source" in w.problem]
+    assert 'scene cell "odour_bleach"' in warning.problem
+    assert kb.chemical("Sarin").grade("odour_bleach") == "unverified"
+
+
+def test_a_scene_word_shared_with_a_symptom_is_refused(tmp_path):
+    scene = SCENE.replace('synonyms = ["pool"]', 'synonyms = ["pool", "Wheezing"]')
+    issue = only_error(write_kb(tmp_path, scene_toml=scene))
+    assert 'synonym "Wheezing" of observation "setting_swimming_pool"' in issue.problem
+    assert 'already names symptom "wheezing"' in issue.problem
+    assert "symptoms.toml" in issue.problem  # where the other one is
+
+
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        ("leak = 0.9\n", "leak (0.9) must be below sensitivity"),
+        ("class_borrow = 2\n", "class borrow is 2"),
+        ("sensitivity = true\n", "`sensitivity` must be a number"),
+        ("threshold = 0.9\n", "unknown top-level key or table `threshold`"),
+    ],
+)
+def test_a_bad_answer_model_is_one_clear_message(tmp_path, text, words):
+    issues = errors_of(write_kb(tmp_path, grades_toml=text))
+    assert len(issues) == 1 and words in issues[0].problem, issues
+    assert issues[0].file.endswith("grades.toml")
+
+
+def test_the_answer_model_of_a_knowledge_base_is_read(tmp_path):
+    kb = load_kb(write_kb(tmp_path, grades_toml="leak = 0.03\nclass_borrow = 0.5\n"))
+    assert kb.answer_model == {"leak": 0.03, "class_borrow": 0.5}
+
+
+def test_the_bundled_knowledge_base_has_scene_facts_grades_and_consistency():
+    kb = load_bundled()
+    scene = [s for s in kb.symptoms if s.kind == "scene"]
+    assert len(scene) >= 60 and {c.id for c in kb.categories if c.kind == "scene"} == {
+        "odour",
+        "appearance",
+        "state",
+        "onset",
+        "route",
+        "setting",
+        "pattern",
+    }
+    with_scene = [c for c in kb.chemicals if c.symptoms & {s.id for s in scene}]
+    assert len(with_scene) >= 200
+    chlorine = kb.chemical("Chlorine")
+    assert chlorine.grade("state_gas") == "hallmark" and "odour_bleach" in chlorine.symptoms
+    assert {g.id for g in kb.exclusive_groups} >= {"pupil_size", "pulse_rate", "onset_time"}
+    assert kb.answer_model["leak"] > 0 and kb.answer_model["class_borrow"] > 0
