@@ -248,3 +248,136 @@ def test_answers_no_listed_chemical_explains_end_as_no_fit():
     assert replies[0]["unlisted"] == pytest.approx(0.1)  # the prior, before any answer
     strict = run_lines([answer(s.id, "yes") for s in KB.symptoms[:3]], mode="strict")
     assert strict[-1]["unlisted"] is None
+
+
+# -- scene observations, implied answers, several victims ------------------------------------
+
+#: The scene phrases a responder uses; each must name one scene observation.
+SCENE_PHRASES = """odorless; rotten eggs; bitter almonds; garlic; bleach; ammonia smell; pungent;
+fruity; sweet smell; new-mown hay; fishy; mothballs; petrol; vinegar; pepper; chemical smell;
+yellow-green cloud; brown or yellow fumes; white cloud; black smoke; invisible gas; oily liquid;
+clear liquid; white powder; crystals or pellets; plant material; aerosol spray; gas; liquid;
+powder; onset seconds; onset minutes; onset hours; onset delayed; inhaled; skin contact;
+swallowed; drug use; swimming pool; farm; fumigation; cold storage; confined space; refinery;
+fire; engine exhaust; factory; laboratory; mine; home; mixed cleaning products; shared meal;
+public place; deliberate attack; military; transport accident; police spray; metal work;
+several victims; rescuers affected; dead animals; dead plants; corroded metal; pesticide
+container"""
+
+
+def test_every_scene_phrase_is_answered_as_a_scene_observation():
+    phrases = [" ".join(p.split()) for p in SCENE_PHRASES.split(";")]
+    assert len(phrases) == 64
+    lines = []
+    for phrase in phrases:
+        lines += [answer(phrase, "yes"), '{"undo": true}']
+    replies = run_lines(lines)[1:]
+    scene_ids = {s.id for s in KB.symptoms if s.kind == "scene"}
+    for phrase, reply in zip(phrases, replies[0::2]):
+        assert "error" not in reply, (phrase, reply)
+        (given,) = [a for a in reply["answers"] if not a.get("implied")]
+        assert given["symptom"] in scene_ids, (phrase, given)
+
+
+def test_every_state_lists_the_answers_in_order_with_the_implied_ones_marked():
+    replies = run_lines([answer("cough", "yes"), answer("walking", "yes"), answer("miosis", "yes")])
+    last = replies[-1]
+    given = [a for a in last["answers"] if not a.get("implied")]
+    assert given == [
+        {"symptom": "cough", "answer": "yes"},
+        {"symptom": "walking_talking", "answer": "yes"},
+        {"symptom": "pinpoint_pupils", "answer": "yes"},
+    ]
+    implied = {a["symptom"]: a["answer"] for a in last["answers"] if a.get("implied")}
+    # walking implies conscious, breathing, with a pulse; small pupils are not wide ones
+    assert implied == {
+        "unconsciousness": "no",
+        "cardiac_arrest": "no",
+        "respiratory_arrest": "no",
+        "dilated_pupils": "no",
+    }
+    # an implied answer is never suggested
+    assert not set(implied) & set(last["suggestion"]["symptoms"])
+
+
+def test_two_victims_are_pooled_and_the_scene_is_shared():
+    alone = run_lines([answer("miosis", "yes"), answer("subway", "yes")])[-1]
+    two = run_lines(
+        [
+            answer("miosis", "yes"),
+            json.dumps({"symptom": "drooling", "answer": "yes", "victim": "driver"}),
+            json.dumps({"symptom": "subway", "answer": "yes", "victim": "driver"}),
+        ]
+    )[-1]
+    assert [v["name"] for v in two["victims"]] == ["victim 1", "driver"]
+    first, driver = two["victims"]
+    # the scene fact belongs to the incident: both victims show it
+    assert {"symptom": "setting_public_place", "answer": "yes"} in first["answers"]
+    assert {"symptom": "setting_public_place", "answer": "yes"} in driver["answers"]
+    assert {"symptom": "drooling", "answer": "yes"} in driver["answers"]
+    assert {"symptom": "drooling", "answer": "yes"} not in first["answers"]
+    assert two["asked"] == 3
+    # the driver's drooling is evidence about the one agent: the cholinergic classes gain
+    cholinergic = {"nerve_agents", "cholinesterase_pesticides"}
+
+    def share(reply):
+        return sum(c["probability"] for c in reply["classes"] if c["class"] in cholinergic)
+
+    assert share(two) > share(alone)
+    assert two["classes"][0]["class"] in cholinergic
+
+
+def test_a_victim_name_that_is_not_text_is_one_error():
+    (reply,) = run_lines([json.dumps({"symptom": "cough", "answer": "yes", "victim": 3})])[1:]
+    assert "victim must be a name" in reply["error"]
+
+
+@pytest.mark.parametrize(
+    "agent, facts",
+    [
+        (
+            "Chlorine",
+            [
+                "cough",
+                "burning eyes",
+                "sore throat",
+                "chest tightness",
+                "yellow-green cloud",
+                "bleach",
+                "swimming pool",
+            ],
+        ),
+        (
+            "Carbon monoxide",
+            ["headache", "dizziness", "nausea", "confusion", "home", "heater", "several victims"],
+        ),
+        (
+            "Sarin (GB)",
+            [
+                "pinpoint pupils",
+                "runny nose",
+                "drooling",
+                "twitching",
+                "SOB",
+                "subway",
+                "deliberate attack",
+            ],
+        ),
+    ],
+)
+def test_the_three_scenarios_end_on_their_agent_within_12_answers(agent, facts):
+    """A pool plant leak, a family with a heater running and a subway attack: the signs and
+    scene facts the responder reports, then each suggestion answered as the agent's
+    knowledge-base row says, until the interview stops or 12 answers are given."""
+    proto = protocol()
+    for fact in facts:
+        reply = proto.handle(answer(fact, "yes"))
+        assert "error" not in reply, (fact, reply)
+    row = chemical_row(agent)
+    while reply["status"] == "asking" and reply["asked"] < 12:
+        sym = reply["suggestion"]["symptoms"][0]
+        reply = proto.handle(answer(sym, "yes" if sym in row else "no"))
+    assert reply["asked"] <= 12
+    top = reply["candidates"][0]
+    assert agent in [c["name"] for c in top["chemicals"]], top
+    assert reply["classes"][0]["class"] == KB.chemical(agent).class_id
