@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import sys
 
-from responder.cli.inputs import InputError, evidence_from_args, load_problem, noise_from_args
+from responder.cli.inputs import (
+    InputError,
+    evidence_from_args,
+    kb_spec,
+    load_problem,
+    noise_from_args,
+)
 from responder.engine.belief import TargetError
 from responder.engine.compare import (
     EvidenceMode,
@@ -34,7 +40,7 @@ def run_compare(args) -> int:
         )
     if args.interviews < 1:
         raise InputError("--interviews must be at least 1")
-    problem, kb = load_problem(args.kb)
+    problem, kb = load_problem(kb_spec(args))
     if args.noise_eps is None:
         args.noise_eps = str(DEFAULT_COMPARE_EPS)
     noise, warnings = noise_from_args(args, problem)

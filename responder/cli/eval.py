@@ -12,6 +12,7 @@ from responder.cli.inputs import (
     add_problem_arguments,
     add_time_limit_argument,
     fit_time_limit,
+    kb_spec,
     load_problem,
     noise_from_args,
 )
@@ -77,7 +78,7 @@ def register(subparsers) -> None:
 def run(args) -> int:
     if args.trials < 1:
         raise InputError("--trials must be at least 1")
-    problem, _ = load_problem(args.kb)
+    problem, _ = load_problem(kb_spec(args))
     noise, warnings = noise_from_args(args, problem)
     for w in warnings:
         print(w, file=sys.stderr)

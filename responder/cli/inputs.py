@@ -116,9 +116,17 @@ KB_HELP = "interchange .json file, knowledge-base name or folder (default: bundl
 
 
 def add_kb_argument(parser: argparse.ArgumentParser, help: str = KB_HELP) -> None:  # noqa: A002
-    """``--kb FILE|NAME`` (default None: the bundled knowledge base), read by
-    :func:`load_problem`."""
-    parser.add_argument("--kb", metavar="FILE|NAME", default=None, help=help)
+    """``--kb FILE|NAME``, read with :func:`kb_spec` by :func:`load_problem`.
+
+    The option may also come before the command (``responder --kb DIR eval``): the
+    command's own default must not overwrite that one, so it sets none.
+    """
+    parser.add_argument("--kb", metavar="FILE|NAME", default=argparse.SUPPRESS, help=help)
+
+
+def kb_spec(args) -> str | None:
+    """The ``--kb`` given before or after the command (after wins); None: the bundled one."""
+    return getattr(args, "kb", None)
 
 
 def add_problem_arguments(parser: argparse.ArgumentParser) -> None:

@@ -21,6 +21,7 @@ from responder.cli.inputs import (
     add_problem_arguments,
     add_time_limit_argument,
     fit_time_limit,
+    kb_spec,
     load_problem,
     noise_from_args,
 )
@@ -114,7 +115,7 @@ def run(args) -> int:
         raise InputError("--interviews must be at least 1")
     if args.extra_errors < 0:
         raise InputError("--extra-errors must be 0 or more")
-    problem, _ = load_problem(args.kb)
+    problem, _ = load_problem(kb_spec(args))
     if args.noise_eps is None:
         args.noise_eps = "auto"  # simulate is always in noise mode
     noise, warnings = noise_from_args(args, problem)
