@@ -1,4 +1,4 @@
-"""Loading problems for the command line: interchange JSON or a knowledge base, plus the
+"""Loading problems for the command line: an interchange file or a knowledge base, plus the
 shared noise options. Every failure becomes :class:`InputError` with one clear message.
 """
 
@@ -10,6 +10,11 @@ import math
 from collections.abc import Callable
 from pathlib import Path
 
+from responder.cli.interchange import (
+    InterchangeError,
+    is_interchange,
+    read_interchange,
+)
 from responder.engine.belief import TARGETS
 from responder.engine.diagnostics import auto_eps, default_eps, min_hamming_distance
 from responder.engine.evidence import (
@@ -23,21 +28,8 @@ from responder.engine.evidence import (
 )
 from responder.engine.noise import NoiseModel, NoiseSettingsError, prone_mask
 from responder.engine.policies import POLICIES
-from responder.engine.problem import Problem, ProblemError
+from responder.engine.problem import Problem
 from responder.engine.workload import Workload, duration_text, measure_interviews
-from responder.input_limits import InputRejected, loads_json, read_text
-
-INTERCHANGE_KEYS = (
-    "matrix",
-    "prior",
-    "groups",
-    "queries",
-    "query_groups",
-    "objects",
-    "pick_weights",
-    "group_names",
-    "query_group_names",
-)
 
 
 class InputError(ValueError):
@@ -45,62 +37,17 @@ class InputError(ValueError):
 
 
 def load_interchange(path: Path) -> Problem:
-    """Read the interchange JSON format.
-
-    ``{"matrix": [[0,1,...],...], "prior": [...], "groups": [...], "queries": [...],
-    "query_groups": [...], "objects": [...], "pick_weights": [...]}``; only ``matrix`` is
-    required.
-    """
+    """Read an interchange ``.json`` or ``.npz`` file (:mod:`responder.cli.interchange`)."""
     try:
-        # a regular file under the size cap, UTF-8, finite numbers, bounded nesting
-        data = loads_json(read_text(path, "interchange JSON file"), str(path))
-    except InputRejected as exc:
+        return read_interchange(path)
+    except InterchangeError as exc:
         raise InputError(str(exc)) from None
-    if not isinstance(data, dict):
-        raise InputError(f"{path}: the top level must be a JSON object with a 'matrix' key")
-    if "matrix" not in data:
-        raise InputError(f"{path}: the 'matrix' key is missing; give a list of 0/1 rows")
-    unknown = sorted(set(data) - set(INTERCHANGE_KEYS))
-    if unknown:
-        raise InputError(
-            f"{path}: unknown key(s) {', '.join(unknown)}; valid keys are "
-            f"{', '.join(INTERCHANGE_KEYS)}"
-        )
-    matrix = data["matrix"]
-    if not isinstance(matrix, list) or not all(isinstance(r, list) for r in matrix):
-        raise InputError(f"{path}: 'matrix' must be a list of rows, each a list of 0/1")
-    for key in (
-        "prior",
-        "groups",
-        "queries",
-        "query_groups",
-        "objects",
-        "pick_weights",
-        "group_names",
-        "query_group_names",
-    ):
-        if key in data and not isinstance(data[key], list):
-            raise InputError(f"{path}: '{key}' must be a list")
-    try:
-        return Problem.build(
-            matrix,
-            prior=data.get("prior"),
-            object_groups=data.get("groups"),
-            query_groups=data.get("query_groups"),
-            pick_weights=data.get("pick_weights"),
-            object_names=data.get("objects"),
-            query_names=data.get("queries"),
-            group_names=data.get("group_names"),
-            query_group_names=data.get("query_group_names"),
-        )
-    except ProblemError as exc:
-        raise InputError(f"{path}: {exc}") from None
 
 
 def load_problem(spec: str | None):
     """A problem from ``--kb``: a ``.json`` interchange file, or a knowledge base
     (bundled when ``spec`` is None, a name or a path). Returns ``(problem, kb_or_None)``."""
-    if spec is not None and spec.lower().endswith(".json"):
+    if is_interchange(spec):
         return load_interchange(Path(spec)), None
     from responder.kb.loader import KBError  # noqa: PLC0415 (keeps start-up light)
     from responder.kb.resolve import resolve_kb  # noqa: PLC0415
@@ -112,7 +59,7 @@ def load_problem(spec: str | None):
     return kb.to_problem(), kb
 
 
-KB_HELP = "interchange .json file, knowledge-base name or folder (default: bundled)"
+KB_HELP = "interchange .json or .npz file, knowledge-base name or folder (default: bundled)"
 
 
 def add_kb_argument(parser: argparse.ArgumentParser, help: str = KB_HELP) -> None:  # noqa: A002

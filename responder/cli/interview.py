@@ -271,11 +271,12 @@ def serve(protocol: Protocol, stdin: IO[str], stdout: IO[str]) -> None:
 
 def run(args) -> int:
     from responder.cli.inputs import load_problem  # noqa: PLC0415
+    from responder.cli.interchange import is_interchange  # noqa: PLC0415
 
     spec = getattr(args, "kb", None)
-    if spec is not None and spec.lower().endswith(".json"):
+    if is_interchange(spec):
         raise InputError(
-            "interview needs a knowledge base (name or folder), not an interchange .json"
+            "interview needs a knowledge base (name or folder), not an interchange file"
         )
     _, kb = load_problem(spec)
     evidence = evidence_from_args(args, symptom_leaks(kb)) if args.mode == "evidence" else None
