@@ -21,6 +21,7 @@ from responder.cli.inputs import InputError, add_evidence_arguments, evidence_fr
 from responder.core.answers import AnswerLog
 from responder.core.modes import TARGETS, ModeError, build_state, symptom_leaks
 from responder.engine.state import MODES, Answer, InterviewState, Status
+from responder.kb.fields import first_unprintable, shown
 
 STATUS = {
     Status.ASKING: "asking",
@@ -81,6 +82,13 @@ def register(subparsers) -> None:
         metavar="N",
         help="noise mode: wrong answers tolerated (default: floor((delta-1)/2), at least 1)",
     )
+    p.add_argument(
+        "--top",
+        type=int,
+        default=None,
+        metavar="N",
+        help="list only the N most likely candidates in each reply (default: all)",
+    )
     add_evidence_arguments(p)
     p.set_defaults(handler=run)
 
@@ -96,6 +104,7 @@ class Protocol:
 
     kb: object
     state: InterviewState
+    top: int | None = None  # candidates listed per reply; None: all
 
     def __post_init__(self) -> None:
         self._ids = [s.id for s in self.kb.symptoms]
@@ -126,6 +135,8 @@ class Protocol:
             raise _LineError(
                 'each line must be a JSON object such as {"symptom": "cough", "answer": "yes"}'
             )
+        for text in (*msg, *(v for v in msg.values() if isinstance(v, str))):
+            _check_printable(text)
         if "undo" in msg:
             if msg.get("undo") is not True or len(msg) != 1:
                 raise _LineError('to undo, send exactly {"undo": true}')
@@ -223,6 +234,8 @@ class Protocol:
                     rows.append(((i,), 0.0))
         else:
             rows = [(c.objects, c.probability) for c in st.candidates()]
+        if self.top is not None:
+            rows = rows[: self.top]
         return [
             {
                 "chemicals": [self._chemical(i) for i in objs],
@@ -240,6 +253,22 @@ class Protocol:
 
 class _LineError(Exception):
     """One bad input line; the message is sent back as {"error": ...}."""
+
+
+def _check_printable(text: str) -> None:
+    """Refuse text no reply could quote: bytes that were not UTF-8 (read as lone
+    surrogates), JSON escapes of lone surrogates (``"\\ud800"``) and control characters."""
+    at = first_unprintable(text)
+    if at is None:
+        return
+    char = text[at]
+    if "\udc80" <= char <= "\udcff":
+        raise _LineError("the line is not UTF-8 text; send one JSON object per line in UTF-8")
+    what = "a lone surrogate" if "\ud800" <= char <= "\udfff" else "a control character"
+    raise _LineError(
+        f'"{shown(text, 40)}" holds {what} (U+{ord(char):04X}), which is not text; '
+        "send printable UTF-8 text"
+    )
 
 
 def _one_line(exc: Exception) -> str:
@@ -278,11 +307,17 @@ def run(args) -> int:
         raise InputError(
             "interview needs a knowledge base (name or folder), not an interchange file"
         )
+    if args.top is not None and args.top < 1:
+        raise InputError("--top must be at least 1 (leave it out to list every candidate)")
     _, kb = load_problem(spec)
     evidence = evidence_from_args(args, symptom_leaks(kb)) if args.mode == "evidence" else None
     try:
         state = build_state(kb, args.mode, args.target, args.suggest, args.eps, evidence)
     except ModeError as exc:
         raise InputError(str(exc)) from None
-    serve(Protocol(kb, state), sys.stdin, sys.stdout)
+    # bytes that are not UTF-8 become lone surrogates, refused per line, not an exception
+    for stream, errors in ((sys.stdin, "surrogateescape"), (sys.stdout, "backslashreplace")):
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors=errors)
+    serve(Protocol(kb, state, top=args.top), sys.stdin, sys.stdout)
     return 0
