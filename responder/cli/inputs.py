@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import math
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -16,7 +17,12 @@ from responder.cli.interchange import (
     read_interchange,
 )
 from responder.engine.belief import TARGETS
-from responder.engine.diagnostics import auto_eps, default_eps, min_hamming_distance
+from responder.engine.diagnostics import (
+    DeltaTooSlow,
+    auto_eps,
+    default_eps,
+    min_hamming_distance,
+)
 from responder.engine.evidence import (
     DEFAULT_LEAK,
     DEFAULT_LONG_ROW_EXPONENT,
@@ -29,7 +35,14 @@ from responder.engine.evidence import (
 from responder.engine.noise import NoiseModel, NoiseSettingsError, prone_mask
 from responder.engine.policies import POLICIES
 from responder.engine.problem import Problem
-from responder.engine.workload import Workload, duration_text, measure_interviews
+from responder.engine.workload import (
+    DEFAULT_MEMORY_LIMIT_MB,
+    MiB,
+    Workload,
+    duration_text,
+    measure_interviews,
+    size_text,
+)
 
 
 class InputError(ValueError):
@@ -159,10 +172,15 @@ def noise_from_args(args, problem: Problem) -> tuple[NoiseModel | None, list[str
 
 
 DEFAULT_TIME_LIMIT = 300.0
+#: CPU seconds that measuring may take in all (the first measurement, then lower eps for
+#: --noise-eps auto), so that a refusal comes within about 2 s of the start.
+MEASURE_SECONDS = 0.9
+FIRST_MEASURE_SECONDS = 0.3
 
 
 def add_time_limit_argument(parser: argparse.ArgumentParser) -> None:
-    """``--time-limit SECONDS``, read by :func:`fit_time_limit`."""
+    """``--time-limit SECONDS`` and ``--memory-limit MB``, read by :func:`fit_time_limit`,
+    :func:`check_noise_scale` and :func:`check_memory`."""
     parser.add_argument(
         "--time-limit",
         type=float,
@@ -172,16 +190,158 @@ def add_time_limit_argument(parser: argparse.ArgumentParser) -> None:
         "longer (with --noise-eps auto, lower eps until it fits); 0 = no limit "
         f"(default {DEFAULT_TIME_LIMIT:.0f})",
     )
+    parser.add_argument(
+        "--memory-limit",
+        type=float,
+        default=DEFAULT_MEMORY_LIMIT_MB,
+        metavar="MB",
+        help="refuse a noise or simulation run estimated to need more memory; 0 = no limit "
+        f"(default {DEFAULT_MEMORY_LIMIT_MB})",
+    )
 
 
-def fit_time_limit(args, model, policy, cost: Callable[[Workload], float], what: str, shorter: str):
+def _limit(args, name: str) -> float:
+    value = float(getattr(args, name.replace("-", "_"), 0) or 0)
+    if not math.isfinite(value) or value < 0:
+        raise InputError(f"--{name} must be a finite number, 0 or more (0 = no limit)")
+    return value
+
+
+def check_memory(args, estimate: int, what: str, shorter: str) -> None:
+    """Refuse a run whose estimated peak memory (bytes, from
+    :func:`responder.engine.workload.run_bytes`) exceeds ``--memory-limit``; ``shorter``
+    says what else makes it smaller.
+
+    Raises
+    ------
+    InputError
+    """
+    limit = _limit(args, "memory-limit")
+    if limit and estimate > limit * MiB:
+        raise InputError(
+            f"{what} needs an estimated {size_text(estimate)} of memory, more than the "
+            f"--memory-limit of {limit:g} MB; {shorter}, or pass --memory-limit "
+            f"{math.ceil(estimate / MiB)} (0 = no limit) to run it anyway"
+        )
+
+
+def _typed_noise(args, problem: Problem):
+    """The noise settings of a typed ``--noise-eps`` (not ``auto``); None for auto or when
+    the options are wrong (:func:`noise_from_args` says how)."""
+    text = str(args.noise_eps).strip().lower()
+    if text == "auto":
+        return None
+    try:
+        mask = prone_mask(
+            problem.n_queries,
+            args.noise_prone,
+            problem.query_names,
+            seed=getattr(args, "seed", None),
+        )
+        return NoiseModel(int(text), mask, model=args.noise_model, p=args.noise_p)
+    except (ValueError, NoiseSettingsError):
+        return None
+
+
+def _refuse_typed_eps(
+    work: Workload, seconds: float, limit: float, what: str, shorter: str, eps: int
+) -> None:
+    if seconds > limit:
+        raise InputError(
+            f"{_estimate_text(work, seconds, what, eps)}, more than the {limit:g} s "
+            f"limit; use a smaller --noise-eps or {shorter}, or pass --time-limit "
+            f"{math.ceil(seconds)} (0 = no limit) to run it anyway"
+        )
+
+
+def check_noise_scale(args, problem: Problem, target: str, policy, cost, what: str, shorter: str):
+    """Before the noise options are read: a typed ``--noise-eps`` is measured now and
+    refused if the run cannot fit ``--time-limit``; then delta (the least Hamming
+    distance, which auto eps and the eps check need) is found, unless its computation,
+    estimated from its first block, alone exceeds the limit. Arguments as for
+    :func:`fit_time_limit`; returns the workload measured (None for auto), for
+    :func:`fit_time_limit` to reuse.
+
+    Raises
+    ------
+    InputError
+    """
+    from responder.engine.belief import Model, TargetError  # noqa: PLC0415
+    from responder.engine.policies import PolicyError  # noqa: PLC0415
+
+    limit = _limit(args, "time-limit")
+    if getattr(args, "noise_eps", None) is None or not limit:
+        return None
+    noise = _typed_noise(args, problem)
+    work = None
+    if noise is not None:
+        try:
+            policy.check(problem)
+            model = Model(problem, target, noise)
+        except (TargetError, PolicyError):
+            model = None  # reported later, where the target and policy are checked
+        if model is not None:
+            work = measure_interviews(
+                model,
+                policy,
+                seed=getattr(args, "seed", None),
+                budget_seconds=FIRST_MEASURE_SECONDS,
+            )
+            _refuse_typed_eps(work, cost(work), limit, what, shorter, noise.eps)
+    check_delta(args, problem)
+    return work
+
+
+def check_delta(args, problem: Problem) -> None:
+    """Find delta (the least Hamming distance between two rows, which the noise options
+    need) now, unless its computation, estimated from its first block, alone exceeds
+    ``--time-limit``; it is remembered for the noise options.
+
+    Raises
+    ------
+    InputError
+    """
+    limit = _limit(args, "time-limit")
+    try:
+        min_hamming_distance(problem.matrix, budget_seconds=limit or None)
+    except DeltaTooSlow as exc:
+        raise InputError(
+            f"finding delta, the least Hamming distance between two rows of this "
+            f"{problem.n_objects} x {problem.n_queries} matrix (for the noise budget), is "
+            f"estimated at {duration_text(exc.seconds)}, more than the {limit:g} s limit; "
+            f"pass --time-limit {math.ceil(exc.seconds * 1.2)} (0 = no limit) to compute it"
+        ) from None
+
+
+def _estimate_text(work: Workload, seconds: float, what: str, eps: int) -> str:
+    least = "" if work.complete else "at least "
+    per = (
+        f"{work.mean_questions:.0f} questions and {work.seconds_per_interview:.2f} s per interview"
+        if work.complete
+        else f"at least {work.mean_questions:.0f} questions of "
+        f"{work.seconds_per_node:.2f} s each per interview"
+    )
+    return f"estimated {least}{duration_text(seconds)} for {what} at eps {eps} (measured: {per})"
+
+
+def fit_time_limit(
+    args,
+    model,
+    policy,
+    cost: Callable[[Workload], float],
+    what: str,
+    shorter: str,
+    measured: Workload | None = None,
+):
     """Keep a noisy run within ``args.time_limit`` seconds.
 
-    A few interviews are measured (about half a second) and ``cost`` turns the figures into
-    the run's estimated seconds; ``shorter`` says what else shortens the run
-    (``"a smaller --trials"``). Within the limit nothing changes. Past it, ``--noise-eps
-    auto`` is lowered (halving) to the largest measured eps that fits, with a note; an eps
-    the user typed is refused with the estimate and what to change.
+    A few interviews are measured (:func:`measure_interviews`, under half a second) and
+    ``cost`` turns the figures into the run's estimated seconds; ``shorter`` says what else
+    shortens the run (``"a smaller --trials"``). Within the limit nothing changes. Past it,
+    ``--noise-eps auto`` is lowered (halving) to the largest measured eps that fits, with a
+    note; an eps the user typed is refused with the estimate and what to change. All the
+    measuring together stays within :data:`MEASURE_SECONDS` of CPU time; ``measured`` is
+    a workload already measured on the same settings (:func:`check_noise_scale`).
 
     Returns
     -------
@@ -194,31 +354,29 @@ def fit_time_limit(args, model, policy, cost: Callable[[Workload], float], what:
     from responder.engine.belief import Model  # noqa: PLC0415
 
     noise = model.noise
-    limit = float(getattr(args, "time_limit", 0) or 0)
+    limit = _limit(args, "time-limit")
     if noise is None or limit <= 0:
         return model, None, []
-    if not math.isfinite(limit):
-        raise InputError("--time-limit must be a finite number of seconds (0 = no limit)")
-    work = measure_interviews(model, policy, seed=getattr(args, "seed", None))
+    seed = getattr(args, "seed", None)
+    begin = time.process_time()
+    work = measured or measure_interviews(
+        model, policy, seed=seed, budget_seconds=FIRST_MEASURE_SECONDS
+    )
     seconds = cost(work)
     if seconds <= limit:
         return model, work, []
-    estimate = (
-        f"estimated {duration_text(seconds)} for {what} at eps {noise.eps} "
-        f"(measured: {work.mean_questions:.0f} questions and "
-        f"{work.seconds_per_interview:.2f} s per interview)"
-    )
-    insist = f"--time-limit {math.ceil(seconds)}"
     if str(args.noise_eps).strip().lower() != "auto":
-        raise InputError(
-            f"{estimate}, more than the {limit:g} s limit; use a smaller --noise-eps or "
-            f"{shorter}, or pass {insist} (0 = no limit) to run it anyway"
-        )
+        _refuse_typed_eps(work, seconds, limit, what, shorter, noise.eps)
+    estimate = _estimate_text(work, seconds, what, noise.eps)
+    insist = f"--time-limit {math.ceil(seconds)}"
     eps = noise.eps
+    halvings = max(1, math.ceil(math.log2(max(eps, 1))))
     while eps > 1:
         eps //= 2
+        left = MEASURE_SECONDS - (time.process_time() - begin)
+        budget = max(0.05, left / halvings)
         smaller = Model(model.problem, model.target, dataclasses.replace(noise, eps=eps))
-        trial = measure_interviews(smaller, policy, seed=getattr(args, "seed", None))
+        trial = measure_interviews(smaller, policy, seed=seed, budget_seconds=budget)
         if cost(trial) <= limit:
             note = (
                 f"--noise-eps auto is {noise.eps} for this matrix, {estimate}; capped at "
