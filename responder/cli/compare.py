@@ -14,6 +14,7 @@ from responder.cli.inputs import (
     kb_spec,
     load_problem,
     noise_from_args,
+    typed_noise,
 )
 from responder.engine.belief import Model, TargetError
 from responder.engine.compare import (
@@ -69,6 +70,8 @@ def run_compare(args) -> int:
         f"comparing {', '.join(modes)} on {m} x {n}",
         "use fewer --modes (noise needs the most)",
     )
+    if "noise" in modes:
+        check_noise_mode_time(args, problem)
     check_delta(args, problem)  # the noise options need delta
     noise, warnings = noise_from_args(args, problem)
     try:
@@ -156,9 +159,25 @@ def run_compare(args) -> int:
     return 0
 
 
-def check_compare_time(args, problem, victims, runners) -> None:
-    """Measure each mode briefly on the simulated victims (:data:`MEASURE_SECONDS` in all)
-    and refuse a comparison estimated to exceed ``--time-limit``, with each mode's share.
+def check_noise_mode_time(args, problem) -> None:
+    """The noise mode alone, measured before anything else is built (delta, the evidence
+    model): refused at once when it cannot fit ``--time-limit``."""
+    noise = typed_noise(args, problem)
+    if noise is None or not float(getattr(args, "time_limit", 0) or 0) > 0:
+        return
+    try:
+        name = f"noise {args.policy} eps={noise.eps}"
+        runner = StrictMode(problem, args.policy, args.target, noise, name=name)
+        victims = parse_victims(args.answers, noise)
+    except (TargetError, PolicyError, NoiseSettingsError, VictimsError):
+        return  # reported where the modes are built
+    check_compare_time(args, problem, victims, [runner], share=1 / 3)
+
+
+def check_compare_time(args, problem, victims, runners, share: float = 1.0) -> None:
+    """Measure each mode briefly on the simulated victims (``share`` of
+    :data:`MEASURE_SECONDS` in all) and refuse a comparison estimated to exceed
+    ``--time-limit``, with each mode's share.
 
     Raises
     ------
@@ -169,7 +188,7 @@ def check_compare_time(args, problem, victims, runners) -> None:
         return
     answers = victims.answers_for(problem)
     root = Model(problem).root()
-    budget = MEASURE_SECONDS / len(runners)
+    budget = share * MEASURE_SECONDS / len(runners)
     parts, total, complete = [], 0.0, True
     for runner in runners:
         if isinstance(runner, PolicyInterviewer):

@@ -17,12 +17,7 @@ from responder.cli.interchange import (
     read_interchange,
 )
 from responder.engine.belief import TARGETS
-from responder.engine.diagnostics import (
-    DeltaTooSlow,
-    auto_eps,
-    default_eps,
-    min_hamming_distance,
-)
+from responder.engine.diagnostics import auto_eps, default_eps, min_hamming_distance
 from responder.engine.evidence import (
     DEFAULT_LEAK,
     DEFAULT_LONG_ROW_EXPONENT,
@@ -37,10 +32,12 @@ from responder.engine.policies import POLICIES
 from responder.engine.problem import Problem
 from responder.engine.workload import (
     DEFAULT_MEMORY_LIMIT_MB,
+    DeltaTooSlow,
     MiB,
     Workload,
     duration_text,
     measure_interviews,
+    min_hamming_within,
     size_text,
 )
 
@@ -225,7 +222,7 @@ def check_memory(args, estimate: int, what: str, shorter: str) -> None:
         )
 
 
-def _typed_noise(args, problem: Problem):
+def typed_noise(args, problem: Problem):
     """The noise settings of a typed ``--noise-eps`` (not ``auto``); None for auto or when
     the options are wrong (:func:`noise_from_args` says how)."""
     text = str(args.noise_eps).strip().lower()
@@ -272,7 +269,7 @@ def check_noise_scale(args, problem: Problem, target: str, policy, cost, what: s
     limit = _limit(args, "time-limit")
     if getattr(args, "noise_eps", None) is None or not limit:
         return None
-    noise = _typed_noise(args, problem)
+    noise = typed_noise(args, problem)
     work = None
     if noise is not None:
         try:
@@ -303,7 +300,8 @@ def check_delta(args, problem: Problem) -> None:
     """
     limit = _limit(args, "time-limit")
     try:
-        min_hamming_distance(problem.matrix, budget_seconds=limit or None)
+        if limit:
+            min_hamming_within(problem.matrix, limit)
     except DeltaTooSlow as exc:
         raise InputError(
             f"finding delta, the least Hamming distance between two rows of this "

@@ -13,8 +13,8 @@ loads large problems without parsing text.
 Values are checked by type, not converted: a prior is numbers (not ``"1"``, not ``true``),
 group labels and names are text (not ``null`` or ``3``), names are unique, not empty, one
 printable line each (:mod:`responder.kb.fields`), and a key given twice is refused. The
-matrix is checked as a numpy array (its dtype and values at once); only a matrix that fails
-is walked cell by cell, to name the first bad cell.
+matrix is checked as numpy arrays, a row at a time (dtype and values at once); only a
+matrix that fails is walked cell by cell, to name the first bad cell.
 
 Every problem raises :class:`InterchangeError`, whose message starts with the file's path.
 """
@@ -122,7 +122,8 @@ def _known_keys(data: dict, path: Path) -> None:
 
 
 def _json_matrix(rows, path: Path, maybe_booleans: bool) -> np.ndarray:
-    """The matrix as a bool array, checked as a whole; the first bad cell named otherwise."""
+    """The matrix as a bool array, each row checked as one numpy array (dtype and 0/1
+    values); the first bad cell named otherwise."""
     if not isinstance(rows, list) or not all(type(r) is list for r in rows):
         raise InterchangeError(f"{path}: 'matrix' must be a list of rows, each a list of 0/1")
     if not rows:
@@ -136,18 +137,33 @@ def _json_matrix(rows, path: Path, maybe_booleans: bool) -> np.ndarray:
         )
     if width == 0:
         raise InterchangeError(f"{path}: the matrix rows are empty; give one 0/1 cell per query")
-    try:
-        array = np.array(rows)
-    except (ValueError, TypeError, OverflowError):  # e.g. a list inside a row
-        array = None
-    if array is None or array.ndim != 2 or array.dtype.kind not in "iu" or maybe_booleans:
-        _first_bad_cell(rows, path)  # raises when there is one
-        array = np.array(rows, dtype=np.int8)
-    return _binary(array, path)
-
-
-def _first_bad_cell(rows: list, path: Path) -> None:
+    if maybe_booleans:
+        _first_bad_cell(rows, path)  # raises at a true/false cell
+    # row by row into one byte per cell: numpy infers each row's dtype in C, and no int64
+    # copy of the whole matrix is made beside the parsed lists
+    matrix = np.empty((len(rows), width), dtype=np.uint8)
     for i, row in enumerate(rows):
+        try:
+            values = np.array(row)
+        except (ValueError, TypeError, OverflowError):  # e.g. ragged lists inside a row
+            values = None
+        if (
+            values is None
+            or values.ndim != 1
+            or values.dtype.kind not in "iu"
+            or values.min() < 0
+            or values.max() > 1
+        ):
+            _first_bad_cell(rows[i:], path, first_row=i)
+            raise InterchangeError(f"{path}: matrix row {i} is not a list of 0/1 cells")
+        matrix[i] = values
+    return matrix.astype(bool)
+
+
+def _first_bad_cell(rows: list, path: Path, first_row: int = 0) -> None:
+    """Raise naming the first cell that is not the integer 0 or 1 (rows counted from
+    ``first_row``); return if there is none."""
+    for i, row in enumerate(rows, start=first_row):
         for j, value in enumerate(row):
             if type(value) is not int or value not in (0, 1):
                 raise InterchangeError(

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from responder.engine.belief import Model, Node
+from responder.engine.diagnostics import hamming_scan, known_delta, remember_delta
 from responder.engine.noise import log_binomial_coefficients
 from responder.engine.policies import Policy
 from responder.engine.simulate import (
@@ -261,6 +262,36 @@ def measure_policy_interviews(
         eps_eff=eps_eff,
         least_questions=least,
     )
+
+
+# -- delta ---------------------------------------------------------------------------------
+
+
+class DeltaTooSlow(Exception):  # noqa: N818 (a refusal, not a bug)
+    """Computing delta would take longer than allowed; ``seconds`` is the estimate."""
+
+    def __init__(self, seconds: float):
+        super().__init__(f"estimated {seconds:.0f} s")
+        self.seconds = seconds
+
+
+def min_hamming_within(matrix, budget_seconds: float, block: int = 1024) -> int:
+    """:func:`~responder.engine.diagnostics.min_hamming_distance` within ``budget_seconds``
+    of CPU time: after the first block the whole is estimated from it, and
+    :class:`DeltaTooSlow` raised if it would take longer. The result is remembered, so the
+    noise options' own call costs nothing."""
+    delta = known_delta(matrix)
+    if delta is not None:
+        return delta
+    begin = time.process_time()
+    best = 0
+    for best, done in hamming_scan(matrix, block):  # noqa: B007 (the last one is delta)
+        if done < 1.0:
+            estimate = (time.process_time() - begin) / done
+            if estimate > budget_seconds:
+                raise DeltaTooSlow(estimate)
+    remember_delta(matrix, best)
+    return best
 
 
 # -- memory ----------------------------------------------------------------------------------

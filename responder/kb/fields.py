@@ -118,10 +118,10 @@ def _string(value: object, what: str, max_chars: int, newlines: bool, empty_ok: 
             "shorten it" if newlines else "shorten it: it is shown on one line",
             "length",
         )
-    bad = first_unprintable(text, newlines)
+    bad = first_unprintable(value, newlines)  # also at the ends: readers may keep them
     if bad is not None:
         raise FieldError(
-            f'{what} "{shown(text)}" holds the control character {_code(text[bad])} at '
+            f'{what} "{shown(value)}" holds the control character {_code(value[bad])} at '
             f"position {bad + 1}",
             "remove it: names and texts may only hold printable characters"
             + ("" if newlines else " on one line"),

@@ -97,11 +97,17 @@ def test_min_questions():
 # -- delta --------------------------------------------------------------------------------------
 
 
-def test_delta_is_refused_from_its_first_block_when_the_whole_would_exceed_the_budget():
+def test_delta_is_refused_from_its_first_block_when_the_whole_would_exceed_the_budget(
+    ticking_clock,
+):
     B = random_problem(3000, 40).matrix
-    with pytest.raises(diagnostics.DeltaTooSlow) as info:
-        diagnostics.min_hamming_distance(B, block=256, budget_seconds=1e-9)
-    assert info.value.seconds > 0
+    k = np.unique(B, axis=0).shape[0]
+    blocks = [(min(s + 1000, k) - s) * (k - s) for s in range(0, k, 1000)]
+    with pytest.raises(workload.DeltaTooSlow) as info:
+        workload.min_hamming_within(B, budget_seconds=1.5, block=1000)
+    # the first block is measured as 1 s by the ticking clock, and scaled to the whole
+    assert info.value.seconds == pytest.approx(sum(blocks) / blocks[0])
+    assert diagnostics.known_delta(B) is None  # nothing remembered from a refusal
 
 
 def test_delta_is_exact_and_remembered_for_the_same_array(monkeypatch):
@@ -115,8 +121,9 @@ def test_delta_is_exact_and_remembered_for_the_same_array(monkeypatch):
     )
     assert diagnostics.min_hamming_distance(B, block=64) == brute
     calls = []
-    monkeypatch.setattr(diagnostics, "_min_hamming", lambda *_: calls.append(1) or -1)
+    monkeypatch.setattr(diagnostics, "hamming_scan", lambda *_: calls.append(1) or [(-1, 1.0)])
     assert diagnostics.min_hamming_distance(B) == brute and calls == []
+    assert workload.min_hamming_within(B, budget_seconds=0) == brute and calls == []
     assert diagnostics.min_hamming_distance(B.copy()) == -1 and calls == [1]  # another array
 
 

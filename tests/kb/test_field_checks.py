@@ -233,3 +233,15 @@ def test_csv_and_loader_share_the_name_limit(tmp_path):
     assert kb.chemicals[0].name == at
     with pytest.raises(KBError, match="at most 120"):
         load_csv(write_csv(tmp_path, f"name,class,Cough\n{past},Irritants,1\n"))
+
+
+@pytest.mark.parametrize("edge", ["\r", "\x1c", "\u2028", "\x85"])
+def test_a_control_character_at_the_end_of_a_label_is_refused_too(tmp_path, edge):
+    # stripping would hide it from the check while the loader keeps the text as written
+    def edit(rel: str, text: str) -> str:
+        if rel == "symptoms.toml":
+            return text.replace('label = "Cough"', f'label = "Cough{toml_escaped(edge)}"', 1)
+        return text
+
+    with pytest.raises(KBError, match="holds the control character"):
+        load_kb(fixture_copy(tmp_path, edit), strict=False)
