@@ -55,7 +55,7 @@ def load_interchange(path: Path) -> Problem:
 
 
 def load_problem(spec: str | None):
-    """A problem from ``--kb``: a ``.json`` interchange file, or a knowledge base
+    """A problem from ``--kb``: an interchange ``.json`` or ``.npz`` file, or a knowledge base
     (bundled when ``spec`` is None, a name or a path). Returns ``(problem, kb_or_None)``."""
     if is_interchange(spec):
         return load_interchange(Path(spec)), None
