@@ -307,18 +307,61 @@ def _shorten(literal: str) -> str:
     return literal if len(literal) <= 24 else literal[:12] + "…" + literal[-6:]
 
 
-def loads_json(text: str, where: str, max_depth: int = MAX_DEPTH) -> Any:
+class _DuplicateKey(ValueError):
+    def __init__(self, key: str):
+        super().__init__(key)
+        self.key = key
+
+
+def _unique_keys(pairs: list) -> dict:
+    """A JSON object, refusing a key given twice (``json`` would silently keep the last)."""
+    obj: dict = {}
+    for key, value in pairs:
+        if key in obj:
+            raise _DuplicateKey(key)
+        obj[key] = value
+    return obj
+
+
+def loads_json(
+    text: str,
+    where: str,
+    max_depth: int = MAX_DEPTH,
+    *,
+    check: bool = True,
+    unique_keys: bool = False,
+) -> Any:
     """Parse JSON refusing NaN/Infinity, out-of-range floats, huge integers and deep nesting.
+
+    ``check=False`` leaves integers and nesting to the caller, which checks each field's
+    type and range itself (as whole arrays, for large matrices): integers are then parsed
+    by ``json``'s own C code, not one Python call each, and only those over Python's
+    4300-digit limit are refused here. ``unique_keys`` refuses an object that gives one key
+    twice.
 
     Raises
     ------
     InputRejected
-        ``kind`` "syntax" (with ``line``), "number" or "depth".
+        ``kind`` "syntax" (with ``line``; also a repeated key), "number" or "depth".
     """
+    hooks: dict[str, Any] = {"parse_float": _json_float, "parse_constant": _json_constant}
+    if check:
+        hooks["parse_int"] = _json_int
+    if unique_keys:
+        hooks["object_pairs_hook"] = _unique_keys
     try:
-        data = json.loads(
-            text, parse_float=_json_float, parse_int=_json_int, parse_constant=_json_constant
-        )
+        data = json.loads(text, **hooks)
+    except _DuplicateKey as exc:
+        quoted = json.dumps(exc.key)
+        first = text.find(quoted)
+        second = text.find(quoted, first + 1) if first >= 0 else -1
+        raise InputRejected(
+            where,
+            f"the key {quoted[:60]} appears twice in one object",
+            "keep one of them (JSON readers silently take the last)",
+            "syntax",
+            text.count("\n", 0, second) + 1 if second >= 0 else None,
+        ) from None
     except _BadNumber as exc:
         raise InputRejected(
             where,
@@ -342,7 +385,17 @@ def loads_json(text: str, where: str, max_depth: int = MAX_DEPTH) -> Any:
             "syntax",
             exc.lineno,
         ) from None
-    check_values(data, where, max_depth)
+    except ValueError:  # an integer literal past Python's 4300-digit limit
+        m = _LONG_DIGITS.search(text)
+        raise InputRejected(
+            where,
+            "a number is far too long to be meant",
+            "give an ordinary number",
+            "number",
+            text.count("\n", 0, m.start()) + 1 if m else None,
+        ) from None
+    if check:
+        check_values(data, where, max_depth)
     return data
 
 

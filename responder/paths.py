@@ -42,3 +42,57 @@ def user_kb_dir() -> Path:
 def journal_dir() -> Path:
     """Folder holding interview journals (one JSON-lines file per interview)."""
     return data_dir() / "journal"
+
+
+class UnsafePathError(ValueError):
+    """A stored value that would name a file outside its folder, or no file at all."""
+
+
+#: Longest file name built from a stored value (most file systems allow 255 bytes).
+MAX_NAME_BYTES = 255
+
+
+def path_inside(folder: str | Path, name: str, what: str, *, resolve: bool = True) -> Path:
+    """``folder / name`` for a file name built from stored data (an interview id, a
+    knowledge-base name), refused unless it stays inside ``folder``.
+
+    ``name`` must be one plain file name: not empty, not ``.`` or ``..``, no ``/`` or
+    ``\\``, no control character, at most :data:`MAX_NAME_BYTES` bytes; and (with
+    ``resolve``) the path it gives, with symbolic links resolved, must lie directly in
+    ``folder`` (``resolve=False`` for a name the user may link elsewhere on purpose, such
+    as an imported knowledge base read in place). Every store that turns a value it read
+    back into a path goes through here, so a damaged or hostile file cannot make responder
+    write elsewhere.
+
+    Raises
+    ------
+    UnsafePathError
+        Naming ``what`` (e.g. "interview id") and the value, escaped.
+    """
+    folder = Path(folder)
+    text = str(name)
+    shown = text.encode("unicode_escape").decode("ascii")[:80]
+    problem = None
+    if text in ("", ".", ".."):
+        problem = "is not a file name"
+    elif "/" in text or "\\" in text or (os.altsep and os.altsep in text):
+        problem = "holds a folder separator"
+    elif any(ord(ch) < 32 or ord(ch) == 127 for ch in text):
+        problem = "holds a control character"
+    elif len(text.encode("utf-8", "surrogatepass")) > MAX_NAME_BYTES:
+        problem = f"is longer than {MAX_NAME_BYTES} bytes"
+    elif not resolve:
+        return folder / text
+    else:
+        target = folder / text
+        try:
+            inside = target.resolve().parent == folder.resolve()
+        except (OSError, RuntimeError, ValueError):  # a symbolic-link loop, an odd name
+            inside = False
+        if inside:
+            return target
+        problem = f"leads outside {folder}"
+    raise UnsafePathError(
+        f'the {what} "{shown}" {problem}, so it cannot name a file in {folder}; the data '
+        "it was read from is damaged or was edited by hand"
+    )

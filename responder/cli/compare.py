@@ -2,11 +2,22 @@
 
 from __future__ import annotations
 
+import math
 import sys
 
-from responder.cli.inputs import InputError, evidence_from_args, load_problem, noise_from_args
+from responder.cli.inputs import (
+    MEASURE_SECONDS,
+    InputError,
+    check_delta,
+    check_memory,
+    evidence_from_args,
+    kb_spec,
+    load_problem,
+    noise_from_args,
+    typed_noise,
+)
 from responder.config import ENGINE_TARGET
-from responder.engine.belief import TargetError
+from responder.engine.belief import Model, TargetError
 from responder.engine.compare import (
     EvidenceMode,
     StrictMode,
@@ -16,6 +27,13 @@ from responder.engine.compare import (
 )
 from responder.engine.noise import NoiseSettingsError
 from responder.engine.policies import CATEGORY_POLICIES, PolicyError
+from responder.engine.simulate import PolicyInterviewer
+from responder.engine.workload import (
+    duration_text,
+    measure_interviewer,
+    measure_policy_interviews,
+    run_bytes,
+)
 
 MODE_NAMES = ("evidence", "strict", "noise")
 COMPARE_POLICIES = ("gbs", "gisa", "gqsa", "gigqsa")
@@ -35,9 +53,27 @@ def run_compare(args) -> int:
         )
     if args.interviews < 1:
         raise InputError("--interviews must be at least 1")
-    problem, kb = load_problem(args.kb)
+    problem, kb = load_problem(kb_spec(args))
     if args.noise_eps is None:
         args.noise_eps = str(DEFAULT_COMPARE_EPS)
+    m, n = problem.n_objects, problem.n_queries
+    persistent = str(args.answers).strip().lower() == "persistent"
+    check_memory(
+        args,
+        run_bytes(
+            m,
+            n,
+            # the common root, each strict or noise mode, and persistent victims' own
+            models=1 + sum(mode != "evidence" for mode in modes) + persistent,
+            evidence="evidence" in modes,
+            noise="noise" in modes or persistent,
+        ),
+        f"comparing {', '.join(modes)} on {m} x {n}",
+        "use fewer --modes (noise needs the most)",
+    )
+    if "noise" in modes:
+        check_noise_mode_time(args, problem)
+    check_delta(args, problem)  # the noise options need delta
     noise, warnings = noise_from_args(args, problem)
     try:
         victims = parse_victims(args.answers, noise)
@@ -83,6 +119,7 @@ def run_compare(args) -> int:
         raise InputError(str(exc)) from None
     for w in warnings:
         print(w, file=sys.stderr)
+    check_compare_time(args, problem, victims, runners)
     summaries = compare_modes(problem, victims, runners, args.interviews, seed=args.seed)
     out = {
         "answers": victims.describe(),
@@ -124,6 +161,63 @@ def run_compare(args) -> int:
             f"{_mean(d['mean_questions']):>20}"
         )
     return 0
+
+
+def check_noise_mode_time(args, problem) -> None:
+    """The noise mode alone, measured before anything else is built (delta, the evidence
+    model): refused at once when it cannot fit ``--time-limit``."""
+    noise = typed_noise(args, problem)
+    if noise is None or not float(getattr(args, "time_limit", 0) or 0) > 0:
+        return
+    try:
+        name = f"noise {args.policy} eps={noise.eps}"
+        runner = StrictMode(problem, args.policy, ENGINE_TARGET[args.target], noise, name=name)
+        victims = parse_victims(args.answers, noise)
+    except (TargetError, PolicyError, NoiseSettingsError, VictimsError):
+        return  # reported where the modes are built
+    check_compare_time(args, problem, victims, [runner], share=1 / 3)
+
+
+def check_compare_time(args, problem, victims, runners, share: float = 1.0) -> None:
+    """Measure each mode briefly on the simulated victims (``share`` of
+    :data:`MEASURE_SECONDS` in all) and refuse a comparison estimated to exceed
+    ``--time-limit``, with each mode's share.
+
+    Raises
+    ------
+    InputError
+    """
+    limit = float(getattr(args, "time_limit", 0) or 0)
+    if limit <= 0:
+        return
+    answers = victims.answers_for(problem)
+    root = Model(problem).root()
+    budget = share * MEASURE_SECONDS / len(runners)
+    parts, total, complete = [], 0.0, True
+    for runner in runners:
+        if isinstance(runner, PolicyInterviewer):
+            work = measure_policy_interviews(runner, answers, root, args.seed, budget)
+        else:
+            work = measure_interviewer(
+                runner,
+                answers,
+                root,
+                seed=args.seed,
+                budget_seconds=budget,
+                n_objects=problem.n_objects,
+            )
+        seconds = work.interviews_seconds(args.interviews)
+        complete = complete and work.complete
+        total += seconds
+        parts.append(f"{runner.name} {duration_text(seconds)}")
+    if total > limit:
+        least = "" if complete else "at least "
+        raise InputError(
+            f"estimated {least}{duration_text(total)} for {args.interviews} interviews per "
+            f"mode ({'; '.join(parts)}), more than the {limit:g} s limit; use a smaller "
+            "--interviews, fewer --modes or a smaller --noise-eps, or pass --time-limit "
+            f"{math.ceil(total)} (0 = no limit) to run it anyway"
+        )
 
 
 def _pct(p: dict) -> str:

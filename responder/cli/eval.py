@@ -11,7 +11,10 @@ from responder.cli.inputs import (
     add_noise_arguments,
     add_problem_arguments,
     add_time_limit_argument,
+    check_memory,
+    check_noise_scale,
     fit_time_limit,
+    kb_spec,
     load_problem,
     noise_from_args,
 )
@@ -19,7 +22,8 @@ from responder.config import ENGINE_TARGET
 from responder.engine.belief import Model, TargetError
 from responder.engine.evaluate import MIN_MONTE_CARLO_TRIALS, bounds, evaluate
 from responder.engine.policies import CATEGORY_POLICIES, RANDOM_POLICIES, Policy, PolicyError
-from responder.engine.workload import duration_text
+from responder.engine.simulate import BATCH_MAX_CELLS
+from responder.engine.workload import duration_text, run_bytes
 
 
 def register(subparsers) -> None:
@@ -75,21 +79,27 @@ def register(subparsers) -> None:
     p.set_defaults(handler=run)
 
 
+def check_noise_memory(args, problem, method: str) -> None:
+    """Refuse an evaluation under noise estimated to exceed ``--memory-limit``: one tree
+    step, or, by Monte Carlo where the interviews run together, ``--trials`` of them."""
+    m, n = problem.n_objects, problem.n_queries
+    together = method == "monte-carlo" and m * n <= BATCH_MAX_CELLS and args.target == "chemical"
+    check_memory(
+        args,
+        run_bytes(m, n, batch=args.trials) if together else run_bytes(m, n, noise=True),
+        f"evaluating {m} x {n} under noise"
+        + (f" by Monte Carlo over {args.trials} interviews" if together else ""),
+        "use a smaller --trials" if together else "use a smaller matrix",
+    )
+
+
 def run(args) -> int:
     if args.trials < 1:
         raise InputError("--trials must be at least 1")
-    problem, _ = load_problem(args.kb)
-    noise, warnings = noise_from_args(args, problem)
-    for w in warnings:
-        print(w, file=sys.stderr)
-    try:
-        model = Model(problem, ENGINE_TARGET[args.target], noise)
-        Policy(args.policy).check(problem)
-    except (TargetError, PolicyError) as exc:
-        raise InputError(str(exc)) from None
     repeats = args.repeats if args.repeats is not None else (20 if args.ties == "random" else 1)
     if repeats < 1:
         raise InputError("--repeats must be at least 1")
+    problem, _ = load_problem(kb_spec(args))
     method = args.method
     # Category policies are also evaluated under the informed pick model: one more tree,
     # within the same time limit and by the same method.
@@ -102,13 +112,23 @@ def run(args) -> int:
         return trees * per_tree
 
     what = f"{trees} tree(s)" + (" (one with the informed pick model)" if informed_run else "")
+    shorter = "--method monte-carlo" if method == "exact" else "a smaller --trials"
+    measured = None
+    if args.noise_eps is not None:
+        check_noise_memory(args, problem, "exact" if method == "auto" else method)
+        measured = check_noise_scale(
+            args, problem, ENGINE_TARGET[args.target], Policy(args.policy), cost, what, shorter
+        )
+    noise, warnings = noise_from_args(args, problem)
+    for w in warnings:
+        print(w, file=sys.stderr)
+    try:
+        model = Model(problem, ENGINE_TARGET[args.target], noise)
+        Policy(args.policy).check(problem)
+    except (TargetError, PolicyError) as exc:
+        raise InputError(str(exc)) from None
     model, work, time_notes = fit_time_limit(
-        args,
-        model,
-        Policy(args.policy),
-        cost,
-        what,
-        "--method monte-carlo" if method == "exact" else "a smaller --trials",
+        args, model, Policy(args.policy), cost, what, shorter, measured
     )
     noise = model.noise
     if work is not None and method == "auto" and trees * work.exact_seconds() > args.time_limit:
@@ -119,6 +139,8 @@ def run(args) -> int:
             f"by Monte Carlo over "
             f"{args.trials} interviews instead"
         )
+    if noise is not None and method == "monte-carlo":
+        check_noise_memory(args, problem, method)
     results = []
     for r in range(repeats):
         seed = None if args.seed is None else args.seed + r

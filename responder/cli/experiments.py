@@ -7,7 +7,7 @@ import sys
 import time
 from pathlib import Path
 
-from responder.cli.inputs import InputError, add_kb_argument
+from responder.cli.inputs import InputError, add_kb_argument, kb_spec
 
 EXPERIMENTS = ("group-id", "query-groups", "noise", "diagnostic", "wiser-standin", "sensitivity")
 CHOICES = (*EXPERIMENTS, "all")
@@ -137,9 +137,9 @@ def run(args) -> int:
     settings = Settings.quick_preset(**kw) if args.quick else Settings.full(**kw)
 
     kb_problem, kb_note = None, ""
-    if args.kb is not None:
-        kb_problem, _ = load_problem(args.kb)  # an explicit --kb must load
-        kb_label = f"knowledge base {args.kb}"
+    if kb_spec(args) is not None:
+        kb_problem, _ = load_problem(kb_spec(args))  # an explicit --kb must load
+        kb_label = f"knowledge base {kb_spec(args)}"
     else:
         kb_label = "bundled knowledge base"
         try:

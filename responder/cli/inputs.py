@@ -1,4 +1,4 @@
-"""Loading problems for the command line: interchange JSON or a knowledge base, plus the
+"""Loading problems for the command line: an interchange file or a knowledge base, plus the
 shared noise options. Every failure becomes :class:`InputError` with one clear message.
 """
 
@@ -7,9 +7,15 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import math
+import time
 from collections.abc import Callable
 from pathlib import Path
 
+from responder.cli.interchange import (
+    InterchangeError,
+    is_interchange,
+    read_interchange,
+)
 from responder.config import TARGET_ALIASES, ConfigError, InterviewConfig, symptom_leaks
 from responder.config import TARGETS as CONFIG_TARGETS
 from responder.engine.diagnostics import auto_eps, default_eps, min_hamming_distance
@@ -18,20 +24,16 @@ from responder.engine.evidence import (
 )
 from responder.engine.noise import NoiseModel, NoiseSettingsError, prone_mask
 from responder.engine.policies import POLICIES
-from responder.engine.problem import Problem, ProblemError
-from responder.engine.workload import Workload, duration_text, measure_interviews
-from responder.input_limits import InputRejected, loads_json, read_text
-
-INTERCHANGE_KEYS = (
-    "matrix",
-    "prior",
-    "groups",
-    "queries",
-    "query_groups",
-    "objects",
-    "pick_weights",
-    "group_names",
-    "query_group_names",
+from responder.engine.problem import Problem
+from responder.engine.workload import (
+    DEFAULT_MEMORY_LIMIT_MB,
+    DeltaTooSlow,
+    MiB,
+    Workload,
+    duration_text,
+    measure_interviews,
+    min_hamming_within,
+    size_text,
 )
 
 
@@ -40,62 +42,17 @@ class InputError(ValueError):
 
 
 def load_interchange(path: Path) -> Problem:
-    """Read the interchange JSON format.
-
-    ``{"matrix": [[0,1,...],...], "prior": [...], "groups": [...], "queries": [...],
-    "query_groups": [...], "objects": [...], "pick_weights": [...]}``; only ``matrix`` is
-    required.
-    """
+    """Read an interchange ``.json`` or ``.npz`` file (:mod:`responder.cli.interchange`)."""
     try:
-        # a regular file under the size cap, UTF-8, finite numbers, bounded nesting
-        data = loads_json(read_text(path, "interchange JSON file"), str(path))
-    except InputRejected as exc:
+        return read_interchange(path)
+    except InterchangeError as exc:
         raise InputError(str(exc)) from None
-    if not isinstance(data, dict):
-        raise InputError(f"{path}: the top level must be a JSON object with a 'matrix' key")
-    if "matrix" not in data:
-        raise InputError(f"{path}: the 'matrix' key is missing; give a list of 0/1 rows")
-    unknown = sorted(set(data) - set(INTERCHANGE_KEYS))
-    if unknown:
-        raise InputError(
-            f"{path}: unknown key(s) {', '.join(unknown)}; valid keys are "
-            f"{', '.join(INTERCHANGE_KEYS)}"
-        )
-    matrix = data["matrix"]
-    if not isinstance(matrix, list) or not all(isinstance(r, list) for r in matrix):
-        raise InputError(f"{path}: 'matrix' must be a list of rows, each a list of 0/1")
-    for key in (
-        "prior",
-        "groups",
-        "queries",
-        "query_groups",
-        "objects",
-        "pick_weights",
-        "group_names",
-        "query_group_names",
-    ):
-        if key in data and not isinstance(data[key], list):
-            raise InputError(f"{path}: '{key}' must be a list")
-    try:
-        return Problem.build(
-            matrix,
-            prior=data.get("prior"),
-            object_groups=data.get("groups"),
-            query_groups=data.get("query_groups"),
-            pick_weights=data.get("pick_weights"),
-            object_names=data.get("objects"),
-            query_names=data.get("queries"),
-            group_names=data.get("group_names"),
-            query_group_names=data.get("query_group_names"),
-        )
-    except ProblemError as exc:
-        raise InputError(f"{path}: {exc}") from None
 
 
 def load_problem(spec: str | None):
-    """A problem from ``--kb``: a ``.json`` interchange file, or a knowledge base
+    """A problem from ``--kb``: an interchange ``.json`` or ``.npz`` file, or a knowledge base
     (bundled when ``spec`` is None, a name or a path). Returns ``(problem, kb_or_None)``."""
-    if spec is not None and spec.lower().endswith(".json"):
+    if is_interchange(spec):
         return load_interchange(Path(spec)), None
     from responder.kb.loader import KBError  # noqa: PLC0415 (keeps start-up light)
     from responder.kb.resolve import resolve_kb  # noqa: PLC0415
@@ -107,13 +64,21 @@ def load_problem(spec: str | None):
     return kb.to_problem(), kb
 
 
-KB_HELP = "interchange .json file, knowledge-base name or folder (default: bundled)"
+KB_HELP = "interchange .json or .npz file, knowledge-base name or folder (default: bundled)"
 
 
 def add_kb_argument(parser: argparse.ArgumentParser, help: str = KB_HELP) -> None:  # noqa: A002
-    """``--kb FILE|NAME`` (default None: the bundled knowledge base), read by
-    :func:`load_problem`."""
-    parser.add_argument("--kb", metavar="FILE|NAME", default=None, help=help)
+    """``--kb FILE|NAME``, read with :func:`kb_spec` by :func:`load_problem`.
+
+    The option may also come before the command (``responder --kb DIR eval``): the
+    command's own default must not overwrite that one, so it sets none.
+    """
+    parser.add_argument("--kb", metavar="FILE|NAME", default=argparse.SUPPRESS, help=help)
+
+
+def kb_spec(args) -> str | None:
+    """The ``--kb`` given before or after the command (after wins); None: the bundled one."""
+    return getattr(args, "kb", None)
 
 
 def add_problem_arguments(parser: argparse.ArgumentParser) -> None:
@@ -202,10 +167,15 @@ def noise_from_args(args, problem: Problem) -> tuple[NoiseModel | None, list[str
 
 
 DEFAULT_TIME_LIMIT = 300.0
+#: CPU seconds that measuring may take in all (the first measurement, then lower eps for
+#: --noise-eps auto), so that a refusal comes within about 2 s of the start.
+MEASURE_SECONDS = 0.9
+FIRST_MEASURE_SECONDS = 0.3
 
 
 def add_time_limit_argument(parser: argparse.ArgumentParser) -> None:
-    """``--time-limit SECONDS``, read by :func:`fit_time_limit`."""
+    """``--time-limit SECONDS`` and ``--memory-limit MB``, read by :func:`fit_time_limit`,
+    :func:`check_noise_scale` and :func:`check_memory`."""
     parser.add_argument(
         "--time-limit",
         type=float,
@@ -215,16 +185,159 @@ def add_time_limit_argument(parser: argparse.ArgumentParser) -> None:
         "longer (with --noise-eps auto, lower eps until it fits); 0 = no limit "
         f"(default {DEFAULT_TIME_LIMIT:.0f})",
     )
+    parser.add_argument(
+        "--memory-limit",
+        type=float,
+        default=DEFAULT_MEMORY_LIMIT_MB,
+        metavar="MB",
+        help="refuse a noise or simulation run estimated to need more memory; 0 = no limit "
+        f"(default {DEFAULT_MEMORY_LIMIT_MB})",
+    )
 
 
-def fit_time_limit(args, model, policy, cost: Callable[[Workload], float], what: str, shorter: str):
+def _limit(args, name: str) -> float:
+    value = float(getattr(args, name.replace("-", "_"), 0) or 0)
+    if not math.isfinite(value) or value < 0:
+        raise InputError(f"--{name} must be a finite number, 0 or more (0 = no limit)")
+    return value
+
+
+def check_memory(args, estimate: int, what: str, shorter: str) -> None:
+    """Refuse a run whose estimated peak memory (bytes, from
+    :func:`responder.engine.workload.run_bytes`) exceeds ``--memory-limit``; ``shorter``
+    says what else makes it smaller.
+
+    Raises
+    ------
+    InputError
+    """
+    limit = _limit(args, "memory-limit")
+    if limit and estimate > limit * MiB:
+        raise InputError(
+            f"{what} needs an estimated {size_text(estimate)} of memory, more than the "
+            f"--memory-limit of {limit:g} MB; {shorter}, or pass --memory-limit "
+            f"{math.ceil(estimate / MiB)} (0 = no limit) to run it anyway"
+        )
+
+
+def typed_noise(args, problem: Problem):
+    """The noise settings of a typed ``--noise-eps`` (not ``auto``); None for auto or when
+    the options are wrong (:func:`noise_from_args` says how)."""
+    text = str(args.noise_eps).strip().lower()
+    if text == "auto":
+        return None
+    try:
+        mask = prone_mask(
+            problem.n_queries,
+            args.noise_prone,
+            problem.query_names,
+            seed=getattr(args, "seed", None),
+        )
+        return NoiseModel(int(text), mask, model=args.noise_model, p=args.noise_p)
+    except (ValueError, NoiseSettingsError):
+        return None
+
+
+def _refuse_typed_eps(
+    work: Workload, seconds: float, limit: float, what: str, shorter: str, eps: int
+) -> None:
+    if seconds > limit:
+        raise InputError(
+            f"{_estimate_text(work, seconds, what, eps)}, more than the {limit:g} s "
+            f"limit; use a smaller --noise-eps or {shorter}, or pass --time-limit "
+            f"{math.ceil(seconds)} (0 = no limit) to run it anyway"
+        )
+
+
+def check_noise_scale(args, problem: Problem, target: str, policy, cost, what: str, shorter: str):
+    """Before the noise options are read: a typed ``--noise-eps`` is measured now and
+    refused if the run cannot fit ``--time-limit``; then delta (the least Hamming
+    distance, which auto eps and the eps check need) is found, unless its computation,
+    estimated from its first block, alone exceeds the limit. Arguments as for
+    :func:`fit_time_limit`; returns the workload measured (None for auto), for
+    :func:`fit_time_limit` to reuse.
+
+    Raises
+    ------
+    InputError
+    """
+    from responder.engine.belief import Model, TargetError  # noqa: PLC0415
+    from responder.engine.policies import PolicyError  # noqa: PLC0415
+
+    limit = _limit(args, "time-limit")
+    if getattr(args, "noise_eps", None) is None or not limit:
+        return None
+    noise = typed_noise(args, problem)
+    work = None
+    if noise is not None:
+        try:
+            policy.check(problem)
+            model = Model(problem, target, noise)
+        except (TargetError, PolicyError):
+            model = None  # reported later, where the target and policy are checked
+        if model is not None:
+            work = measure_interviews(
+                model,
+                policy,
+                seed=getattr(args, "seed", None),
+                budget_seconds=FIRST_MEASURE_SECONDS,
+            )
+            _refuse_typed_eps(work, cost(work), limit, what, shorter, noise.eps)
+    check_delta(args, problem)
+    return work
+
+
+def check_delta(args, problem: Problem) -> None:
+    """Find delta (the least Hamming distance between two rows, which the noise options
+    need) now, unless its computation, estimated from its first block, alone exceeds
+    ``--time-limit``; it is remembered for the noise options.
+
+    Raises
+    ------
+    InputError
+    """
+    limit = _limit(args, "time-limit")
+    try:
+        if limit:
+            min_hamming_within(problem.matrix, limit)
+    except DeltaTooSlow as exc:
+        raise InputError(
+            f"finding delta, the least Hamming distance between two rows of this "
+            f"{problem.n_objects} x {problem.n_queries} matrix (for the noise budget), is "
+            f"estimated at {duration_text(exc.seconds)}, more than the {limit:g} s limit; "
+            f"pass --time-limit {math.ceil(exc.seconds * 1.2)} (0 = no limit) to compute it"
+        ) from None
+
+
+def _estimate_text(work: Workload, seconds: float, what: str, eps: int) -> str:
+    least = "" if work.complete else "at least "
+    per = (
+        f"{work.mean_questions:.0f} questions and {work.seconds_per_interview:.2f} s per interview"
+        if work.complete
+        else f"at least {work.mean_questions:.0f} questions of "
+        f"{work.seconds_per_node:.2f} s each per interview"
+    )
+    return f"estimated {least}{duration_text(seconds)} for {what} at eps {eps} (measured: {per})"
+
+
+def fit_time_limit(
+    args,
+    model,
+    policy,
+    cost: Callable[[Workload], float],
+    what: str,
+    shorter: str,
+    measured: Workload | None = None,
+):
     """Keep a noisy run within ``args.time_limit`` seconds.
 
-    A few interviews are measured (about half a second) and ``cost`` turns the figures into
-    the run's estimated seconds; ``shorter`` says what else shortens the run
-    (``"a smaller --trials"``). Within the limit nothing changes. Past it, ``--noise-eps
-    auto`` is lowered (halving) to the largest measured eps that fits, with a note; an eps
-    the user typed is refused with the estimate and what to change.
+    A few interviews are measured (:func:`measure_interviews`, under half a second) and
+    ``cost`` turns the figures into the run's estimated seconds; ``shorter`` says what else
+    shortens the run (``"a smaller --trials"``). Within the limit nothing changes. Past it,
+    ``--noise-eps auto`` is lowered (halving) to the largest measured eps that fits, with a
+    note; an eps the user typed is refused with the estimate and what to change. All the
+    measuring together stays within :data:`MEASURE_SECONDS` of CPU time; ``measured`` is
+    a workload already measured on the same settings (:func:`check_noise_scale`).
 
     Returns
     -------
@@ -237,31 +350,29 @@ def fit_time_limit(args, model, policy, cost: Callable[[Workload], float], what:
     from responder.engine.belief import Model  # noqa: PLC0415
 
     noise = model.noise
-    limit = float(getattr(args, "time_limit", 0) or 0)
+    limit = _limit(args, "time-limit")
     if noise is None or limit <= 0:
         return model, None, []
-    if not math.isfinite(limit):
-        raise InputError("--time-limit must be a finite number of seconds (0 = no limit)")
-    work = measure_interviews(model, policy, seed=getattr(args, "seed", None))
+    seed = getattr(args, "seed", None)
+    begin = time.process_time()
+    work = measured or measure_interviews(
+        model, policy, seed=seed, budget_seconds=FIRST_MEASURE_SECONDS
+    )
     seconds = cost(work)
     if seconds <= limit:
         return model, work, []
-    estimate = (
-        f"estimated {duration_text(seconds)} for {what} at eps {noise.eps} "
-        f"(measured: {work.mean_questions:.0f} questions and "
-        f"{work.seconds_per_interview:.2f} s per interview)"
-    )
-    insist = f"--time-limit {math.ceil(seconds)}"
     if str(args.noise_eps).strip().lower() != "auto":
-        raise InputError(
-            f"{estimate}, more than the {limit:g} s limit; use a smaller --noise-eps or "
-            f"{shorter}, or pass {insist} (0 = no limit) to run it anyway"
-        )
+        _refuse_typed_eps(work, seconds, limit, what, shorter, noise.eps)
+    estimate = _estimate_text(work, seconds, what, noise.eps)
+    insist = f"--time-limit {math.ceil(seconds)}"
     eps = noise.eps
+    halvings = max(1, math.ceil(math.log2(max(eps, 1))))
     while eps > 1:
         eps //= 2
+        left = MEASURE_SECONDS - (time.process_time() - begin)
+        budget = max(0.05, left / halvings)
         smaller = Model(model.problem, model.target, dataclasses.replace(noise, eps=eps))
-        trial = measure_interviews(smaller, policy, seed=getattr(args, "seed", None))
+        trial = measure_interviews(smaller, policy, seed=seed, budget_seconds=budget)
         if cost(trial) <= limit:
             note = (
                 f"--noise-eps auto is {noise.eps} for this matrix, {estimate}; capped at "

@@ -24,6 +24,7 @@ from responder.cli.inputs import InputError
 from responder.config import ConfigError, InterviewConfig, add_config_arguments
 from responder.core.session import Interview
 from responder.engine.state import Answer, InterviewState, Status
+from responder.kb.fields import first_unprintable, shown
 
 STATUS = {
     Status.ASKING: "asking",
@@ -65,6 +66,13 @@ def register(subparsers) -> None:
         action="store_true",
         help="store the interview as an incident (listed by `responder incidents list`)",
     )
+    p.add_argument(
+        "--top",
+        type=int,
+        default=None,
+        metavar="N",
+        help="list only the N most likely candidates in each reply (default: all)",
+    )
     add_config_arguments(p)
     p.set_defaults(handler=run)
 
@@ -84,6 +92,7 @@ class Protocol:
 
     kb: object
     interview: Interview
+    top: int | None = None  # candidates listed per reply; None: all
 
     def __post_init__(self) -> None:
         self._ids = [s.id for s in self.kb.symptoms]
@@ -117,6 +126,8 @@ class Protocol:
             raise _LineError(
                 'each line must be a JSON object such as {"symptom": "cough", "answer": "yes"}'
             )
+        for text in (*msg, *(v for v in msg.values() if isinstance(v, str))):
+            _check_printable(text)
         if "undo" in msg:
             if msg.get("undo") is not True or len(msg) != 1:
                 raise _LineError('to undo, send exactly {"undo": true}')
@@ -246,6 +257,8 @@ class Protocol:
                     rows.append(((i,), 0.0))
         else:
             rows = [(c.objects, c.probability) for c in st.candidates()]
+        if self.top is not None:
+            rows = rows[: self.top]
         return [
             {
                 "chemicals": [self._chemical(i) for i in objs],
@@ -269,6 +282,22 @@ def _shown(value) -> str:
 
 class _LineError(Exception):
     """One bad input line; the message is sent back as {"error": ...}."""
+
+
+def _check_printable(text: str) -> None:
+    """Refuse text no reply could quote: bytes that were not UTF-8 (read as lone
+    surrogates), JSON escapes of lone surrogates (``"\\ud800"``) and control characters."""
+    at = first_unprintable(text)
+    if at is None:
+        return
+    char = text[at]
+    if "\udc80" <= char <= "\udcff":
+        raise _LineError("the line is not UTF-8 text; send one JSON object per line in UTF-8")
+    what = "a lone surrogate" if "\ud800" <= char <= "\udfff" else "a control character"
+    raise _LineError(
+        f'"{shown(text, 40)}" holds {what} (U+{ord(char):04X}), which is not text; '
+        "send printable UTF-8 text"
+    )
 
 
 def _one_line(exc: Exception) -> str:
@@ -300,19 +329,26 @@ def serve(protocol: Protocol, stdin: IO[str], stdout: IO[str]) -> None:
 
 def run(args) -> int:
     from responder.cli.inputs import load_problem  # noqa: PLC0415
+    from responder.cli.interchange import is_interchange  # noqa: PLC0415
 
     spec = getattr(args, "kb", None)
-    if spec is not None and spec.lower().endswith(".json"):
+    if is_interchange(spec):
         raise InputError(
-            "interview needs a knowledge base (name or folder), not an interchange .json"
+            "interview needs a knowledge base (name or folder), not an interchange file"
         )
+    if args.top is not None and args.top < 1:
+        raise InputError("--top must be at least 1 (leave it out to list every candidate)")
     _, kb = load_problem(spec)
     try:
         config = InterviewConfig.from_args(args)
         interview = Interview.start(kb, config, journal=args.save)
     except ConfigError as exc:
         raise InputError(exc.cli_message()) from None
-    protocol = Protocol(kb, interview)
+    # bytes that are not UTF-8 become lone surrogates, refused per line, not an exception
+    for stream, errors in ((sys.stdin, "surrogateescape"), (sys.stdout, "backslashreplace")):
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors=errors)
+    protocol = Protocol(kb, interview, top=args.top)
     try:
         serve(protocol, sys.stdin, sys.stdout)
     finally:

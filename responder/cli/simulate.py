@@ -19,7 +19,10 @@ from responder.cli.inputs import (
     add_noise_arguments,
     add_problem_arguments,
     add_time_limit_argument,
+    check_memory,
+    check_noise_scale,
     fit_time_limit,
+    kb_spec,
     load_problem,
     noise_from_args,
 )
@@ -28,7 +31,8 @@ from responder.engine.belief import Model, TargetError
 from responder.engine.compare import wilson
 from responder.engine.diagnostics import default_eps, min_hamming_distance
 from responder.engine.policies import Policy, PolicyError
-from responder.engine.simulate import run_simulation
+from responder.engine.simulate import BATCH_MAX_CELLS, run_simulation
+from responder.engine.workload import run_bytes
 
 DEFAULT_INTERVIEWS = 1000
 DEFAULT_EXTRA_ERRORS = 2
@@ -114,9 +118,31 @@ def run(args) -> int:
         raise InputError("--interviews must be at least 1")
     if args.extra_errors < 0:
         raise InputError("--extra-errors must be 0 or more")
-    problem, _ = load_problem(args.kb)
+    problem, _ = load_problem(kb_spec(args))
     if args.noise_eps is None:
         args.noise_eps = "auto"  # simulate is always in noise mode
+    runs = args.interviews * (2 if args.extra_errors > 0 else 1)
+    m, n = problem.n_objects, problem.n_queries
+    together = m * n <= BATCH_MAX_CELLS and args.target == "chemical"  # run_batch's rule
+    check_memory(
+        args,
+        run_bytes(m, n, noise=True, batch=args.interviews if together else 0),
+        f"simulating {args.interviews} interviews on {m} x {n}",
+        "use a smaller --interviews" if together else "use a smaller matrix",
+    )
+
+    def cost(work) -> float:
+        return work.interviews_seconds(runs)
+
+    measured = check_noise_scale(
+        args,
+        problem,
+        ENGINE_TARGET[args.target],
+        Policy(args.policy, ties=args.ties, seed=args.seed),
+        cost,
+        f"{runs} interviews",
+        "a smaller --interviews",
+    )
     noise, warnings = noise_from_args(args, problem)
     for w in warnings:
         print(w, file=sys.stderr)
@@ -126,14 +152,8 @@ def run(args) -> int:
         policy.check(problem)
     except (TargetError, PolicyError) as exc:
         raise InputError(str(exc)) from None
-    runs = args.interviews * (2 if args.extra_errors > 0 else 1)
     model, _, time_notes = fit_time_limit(
-        args,
-        model,
-        policy,
-        lambda work: work.interviews_seconds(runs),
-        f"{runs} interviews",
-        "a smaller --interviews",
+        args, model, policy, cost, f"{runs} interviews", "a smaller --interviews", measured
     )
     noise = model.noise
     delta = min_hamming_distance(problem.matrix)

@@ -39,9 +39,18 @@ def resolve_export_dir(text: str | Path | None) -> Path:
 
 
 def export_paths(interview: Interview, folder: Path) -> tuple[Path, Path]:
-    """The two files an export of ``interview`` to ``folder`` writes."""
+    """The two files an export of ``interview`` to ``folder`` writes.
+
+    Raises
+    ------
+    responder.paths.UnsafePathError
+        The interview's id (read back from its journal) would name a file elsewhere.
+    """
     stem = f"interview-{interview.id}"
-    return folder / f"{stem}.md", folder / f"{stem}.json"
+    return (
+        paths.path_inside(folder, f"{stem}.md", "interview id"),
+        paths.path_inside(folder, f"{stem}.json", "interview id"),
+    )
 
 
 def outside_data_dir(folder: Path) -> bool:
@@ -306,11 +315,13 @@ def export_interview(
     ------
     OSError
         The folder cannot be created or written.
+    responder.paths.UnsafePathError
+        The interview's id would name a file outside the folder; nothing is written.
     """
     directory = resolve_export_dir(directory)
+    md, js = export_paths(interview, directory)
     directory.mkdir(parents=True, exist_ok=True)
     data = report(interview, remaining)
-    md, js = export_paths(interview, directory)
     _write(md, to_markdown(data))
     _write(js, json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n")
     return md, js

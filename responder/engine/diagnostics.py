@@ -10,6 +10,9 @@ Notation follows the paper: ``B`` is the (M, N) objects-by-queries 0/1 matrix (S
 
 from __future__ import annotations
 
+import weakref
+from collections.abc import Iterator
+
 import numpy as np
 
 from responder.engine.bounds import entropy
@@ -70,13 +73,34 @@ def distinguishable_count(matrix) -> int:
     return int(np.unique(B, axis=0).shape[0])
 
 
+# delta of recently seen matrices: (weak reference to the array, delta), by id. The
+# commands ask for the same matrix's delta several times (the budget check, the noise
+# options, the report); each computation is O(K^2 N).
+_DELTA_CACHE: dict[int, tuple[weakref.ref, int]] = {}
+
+
+def known_delta(matrix) -> int | None:
+    """delta of this very array if it was computed before, else None."""
+    cached = _DELTA_CACHE.get(id(matrix))
+    if cached is not None and cached[0]() is matrix:
+        return cached[1]
+    return None
+
+
+def remember_delta(matrix, delta: int) -> None:
+    if isinstance(matrix, np.ndarray):
+        if len(_DELTA_CACHE) > 16:
+            _DELTA_CACHE.clear()
+        _DELTA_CACHE[id(matrix)] = (weakref.ref(matrix), delta)
+
+
 def min_hamming_distance(matrix, block: int = 1024) -> int:
     """delta: the minimum Hamming distance between two *distinct* rows of ``B`` (Section 6).
 
     Identical rows are left out (they are reported by :func:`profile_sets`); otherwise delta
-    would be 0 whenever two chemicals share a profile. Distances come from integer matrix
-    products, d(r_i, r_j) = r_i . (1 - r_j) + (1 - r_i) . r_j, computed in row blocks so the
-    memory stays O(block x K) for K distinct rows.
+    would be 0 whenever two chemicals share a profile. Distances come from one matrix
+    product per block of rows (:func:`hamming_scan`). The result is remembered for the
+    same array object, so a later call costs nothing.
 
     Parameters
     ----------
@@ -89,21 +113,49 @@ def min_hamming_distance(matrix, block: int = 1024) -> int:
     int
         delta >= 1, or 0 when ``B`` has fewer than two distinct rows (no pair to compare).
     """
+    delta = known_delta(matrix)
+    if delta is None:
+        delta = list(hamming_scan(matrix, block))[-1][0]
+        remember_delta(matrix, delta)
+    return delta
+
+
+def hamming_scan(matrix, block: int = 1024) -> Iterator[tuple[int, float]]:
+    """The computation of delta, one block of rows at a time: yields (the least distance so
+    far, the share of the work done), the last pair being (delta, 1.0); a caller can time
+    the first block and stop (:func:`responder.engine.workload.min_hamming_within`).
+
+    d(r_i, r_j) = |r_i| + |r_j| - 2 r_i . r_j over the pairs j >= i only, so the memory
+    stays O(block x K) for K distinct rows.
+    """
     B = _as_binary(matrix)
-    if B.shape[0] == 0:
-        return 0
-    U = np.unique(B, axis=0).astype(np.float64)  # float products are exact here and use BLAS
-    K = U.shape[0]
+    U = np.unique(B, axis=0) if B.shape[0] else B
+    K, N = U.shape
     if K < 2:
-        return 0
-    V = 1.0 - U
+        yield 0, 1.0
+        return
+    # float32 products are exact while every sum stays below 2**24, and use BLAS
+    F = U.astype(np.float32 if N < 2**24 else np.float64)
+    weight = F.sum(axis=1)
+    starts = range(0, K, block)
+    cells = [(min(s + block, K) - s) * (K - s) for s in starts]
+    total, done = float(sum(cells)), 0.0
     best = np.inf
-    for start in range(0, K, block):
+    for start, size in zip(starts, cells, strict=True):
         stop = min(start + block, K)
-        D = U[start:stop] @ V.T + V[start:stop] @ U.T  # shape (stop - start, K)
-        D[np.arange(stop - start), np.arange(start, stop)] = np.inf  # a row versus itself
+        D = F[start:stop] @ F[start:].T  # pairs (i, j >= start)
+        D *= -2
+        D += weight[start:stop, None]
+        D += weight[None, start:]
+        rows = np.arange(stop - start)
+        D[rows, rows] = np.inf  # a row versus itself
         best = min(best, float(D.min()))
-    return int(round(best))
+        done += size
+        if best <= 1:  # no two distinct rows can be closer
+            break
+        if done < total:
+            yield int(round(best)), done / total
+    yield int(round(best)), 1.0
 
 
 def default_eps(delta: int) -> int:

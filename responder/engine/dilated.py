@@ -190,11 +190,11 @@ def build_dilated(
 
 
 def to_interchange(dilated: Dilated) -> dict:
-    """The dilated problem as an interchange JSON object (groups = original object ids, or
-    original group names for the group target; prior = Pi~)."""
+    """The dilated problem as an interchange JSON object (groups = original object ids as
+    text, or original group names for the group target; prior = Pi~)."""
     p = dilated.problem
     if dilated.target == "object":
-        groups = [int(i) for i in dilated.source]
+        groups = [str(int(i)) for i in dilated.source]
     else:
         groups = [p.group_names[c] for c in p.object_groups]
     out = {

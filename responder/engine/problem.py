@@ -203,6 +203,8 @@ def _binary_matrix(matrix) -> np.ndarray:
         raise ProblemError(
             f"the matrix must be 2-D with at least one row and one column, got shape {arr.shape}"
         )
+    if arr.dtype == bool:  # nothing to check (and no int64 copy of a large matrix)
+        return arr.copy() if arr.flags.writeable else arr
     flat = arr.ravel()
     ok = (
         np.fromiter(

@@ -32,6 +32,7 @@ import tomlkit
 
 from responder import paths
 from responder.input_limits import InputRejected, read_text
+from responder.kb.fields import FieldError, check_name, check_text, shown
 from responder.kb.loader import (
     BUNDLED_NAME,
     CHEMICALS_DIR,
@@ -120,6 +121,16 @@ class _CsvReader:
     def error(self, line: int | None, problem: str, fix: str) -> None:
         self.issues.append(KBIssue(str(self.path), line, problem, fix))
 
+    def field_ok(self, line: int, check, value: str, what: str) -> bool:
+        """Whether a cell passes its field check (:mod:`responder.kb.fields`: length and
+        printable characters); the problem is reported on its line otherwise."""
+        try:
+            check(value, what, empty_ok=True)
+        except FieldError as exc:
+            self.error(line, exc.problem, exc.fix)
+            return False
+        return True
+
     def read(self):
         try:
             text = read_text(self.path, "CSV file")
@@ -185,6 +196,7 @@ class _CsvReader:
         reserved: dict[str, int] = {}
         symptoms: list[tuple[int, str, str]] = []
         seen_ids: dict[str, str] = {}
+        bad_headers = False
         for k, head in enumerate(header):
             key = head.casefold()
             if not head:
@@ -201,6 +213,8 @@ class _CsvReader:
                         "keep one of them",
                     )
                 reserved.setdefault(key, k)
+            elif not self.field_ok(line, check_name, head, f"the header of column {k + 1}"):
+                bad_headers = True
             else:
                 sid = stable_id(head, "symptom")
                 if not sid:
@@ -227,7 +241,7 @@ class _CsvReader:
                     f'add a column headed "{key}" (the header row must be '
                     "name,class,<symptom 1>,<symptom 2>,...)",
                 )
-        if not symptoms and header:
+        if not symptoms and header and not bad_headers:
             self.error(
                 line,
                 "there are no symptom columns",
@@ -256,6 +270,16 @@ class _CsvReader:
 
         ok = True
         name = cell("name")
+        checks = [("name", check_name, "chemical name"), ("class", check_name, "class")]
+        checks += [("cas", check_name, "CAS number"), ("un", check_name, "UN number")]
+        checks += [("source", check_text, "source")]
+        for key, check, what in checks:
+            if not self.field_ok(line, check, cell(key), what):
+                if key in ("name", "class"):  # not quoted again in later messages
+                    return None
+                ok = False
+        if not ok:
+            return None
         if not name:
             self.error(line, "the chemical name is empty", "fill in the name, or delete the row")
             ok = False
@@ -286,7 +310,7 @@ class _CsvReader:
             elif value != "0":
                 self.error(
                     line,
-                    f'"{label}", column "{head}": the cell is "{value}", not 0 or 1',
+                    f'"{label}", column "{head}": the cell is "{shown(value)}", not 0 or 1',
                     "write 1 if the source lists the symptom, else 0",
                 )
                 ok = False
@@ -339,6 +363,8 @@ def csv_to_files(path: str | Path, source: str | None = None) -> dict[str, str]:
     """
     path = Path(path)
     rd = _CsvReader(path, source)
+    if source is not None and not rd.field_ok(None, check_text, source, "--source text"):
+        raise KBError(rd.issues)
     records = rd.read()
     head_line, header = records[0]
     reserved, symptoms = rd.columns(head_line, header)
@@ -359,6 +385,8 @@ def csv_to_files(path: str | Path, source: str | None = None) -> dict[str, str]:
         else:
             category_label = {}
             for k, sid, head in symptoms:
+                if not rd.field_ok(line, check_name, cells[k], f'the category of "{head}"'):
+                    continue
                 cid = stable_id(cells[k], "category")
                 if not cid:
                     rd.error(

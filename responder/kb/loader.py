@@ -14,7 +14,6 @@ from __future__ import annotations
 import difflib
 import hashlib
 import importlib.resources
-import math
 import os
 import re
 import unicodedata
@@ -23,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from responder.input_limits import InputRejected, decode_text, loads_toml, read_bytes
+from responder.kb.fields import FieldError, check_name, check_number, check_text, number_text
 from responder.kb.model import (
     ANSWERED_PER,
     CATEGORY_KINDS,
@@ -207,6 +207,10 @@ class _Lines:
 
 # --- the checker --------------------------------------------------------------------------
 
+#: Keys holding free text (line breaks allowed, up to fields.MAX_TEXT_CHARS); every other
+#: string is a name, label or id: one printable line of up to fields.MAX_NAME_CHARS.
+TEXT_KEYS = frozenset(("notes", "description", "check", "sources", "title", "url", "quote"))
+
 _TYPES = {
     "str": (str, "a quoted string"),
     "list": (list, 'a list of quoted strings, e.g. ["a", "b"]'),
@@ -370,6 +374,11 @@ class _Checker:
             if allowed[key] == "str" and key in required and key != "cas" and not value.strip():
                 self.error(doc.rel, line, f"`{key}` is empty", f"give the {key} text")
                 continue
+            try:
+                _check_strings(key, value)
+            except FieldError as exc:
+                self.error(doc.rel, line, exc.problem, exc.fix)
+                continue
             out[key] = value
         for key in required:
             if key not in table:
@@ -402,6 +411,27 @@ class _Checker:
         if key in examples:
             return examples[key]
         return {"str": '"..."', "list": '["..."]', "bool": "true", "number": "1.0"}[kind]
+
+
+def _field_problem(check, value, what: str) -> FieldError | None:
+    """The FieldError ``check(value, what)`` raises, or None."""
+    try:
+        check(value, what)
+    except FieldError as exc:
+        return exc
+    return None
+
+
+def _check_strings(key: str, value) -> None:
+    """Every string of a field (the value, or each entry of a list) against its length and
+    printable-character rule (:mod:`responder.kb.fields`); raises FieldError."""
+    check = check_text if key in TEXT_KEYS else check_name
+    if isinstance(value, str):
+        check(value, f"`{key}`", empty_ok=True)
+    elif isinstance(value, list):
+        for entry in value:
+            if isinstance(entry, str):
+                check(entry, f"an entry of `{key}`", empty_ok=True)
 
 
 # --- the three parts of a knowledge base -------------------------------------------------
@@ -510,15 +540,25 @@ def _check_vocabulary(ck: _Checker, doc: _Doc, vocab: _Vocabulary, table: str = 
             )
             observation = ""
         leak = v.get("leak")
-        if leak is not None and not (math.isfinite(leak) and 0 <= leak < 1):
-            ck.error(
-                doc.rel,
-                _key_line(doc, span, "leak", anchor),
-                f'symptom "{sid}" has leak {leak}, which is not a probability below 1',
-                "give P(victim shows it | the chemical does not list it), e.g. 0.05, "
-                "or remove the key",
+        if leak is not None:
+            fix = (
+                "give P(victim shows it | the chemical does not list it) below 1, e.g. 0.05, "
+                "or remove the key"
             )
-            leak = None
+            line = _key_line(doc, span, "leak", anchor)
+            try:
+                leak = check_number(leak, f'symptom "{sid}": leak', 0.0, 1.0, fix)
+                if leak == 1.0:
+                    raise FieldError("", fix, "range")
+            except FieldError as exc:
+                problem = exc.problem
+                if exc.kind == "range":
+                    problem = (
+                        f'symptom "{sid}" has leak {number_text(leak)}, which is not a '
+                        "probability below 1"
+                    )
+                ck.error(doc.rel, line, problem, exc.fix)
+                leak = None
         aliases = []
         for alias in v.get("aliases", []):
             if _ID_RE.match(alias):
@@ -830,6 +870,9 @@ def _check_chemical_file(
             'write class = "<class id>"',
         )
         class_id = None
+    elif (bad := _field_problem(check_name, class_id, "`class`")) is not None:
+        ck.error(doc.rel, class_line, bad.problem, bad.fix)
+        class_id = None
     elif class_ids is not None and class_id not in class_ids:
         ck.error(
             doc.rel,
@@ -999,23 +1042,19 @@ def _check_chemical_file(
                 ok = False
 
         prior = v.get("prior")
-        if prior is not None and (not math.isfinite(prior) or prior <= 0):
-            ck.error(
-                doc.rel,
-                _key_line(doc, span, "prior", anchor),
-                f"{label} has prior {prior}, which is not a positive number",
-                "give a positive relative weight (1.0 is the default), or remove the key",
-            )
-            ok = False
-        elif prior is not None and not PRIOR_RANGE[0] <= prior <= PRIOR_RANGE[1]:
+        if prior is not None:
             # 1e308 passes as a number, but two of them overflow the normalising sum
-            ck.error(
-                doc.rel,
-                _key_line(doc, span, "prior", anchor),
-                f"{label} has prior {prior:g}, outside {PRIOR_RANGE[0]:g} .. {PRIOR_RANGE[1]:g}",
-                "priors are relative weights: give e.g. 0.5 or 3 (1.0 is the default)",
-            )
-            ok = False
+            try:
+                prior = check_number(
+                    prior,
+                    f"{label}: prior",
+                    *PRIOR_RANGE,
+                    "priors are positive relative weights: give e.g. 0.5 or 3 (1.0 is the "
+                    "default), or remove the key",
+                )
+            except FieldError as exc:
+                ck.error(doc.rel, _key_line(doc, span, "prior", anchor), exc.problem, exc.fix)
+                ok = False
 
         chem_id = v.get("id")
         id_line = _key_line(doc, span, "id", anchor)

@@ -18,6 +18,7 @@ import numpy as np
 
 from responder.engine import Problem
 from responder.engine.problem import COMMON, HALLMARK, NOT_LISTED, OCCASIONAL, UNRECORDED
+from responder.kb.fields import printable
 
 
 @dataclass(frozen=True)
@@ -47,7 +48,10 @@ class KBIssue:
     def __str__(self) -> str:
         where = f"{self.file}:{self.line}" if self.line else self.file
         kind = "warning: " if self.severity == "warning" else ""
-        return f"{where}: {kind}{self.problem} — {self.fix}"
+        # a value quoted from the file must not act on the terminal it is printed on
+        return " ".join(
+            printable(part) for part in (f"{where}:", f"{kind}{self.problem}", "—", self.fix)
+        )
 
 
 class KBError(ValueError):

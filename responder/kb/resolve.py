@@ -96,8 +96,11 @@ def resolve_kb(spec: str | Path | None, *, strict: bool | None = None) -> Knowle
                 )
             ]
         )
-    named = paths.user_kb_dir() / text
-    if "/" not in text and "\\" not in text and (named / SYMPTOMS_FILE).is_file():
+    try:
+        named = paths.path_inside(paths.user_kb_dir(), text, "knowledge-base name", resolve=False)
+    except paths.UnsafePathError:  # "..", a separator...: no imported knowledge base
+        named = None
+    if named is not None and (named / SYMPTOMS_FILE).is_file():
         return load_kb(named, name=text, strict=bool(strict))
     names = ", ".join(available_kbs())
     raise KBError(

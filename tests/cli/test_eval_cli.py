@@ -41,7 +41,7 @@ def random_interchange(seed: int, m: int = 9, n: int = 7) -> dict:
     }
 
 
-TOY1 = {"matrix": [[0, 1, 1], [1, 1, 0], [0, 1, 0], [1, 0, 0]], "groups": [1, 1, 1, 2]}
+TOY1 = {"matrix": [[0, 1, 1], [1, 1, 0], [0, 1, 0], [1, 0, 0]], "groups": ["1", "1", "1", "2"]}
 
 
 def test_json_keys_and_toy_example(tmp_path, capsys):
@@ -116,17 +116,17 @@ GOOD = [[0, 1], [1, 0], [1, 1]]
         ({"matrix": GOOD, "objects": ["a"]}, [], "name"),
         ({"matrix": GOOD, "queries": ["a", "b", "c"]}, [], "name"),
         ({"matrix": GOOD, "pick_weights": [1]}, [], "pick weights"),
-        ({"matrix": GOOD, "prior": [1, -1, 1]}, [], "negative"),
-        ({"matrix": GOOD, "prior": [0, 0, 0]}, [], "zero"),
+        ({"matrix": GOOD, "prior": [1, -1, 1]}, [], "entry 1 is -1, which is not a positive"),
+        ({"matrix": GOOD, "prior": [0, 0, 0]}, [], "entry 0 is 0, which is not a positive"),
         ({"matrix": GOOD, "prior": "uniform"}, [], "prior"),
         ({"matrix": GOOD, "groups": [[1], [2], [3]]}, ["--target", "group"], "label"),
         ({"matrix": GOOD, "group_names": 5}, [], "group_names"),
-        ({"matrix": GOOD, "pick_weights": ["a", 1]}, [], "pick weights"),
+        ({"matrix": GOOD, "pick_weights": ["a", 1]}, [], "'pick_weights' entry 0 must be a number"),
         ({"matrix": GOOD}, ["--policy", "bogus"], "policy"),
         ({"matrix": GOOD}, ["--target", "group"], "group"),
-        ({"matrix": GOOD, "groups": [1, 1, 2]}, ["--policy", "gqsa"], "categor"),
+        ({"matrix": GOOD, "groups": ["1", "1", "2"]}, ["--policy", "gqsa"], "categor"),
         (
-            {"matrix": GOOD, "groups": [1, 1, 2]},
+            {"matrix": GOOD, "groups": ["1", "1", "2"]},
             ["--policy", "gigqsa", "--target", "group"],
             "categor",
         ),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import subprocess
 import sys
 
@@ -381,3 +382,60 @@ def test_the_three_scenarios_end_on_their_agent_within_12_answers(agent, facts):
     top = reply["candidates"][0]
     assert agent in [c["name"] for c in top["chemicals"]], top
     assert reply["classes"][0]["class"] == KB.chemical(agent).class_id
+
+
+def run_process(stdin: bytes, *args: str) -> subprocess.CompletedProcess:
+    """The protocol as a real process: its stdout is a UTF-8 byte stream, unlike StringIO."""
+    return subprocess.run(
+        [sys.executable, "-m", "responder.cli", "interview", "--jsonl", *args],
+        input=stdin,
+        capture_output=True,
+        timeout=120,
+        env={**os.environ, "PYTHONIOENCODING": "utf-8"},
+    )
+
+
+@pytest.mark.parametrize(
+    ("line", "error"),
+    [
+        (b'{"symptom": "\\ud800", "answer": "yes"}', "holds a lone surrogate (U+D800)"),
+        (b'{"symptom": "cough", "answer": "\\udfff"}', "holds a lone surrogate (U+DFFF)"),
+        (b'{"\\ud83d": 1}', "holds a lone surrogate (U+D83D)"),
+        (b'{"symptom": "\xff\xfe", "answer": "yes"}', "the line is not UTF-8 text"),
+        (b'{"symptom": "\\u009b2J", "answer": "yes"}', "holds a control character (U+009B)"),
+        (b'{"symptom": "\\u001b[2J", "answer": "yes"}', "holds a control character (U+001B)"),
+    ],
+    ids=["lone surrogate", "surrogate answer", "surrogate key", "not UTF-8", "C1", "escape"],
+)
+def test_a_line_that_is_not_text_gets_one_error_and_the_interview_goes_on(line, error):
+    proc = run_process(line + b"\n" + answer("cough", "yes").encode() + b"\n")
+    assert proc.returncode == 0 and b"Traceback" not in proc.stderr, proc.stderr
+    replies = [json.loads(x) for x in proc.stdout.decode("utf-8").splitlines()]
+    assert len(replies) == 3
+    assert error in replies[1]["error"] and set(replies[1]) == {"error"}
+    assert "\x1b" not in replies[1]["error"] and "\x9b" not in replies[1]["error"]
+    assert replies[2]["asked"] == 1
+
+
+def test_top_limits_the_candidates_of_every_reply():
+    out = io.StringIO()
+    lines = "".join(x + "\n" for x in [answer("cough", "yes"), answer("headache", "no")])
+    serve(Protocol(KB, Interview(KB, InterviewConfig()), top=3), io.StringIO(lines), out)
+    limited = [json.loads(x) for x in out.getvalue().splitlines()]
+    full = run_lines([answer("cough", "yes"), answer("headache", "no")])
+    assert len(limited) == len(full) == 3
+    for few, every in zip(limited, full, strict=True):
+        assert len(every["candidates"]) > 3
+        assert few["candidates"] == every["candidates"][:3]
+        assert {k: v for k, v in few.items() if k != "candidates"} == {
+            k: v for k, v in every.items() if k != "candidates"
+        }
+
+
+def test_top_on_the_command_line_and_its_bounds():
+    proc = run_process(answer("cough", "yes").encode() + b"\n", "--top", "1")
+    replies = [json.loads(x) for x in proc.stdout.decode("utf-8").splitlines()]
+    assert proc.returncode == 0 and [len(r["candidates"]) for r in replies] == [1, 1]
+    proc = run_process(b"", "--top", "0")
+    assert proc.returncode == 2 and b"--top must be at least 1" in proc.stderr
+    assert proc.stdout == b""

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from core_fixtures import home, knowledge  # noqa: F401 (pytest fixtures)
 
 from responder.config import InterviewConfig
 from responder.core.export import export_interview, report, to_markdown
 from responder.core.session import Interview
 from responder.engine.state import Answer
+from responder.paths import UnsafePathError, path_inside
 
 # -- export -----------------------------------------------------------------------------------
 
@@ -65,3 +67,45 @@ def test_a_changed_answer_leaves_a_trace_in_the_export(knowledge):
     # Undoing the change removes its trace: the export shows the answers as they stand.
     it.undo()
     assert report(it)["changed_answers"] == []
+
+
+# -- stored values that build paths -----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "stored_id",
+    ["x/../../../escaped", "../escaped", "/tmp/escaped", "a\\..\\b", "x\x1b[2J", "x" * 300],
+    ids=["dot-dot path", "parent", "absolute", "backslashes", "escape", "long"],
+)
+def test_an_interview_id_that_would_leave_the_exports_folder_is_refused(
+    knowledge, tmp_path, monkeypatch, stored_id
+):
+    monkeypatch.setattr(Interview, "id", property(lambda self: stored_id))
+    folder = tmp_path / "deep" / "er" / "exports"
+    it = Interview(knowledge, InterviewConfig("chemical", "symptom", "strict"))
+    with pytest.raises(UnsafePathError, match="interview id") as info:
+        export_interview(it, folder)
+    assert "\x1b" not in str(info.value)
+    written = [p for p in tmp_path.rglob("*") if p.is_file()]
+    assert written == [] and not folder.exists()
+
+
+def test_an_export_file_linked_elsewhere_is_refused(knowledge, tmp_path):
+    it = Interview(knowledge, InterviewConfig("chemical", "symptom", "strict"))
+    folder, elsewhere = tmp_path / "exports", tmp_path / "elsewhere"
+    folder.mkdir()
+    elsewhere.mkdir()
+    (folder / f"interview-{it.id}.md").symlink_to(elsewhere / "report.md")
+    with pytest.raises(UnsafePathError, match="leads outside"):
+        export_interview(it, folder)
+    assert list(elsewhere.iterdir()) == []
+
+
+def test_an_ordinary_id_exports_inside_the_folder(knowledge, tmp_path):
+    it = Interview(knowledge, InterviewConfig("chemical", "symptom", "strict"))
+    md, js = export_interview(it, tmp_path / "exports")
+    assert md.parent == js.parent == tmp_path / "exports"
+    assert path_inside(tmp_path, "kb name", "knowledge-base name") == tmp_path / "kb name"
+    for name in ("..", ".", "", "a/b"):
+        with pytest.raises(UnsafePathError, match="knowledge-base name"):
+            path_inside(tmp_path, name, "knowledge-base name", resolve=False)

@@ -404,7 +404,9 @@ def test_builder_sizes_groups_and_interchange():
         len(data["matrix"]) == d.n_rows
         and data["groups"][0] == problem.group_names[problem.object_groups[0]]
     )
-    assert to_interchange(build_dilated(problem, noise))["groups"] == d.source.tolist()
+    assert to_interchange(build_dilated(problem, noise))["groups"] == [
+        str(i) for i in d.source.tolist()
+    ]
 
 
 def test_builder_refuses_large_problems():

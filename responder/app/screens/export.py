@@ -15,6 +15,7 @@ from responder.core.export import (
     outside_data_dir,
     resolve_export_dir,
 )
+from responder.paths import UnsafePathError
 
 
 class ExportScreen(ModalScreen[tuple | None]):
@@ -50,7 +51,12 @@ class ExportScreen(ModalScreen[tuple | None]):
     def show_target(self) -> None:
         """Show, in full, the two files Enter will write (before anything is written)."""
         folder = resolve_export_dir(self.query_one(Input).value)
-        md, js = export_paths(self.interview, folder)
+        try:
+            md, js = export_paths(self.interview, folder)
+        except UnsafePathError as exc:
+            self.query_one("#export-target", Static).update("")
+            self.query_one("#export-error", Static).update(f"Cannot export: {exc}.")
+            return
         where = " — outside responder's data folder" if outside_data_dir(folder) else ""
         self.query_one("#export-target", Static).update(f"Writes {md}\nand {js}{where}")
 
@@ -67,6 +73,9 @@ class ExportScreen(ModalScreen[tuple | None]):
         folder = resolve_export_dir(self.query_one(Input).value)
         try:
             md, js = export_interview(self.interview, folder, self.remaining)
+        except UnsafePathError as exc:
+            self.query_one("#export-error", Static).update(f"Cannot export: {exc}.")
+            return
         except OSError as exc:
             self.query_one("#export-error", Static).update(
                 f"Cannot write to {folder}: {exc.strerror or exc}. Choose another folder."
