@@ -298,6 +298,19 @@ def serve(protocol: Protocol, stdin: IO[str], stdout: IO[str]) -> None:
         emit(protocol.handle(line))
 
 
+def _check_store() -> None:
+    """Open the incident database before the first line (importing old journals, setting a
+    damaged file aside), so that a store that cannot be written stops the run at once."""
+    from responder.core.store import StoreError, open_database  # noqa: PLC0415
+
+    try:
+        with open_database() as db:
+            for notice in db.notices:
+                print(f"responder: note: {notice}", file=sys.stderr)
+    except StoreError as exc:
+        raise InputError(f"--save: {exc}") from None
+
+
 def run(args) -> int:
     from responder.cli.inputs import load_problem  # noqa: PLC0415
 
@@ -312,6 +325,8 @@ def run(args) -> int:
         interview = Interview.start(kb, config, journal=args.save)
     except ConfigError as exc:
         raise InputError(exc.cli_message()) from None
+    if args.save:
+        _check_store()
     protocol = Protocol(kb, interview)
     try:
         serve(protocol, sys.stdin, sys.stdout)

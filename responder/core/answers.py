@@ -5,7 +5,7 @@ These are session concerns, so they live here and not in the engine: the engine'
 :class:`~responder.engine.state.InterviewState` only needs the current answer to each symptom
 (:meth:`~responder.engine.state.InterviewState.set_answers`). One :class:`AnswerHistory` rule
 (a new answer to a question replaces the old one; undo puts a replaced answer back where it
-was) serves the live interview (:class:`AnswerLog`), the journal replay and the JSON-lines
+was) serves the live interview (:class:`AnswerLog`), the incident replay and the JSON-lines
 protocol, so all three agree on what a sequence of events means.
 """
 
@@ -175,14 +175,20 @@ class AnswerLog:
         records: list[AnswerRecord],
         replaced: list[tuple[AnswerRecord, int, AnswerRecord]] | None = None,
     ) -> None:
-        """Replace the whole history (resume from a journal).
+        """Replace the whole history (resume a stored incident).
 
         ``replaced`` lists (new record, position, record it replaced) for answers that changed
         an earlier one, as :meth:`replacements` gives them, so that undo after a resume puts
         the earlier answer back. Entries whose new record is not in ``records`` are dropped.
         """
-        self.state.set_all_answers([(r.victim, r.query, r.answer) for r in records])
+        self.state.set_all_answers(_engine_answers(records))
         self._history.restore(records, replaced)
 
     def _sync(self) -> None:
-        self.state.set_all_answers([(r.victim, r.query, r.answer) for r in self._history.records])
+        self.state.set_all_answers(_engine_answers(self._history.records))
+
+
+def _engine_answers(records: list[AnswerRecord]) -> list[tuple[int, int, Answer]]:
+    """(victim, query, answer) as the engine takes them: it files a query answered once per
+    incident under the incident whichever victim gives it, and knows no victim -1."""
+    return [(max(r.victim, 0), r.query, r.answer) for r in records]

@@ -8,6 +8,7 @@ files with the interview's current state.
 from __future__ import annotations
 
 import json
+import re
 import time
 from datetime import UTC, datetime
 from pathlib import Path
@@ -39,8 +40,9 @@ def resolve_export_dir(text: str | Path | None) -> Path:
 
 
 def export_paths(interview: Interview, folder: Path) -> tuple[Path, Path]:
-    """The two files an export of ``interview`` to ``folder`` writes."""
-    stem = f"interview-{interview.id}"
+    """The two files an export of ``interview`` to ``folder`` writes. The id comes from
+    stored data, so it is reduced to a plain file name that stays inside ``folder``."""
+    stem = "interview-" + (re.sub(r"[^0-9A-Za-z._-]", "_", interview.id).lstrip(".") or "x")
     return folder / f"{stem}.md", folder / f"{stem}.json"
 
 
@@ -298,9 +300,13 @@ def _next_steps_markdown(ns: dict, what: str) -> list[str]:
 
 
 def export_interview(
-    interview: Interview, directory: Path | str | None = None, remaining=None
-) -> tuple[Path, Path]:
-    """Write ``interview-<id>.md`` and ``.json``; returns their paths.
+    interview: Interview,
+    directory: Path | str | None = None,
+    remaining=None,
+    formats: tuple[str, ...] = ("md", "json"),
+) -> tuple[Path, ...]:
+    """Write ``interview-<id>.md`` and ``.json`` (or only those of ``formats``); returns
+    their paths, in that order.
 
     Raises
     ------
@@ -311,13 +317,18 @@ def export_interview(
     directory.mkdir(parents=True, exist_ok=True)
     data = report(interview, remaining)
     md, js = export_paths(interview, directory)
-    _write(md, to_markdown(data))
-    _write(js, json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n")
-    return md, js
+    written = []
+    if "md" in formats:
+        written.append(_write(md, to_markdown(data)))
+    if "json" in formats:
+        written.append(
+            _write(js, json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n")
+        )
+    return tuple(written)
 
 
-def _write(path: Path, text: str) -> None:
-    atomic_write_text(path, text)  # unique temporary name, fsync'd, folder fsync'd
+def _write(path: Path, text: str) -> Path:
+    return atomic_write_text(path, text)  # unique temporary name, fsync'd, folder fsync'd
 
 
 __all__ = [
