@@ -13,6 +13,8 @@ from datetime import UTC, datetime
 
 from responder.cli.inputs import InputError
 
+#: ``list`` names the most likely chemical for this many of the newest incidents.
+TOP_FOR_NEWEST = 100
 STATUS_WORDS = {
     "open": "open",
     "live": "open in another window",
@@ -38,7 +40,8 @@ def register(subparsers) -> None:
         "list",
         help="every incident, newest first",
         description="Every incident, newest first: id, start, knowledge base, victims, "
-        "answers, status and the most likely chemical now.",
+        f"answers, status and, for the newest {TOP_FOR_NEWEST}, the most likely chemical "
+        "(`show` gives it for any one).",
     )
     listing.add_argument("--json", action="store_true", help="print one JSON array")
     _kb_option(listing)
@@ -272,7 +275,11 @@ def cmd_list(args) -> int:
         raise _store_error(exc) from None
     _notes(notices)
     knowledge = _Knowledge(getattr(args, "kb", None))
-    rows = [_incident_json(d, knowledge.recorded(d)) for d in found]
+    # the most likely chemical replays the interview (milliseconds each): newest ones only
+    rows = [
+        _incident_json(d, knowledge.recorded(d) if k < TOP_FOR_NEWEST else None)
+        for k, d in enumerate(found)
+    ]
     if args.json:
         print_json(rows)
         return 0

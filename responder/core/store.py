@@ -512,13 +512,6 @@ def claim_data_folder(directory: Path | None = None) -> str | None:
     return None
 
 
-def release_data_folder() -> None:
-    global _instance_fd
-    if _instance_fd is not None:
-        os.close(_instance_fd)
-        _instance_fd = None
-
-
 # -- writing -------------------------------------------------------------------------------
 
 
