@@ -30,7 +30,6 @@ from pathlib import Path
 
 from responder.core.store import (
     ANSWERS,
-    MAX_VICTIMS,
     Database,
     Event,
     _dumps,
@@ -53,6 +52,8 @@ IMPORTED_DIR = "imported"
 DAMAGED_DIR = "damaged"
 #: Ids that can name an export file as they are (no separator, no control character).
 SAFE_ID = re.compile(r"[0-9A-Za-z][0-9A-Za-z._-]{0,79}")
+#: Victims a journal could hold; a larger index in one is damage.
+MAX_VICTIMS = 1000
 
 
 class JournalUnreadable(ValueError):

@@ -59,8 +59,9 @@ except ImportError:  # pragma: no cover (Windows)
 
 ANSWERS = ("yes", "no", "unknown")
 KINDS = ("answer", "undo", "remove", "config", "victim", "end")
-#: Victims one incident may hold.
-MAX_VICTIMS = 1000
+#: Victims one incident may hold when read back (a larger index is damage). Writes take
+#: any index: a change the database refused would block every later one.
+MAX_VICTIMS = 10_000
 #: Times accepted in the database: 1970 .. 3000 (beyond, datetime cannot show them).
 MAX_TIMESTAMP = 32503680000.0
 #: Seconds a write waits for another window's write to the same file to finish.
@@ -86,7 +87,7 @@ _SCHEMA_V1 = (
     )""",
     """CREATE TABLE victims (
         incident INTEGER NOT NULL REFERENCES incidents(number) ON DELETE CASCADE,
-        idx INTEGER NOT NULL CHECK (idx BETWEEN 0 AND 999),
+        idx INTEGER NOT NULL CHECK (idx >= 0),
         name TEXT NOT NULL DEFAULT '' CHECK (length(name) <= 200),
         PRIMARY KEY (incident, idx)
     )""",
@@ -95,8 +96,8 @@ _SCHEMA_V1 = (
         seq INTEGER NOT NULL CHECK (seq >= 1),
         at REAL NOT NULL CHECK (at BETWEEN 0 AND {MAX_TIMESTAMP}),
         kind TEXT NOT NULL CHECK (kind IN ({", ".join(f"'{k}'" for k in KINDS)})),
-        victim INTEGER CHECK (victim BETWEEN -1 AND 999),
-        symptom TEXT CHECK (length(symptom) BETWEEN 1 AND 200),
+        victim INTEGER CHECK (victim >= -1),
+        symptom TEXT CHECK (length(symptom) >= 1),
         answer TEXT CHECK (answer IN ('yes', 'no', 'unknown')),
         volunteered INTEGER NOT NULL DEFAULT 0 CHECK (volunteered IN (0, 1)),
         detail TEXT,
@@ -607,6 +608,7 @@ class IncidentLog:
         """
         db = open_database(path)
         conn = db.conn
+        number = None
         try:
             conn.execute("BEGIN IMMEDIATE")
             cursor = conn.execute(
@@ -641,6 +643,8 @@ class IncidentLog:
             conn.execute("COMMIT")
         except (sqlite3.Error, StoreError) as exc:
             _rollback(conn)
+            if number is not None:
+                _unlock(db.path, number)
             db.close()
             raise _write_error(db.path, exc) from None
         return cls(db, number, incident_id)
@@ -755,8 +759,8 @@ def _timestamp(value) -> float | None:
     return float(value) if 0.0 <= value <= MAX_TIMESTAMP else None
 
 
-def _text(value, limit: int = 200) -> str | None:
-    return value if isinstance(value, str) and 0 < len(value) <= limit else None
+def _symptom(value) -> bool:
+    return isinstance(value, str) and bool(value)
 
 
 def _victim_index(value) -> int | None:
@@ -811,14 +815,14 @@ def _replay(data: IncidentData, events: list[tuple], victims: list[tuple]) -> In
         data.last_at = max(data.last_at, at)
         data.events += 1
         if kind == "answer":
-            if _text(symptom) is None or answer not in ANSWERS or _victim_index(victim) is None:
+            if not _symptom(symptom) or answer not in ANSWERS or _victim_index(victim) is None:
                 data.problems.append(f"change {seq}: an unreadable answer; skipped")
                 continue
             history.add(StoredAnswer(symptom, answer, at, volunteered == 1, victim))
         elif kind == "undo":
             history.undo()
         elif kind == "remove":
-            if _text(symptom) is not None and _victim_index(victim) is not None:
+            if _symptom(symptom) and _victim_index(victim) is not None:
                 history.remove((victim, symptom))
         elif kind not in KINDS:
             data.problems.append(f"change {seq}: an unknown kind of change; skipped")

@@ -304,3 +304,16 @@ def test_an_incident_with_scene_answers_resumes_and_undoes():
     again.undo()
     again.undo()
     assert again.records == [] and stored(it).answers == []
+
+
+def test_no_change_the_database_refuses_can_block_later_ones(home):
+    """Writes take any symptom id and victim number (a refused change would stay pending
+    and hold back every later one); reading back bounds the victim number."""
+    log = IncidentLog.create({}, {}, "long", 1.0)
+    log.answer("s" * 5000, "yes", 2.0, False, victim=5)
+    log.answer("cough", "no", 3.0, False, victim=20_000)
+    log.answer("fever", "yes", 4.0, False)
+    assert log.pending == []
+    data, _ = find_incident("long")
+    assert [(a.symptom, a.victim) for a in data.answers] == [("s" * 5000, 5), ("fever", 0)]
+    assert data.problems == ["change 2: an unreadable answer; skipped"]
