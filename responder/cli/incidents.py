@@ -94,10 +94,6 @@ def _no_command(parser: argparse.ArgumentParser) -> int:
 # -- reading ---------------------------------------------------------------------------------
 
 
-def _store_error(exc: Exception) -> InputError:
-    return InputError(str(exc))
-
-
 def _notes(notices: list[str]) -> None:
     for notice in notices:
         print(f"responder: note: {notice}", file=sys.stderr)
@@ -164,7 +160,7 @@ def _find(key: str):
     try:
         data, notices = find_incident(key)
     except StoreError as exc:
-        raise _store_error(exc) from None
+        raise InputError(str(exc)) from None
     _notes(notices)
     if data is None:
         raise InputError(f"no incident {key!r} (see `responder incidents list`)")
@@ -272,7 +268,7 @@ def cmd_list(args) -> int:
     try:
         found, notices = list_incidents()
     except StoreError as exc:
-        raise _store_error(exc) from None
+        raise InputError(str(exc)) from None
     _notes(notices)
     knowledge = _Knowledge(getattr(args, "kb", None))
     # the most likely chemical replays the interview (milliseconds each): newest ones only

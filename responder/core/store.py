@@ -810,8 +810,10 @@ def _replay(data: IncidentData, events: list[tuple], victims: list[tuple]) -> In
     for seq, at, kind, victim, symptom, answer, volunteered, _detail in events:
         at = _timestamp(at)
         if at is None:
-            data.problems.append(f"change {seq}: its time is out of range; skipped")
-            continue
+            data.problems.append(
+                f"change {seq}: its time is out of range; the previous one is used"
+            )
+            at = data.last_at
         data.last_at = max(data.last_at, at)
         data.events += 1
         if kind == "answer":
