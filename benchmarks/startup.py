@@ -4,7 +4,7 @@
 
 Three measurements, each on a fresh private RESPONDER_HOME (no resume offer):
 
-1. in-process: ``prepare()`` (settings, knowledge base, journals) and the app's first
+1. in-process: ``prepare()`` (settings, knowledge base, incident database) and the app's first
    screen under Textual's Pilot, in an interpreter that has already imported everything;
 2. subprocess: a new Python process that imports and runs the app headless and exits once
    the first question is drawn (interpreter start-up and imports included);

@@ -1,4 +1,4 @@
-"""Where responder keeps the user's settings, journals and imported knowledge bases.
+"""Where responder keeps the user's settings, incidents, exports and imported knowledge bases.
 
 Locations follow platformdirs. Setting ``RESPONDER_HOME`` puts everything under that one
 folder instead (``config/`` and ``data/`` inside it), so tests never touch the user's files.
@@ -28,7 +28,7 @@ def config_dir() -> Path:
 
 
 def data_dir() -> Path:
-    """Folder for journals, exports and imported knowledge bases."""
+    """Folder for the incident database, exports and imported knowledge bases."""
     base = _override()
     path = base / "data" if base else Path(platformdirs.user_data_dir(APP_NAME))
     return path
@@ -39,8 +39,14 @@ def user_kb_dir() -> Path:
     return data_dir() / "kb"
 
 
+def incident_db() -> Path:
+    """The incident database (SQLite): every interview, its victims and answers."""
+    return data_dir() / "incidents.sqlite"
+
+
 def journal_dir() -> Path:
-    """Folder holding interview journals (one JSON-lines file per interview)."""
+    """Folder where earlier versions kept one JSON-lines journal per interview; they are
+    imported into the incident database on first use and moved to ``imported/``."""
     return data_dir() / "journal"
 
 

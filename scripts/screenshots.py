@@ -3,7 +3,7 @@
     python scripts/screenshots.py [--kb NAME|PATH] [--out screenshots]
 
 Drives the real app with Textual's Pilot on a private RESPONDER_HOME (your own settings and
-journals are never touched), on the bundled knowledge base by default. The answers come
+incidents are never touched), on the bundled knowledge base by default. The answers come
 from one chemical's own symptom profile, so the interview ends in a result.
 """
 

@@ -1,5 +1,6 @@
 """Fuzzing every reader of user input: knowledge-base folders (TOML text and field values),
-CSV files, settings, interchange JSON and npz files, interview protocol lines and journals.
+CSV files, settings, interchange JSON and npz files, interview protocol lines, journals and
+the incident database.
 
 Every case must end in a correct result or the input's own clear error, never another
 exception (a traceback), a hang (each case has a deadline) or a silent acceptance: where
@@ -15,6 +16,7 @@ Examples are derandomised. The test suite runs ``RESPONDER_FUZZ_EXAMPLES`` cases
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import json
 import os
@@ -649,19 +651,79 @@ JOURNAL = (
 
 @FUZZ
 @given(st.data())
-def test_fuzzed_journals(tmp_path_factory, data):
-    from responder.core.journal import scan_journals
+def test_fuzzed_journals_import_as_far_as_they_read(tmp_path_factory, data):
+    from responder.core.store import scan_incidents
 
-    folder = tmp_path_factory.mktemp("journal")
-    path = folder / "20260101-000000-abcdef.jsonl"
+    folder = tmp_path_factory.mktemp("data")
+    (folder / "journal").mkdir()
+    path = folder / "journal" / "20260101-000000-abcdef.jsonl"
     path.write_bytes(data.draw(mutated(JOURNAL)))
-    scan = scan_journals(folder)  # never raises
+    scan = scan_incidents(folder / "incidents.sqlite")  # never raises
     for found in scan.unfinished:
         assert found.answers and all(a.answer in ("yes", "no", "unknown") for a in found.answers)
         assert all(0 <= a.at <= 32503680000 for a in found.answers)
         assert found.started_text and isinstance(found.config, dict)
         assert len({a.symptom for a in found.answers}) == len(found.answers)
-    # damaged files are reported or moved aside, never deleted
-    assert path.exists() or (folder / "damaged" / path.name).exists()
-    if (folder / "damaged" / path.name).exists():
+    # every journal is imported, moved aside or (a newer format) left, never deleted
+    kept = [folder / "journal" / sub / path.name for sub in ("imported", "damaged")]
+    assert path.exists() or any(p.exists() for p in kept)
+    if kept[1].exists():
         assert any("moved aside" in n for n in scan.notices)
+    if path.exists():
+        assert any("newer responder" in n or "could not be imported" in n for n in scan.notices)
+
+
+@st.composite
+def damaged_database(draw, good: bytes) -> bytes:
+    """A valid incident database with bytes overwritten, cut off or appended."""
+    data = bytearray(good)
+    for _ in range(draw(st.integers(1, 6))):
+        at = draw(st.integers(0, len(data) - 1))
+        action = draw(st.sampled_from(("overwrite", "truncate", "append")))
+        if action == "overwrite":
+            piece = draw(st.binary(min_size=1, max_size=64))
+            data[at : at + len(piece)] = piece
+        elif action == "truncate":
+            del data[max(at, 1) :]
+        else:
+            data += draw(st.binary(max_size=200))
+    return bytes(data)
+
+
+@functools.cache
+def _good_database(folder: Path) -> bytes:
+    from responder.core.store import IncidentLog
+
+    log = IncidentLog.create(
+        {"name": "kb"},
+        {"target": "chemical"},
+        "fuzz",
+        1000.0,
+        victims=["", "driver"],
+        answers=[("cough", "yes", 1001.0, False, 0), ("wheezing", "no", 1002.0, True, 1)],
+        path=folder / "incidents.sqlite",
+    )
+    log.end("completed")
+    log.close()
+    return (folder / "incidents.sqlite").read_bytes()  # all in the file: the log was closed
+
+
+@FUZZ
+@given(st.data())
+def test_fuzzed_database_files_are_read_or_set_aside(tmp_path_factory, data):
+    from responder.core.store import IncidentLog, list_incidents
+
+    good = _good_database(tmp_path_factory.getbasetemp())
+    folder = tmp_path_factory.mktemp("data")
+    db = folder / "incidents.sqlite"
+    db.write_bytes(data.draw(damaged_database(good)))
+    found, notices = list_incidents(db)  # never raises: damage is moved aside
+    for incident in found:
+        assert all(a.answer in ("yes", "no", "unknown") for a in incident.answers)
+        assert isinstance(incident.config, dict) and incident.started_text
+    moved = list((folder / "damaged").glob("*.sqlite")) if (folder / "damaged").exists() else []
+    assert bool(moved) == any("moved aside" in n for n in notices)
+    if moved:
+        assert found == [] and moved[0].stat().st_size > 0
+    # and the file in place takes new incidents
+    IncidentLog.create({}, {}, "after", 2000.0, path=db).close()

@@ -2,7 +2,7 @@
 
 The app owns one :class:`~responder.core.session.Interview` at a time (``app.interview``);
 screens read it and call the app's methods to change it, so every change goes through the
-same path: engine, journal (fsync'd), redraw.
+same path: engine, incident database (committed durably), redraw.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from textual.binding import Binding
 
 from responder.config import ConfigError, NoiseSettings
 from responder.core import views
-from responder.core.journal import Journal, JournalData, JournalError
 from responder.core.session import Interview
+from responder.core.store import IncidentData, IncidentLog, StoreError
 from responder.engine.state import Answer, Status
 from responder.kb.model import KnowledgeBase
 from responder.settings import Settings, SettingsError, save_settings
@@ -45,12 +45,12 @@ class ResponderApp(App):
     ----------
     knowledge : KnowledgeBase
     settings : Settings
-    unfinished : list of JournalData
-        Interviews to offer for resume before starting a new one.
+    unfinished : list of IncidentData
+        Incidents to offer for resume before starting a new one.
     notices : list of (message, severity)
         Shown once the app is up (bad settings file, knowledge base fallback...).
     journal : bool
-        Write journals (always, except in a few unit tests).
+        Store incidents (always, except in a few unit tests).
     started_at : float or None
         ``time.perf_counter()`` when the command started, for the start-up benchmark.
     """
@@ -68,7 +68,7 @@ class ResponderApp(App):
         knowledge: KnowledgeBase,
         settings: Settings | None = None,
         *,
-        unfinished: list[JournalData] | None = None,
+        unfinished: list[IncidentData] | None = None,
         notices: list[tuple[str, str]] | None = None,
         journal: bool = True,
         started_at: float | None = None,
@@ -140,20 +140,23 @@ class ResponderApp(App):
         for message, severity in self.notices:
             self.notify(message, severity=severity, timeout=12 if severity != "information" else 6)
 
-    def _after_resume_choice(self, choice: JournalData | None) -> None:
+    def _after_resume_choice(self, choice: IncidentData | None) -> None:
         if choice is None:
             for data in self.unfinished:
                 try:
-                    journal = Journal.reopen(data)
-                    journal.end("set-aside")
-                    journal.close()
-                except JournalError:
-                    pass  # live elsewhere by now, or unwritable: it stays as it is
+                    incident = IncidentLog.reopen(data)
+                except StoreError:
+                    continue  # live elsewhere by now, or unreadable: it stays as it is
+                try:
+                    incident.end("set-aside")
+                except StoreError:
+                    pass  # unwritable: offered again next time, nothing is lost
+                incident.close()
             self.start_new()
             return
         try:
             interview, warnings = Interview.resume(self.knowledge, choice)
-        except JournalError as exc:  # it went live in another window meanwhile
+        except StoreError as exc:  # it went live in another window meanwhile
             self.notify(
                 f"Not resumed: {exc}. A new interview starts here.", severity="error", timeout=15
             )
@@ -310,9 +313,16 @@ class ResponderApp(App):
             parts.append(MODE_SAID[now.mode].format(eps=it.eps_for(now.noise)))
         message = "; ".join(parts) or "no change"
         saved = f"All {len(it.records)} answer(s) kept" + (
-            "" if not it.unsaved else f", {it.unsaved} NOT saved yet ({it.journal_error})"
+            ""
+            if not it.unsaved
+            else f", but {it.unsaved} change(s) are NOT saved ({it.journal_error}); retried "
+            "with the next change"
         )
-        self.notify(f"{message[0].upper()}{message[1:]}. {saved}.", timeout=4)
+        self.notify(
+            f"{message[0].upper()}{message[1:]}. {saved}.",
+            severity="error" if it.unsaved else "information",
+            timeout=15 if it.unsaved else 4,
+        )
         if self.interview_screen is not None:
             self.interview_screen.note = None
             if now.mode == "noise" and it.eps_for(now.noise) > it.safe_eps:
@@ -388,6 +398,9 @@ class ResponderApp(App):
         if it.asked == 0:
             self.notify("This interview has no answers yet.", timeout=3)
             return
+        if it.unsaved:  # the dialog asks instead, offering to retry the write first
+            self.ask_unsaved("start a new interview", self.new_interview)
+            return
 
         def done(yes: bool | None) -> None:
             if yes:
@@ -396,8 +409,8 @@ class ResponderApp(App):
         self.push_screen(
             ConfirmScreen(
                 "Start a new interview?",
-                f"The current interview ({it.asked} answer(s)) stays in the journal; export it "
-                "first with x if you need a report.",
+                f"The current interview ({it.asked} answer(s)) stays saved as incident "
+                f"{it.id}; export it first with x if you need a report.",
             ),
             done,
         )
@@ -406,6 +419,28 @@ class ResponderApp(App):
         self.interview.end("new")
         self.start_new()
         self.notify("New interview started.", timeout=3)
+
+    def ask_unsaved(self, action: str, go_on) -> None:
+        """Changes are not saved: ask before ``go_on()`` (quit, new interview), offering to
+        retry the write; a retry that saves everything goes on at once."""
+        from responder.app.screens.unsaved import UnsavedScreen  # noqa: PLC0415
+
+        if isinstance(self.screen, UnsavedScreen):
+            return  # already asking
+        it = self.interview
+
+        def retry() -> str | None:
+            return None if it.save() else (it.journal_error or "not saved")
+
+        def done(choice: str | None) -> None:
+            if choice in ("saved", "discard"):
+                go_on()
+            else:
+                self._redraw()
+
+        self.push_screen(
+            UnsavedScreen(action, retry, lambda: it.unsaved, it.journal_error or ""), done
+        )
 
     # -- settings -------------------------------------------------------------------------
 
@@ -438,4 +473,7 @@ class ResponderApp(App):
             and it.status in (Status.IDENTIFIED, Status.INDISTINGUISHABLE)
         ):
             it.end("completed")
+        if it is not None and it.unsaved:
+            self.ask_unsaved("quit", lambda: self.exit(0))
+            return
         self.exit(0)

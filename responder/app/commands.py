@@ -50,7 +50,7 @@ ACTIONS = (
     ("Export interview", "Markdown report and JSON with timestamps", "app:action_export", None),
     (
         "New interview",
-        "Start again; the current interview stays in the journal",
+        "Start again; the current interview stays saved as an incident",
         "app:action_new_interview",
         None,
     ),

@@ -14,7 +14,8 @@ EXIT_BAD_INPUT = 2
 
 
 def prepare(kb: str | None = None, started_at: float | None = None, journal: bool = True):
-    """Load settings and knowledge base and build the app (not yet running).
+    """Load settings and knowledge base, read the incident database, and build the app (not
+    yet running). ``journal`` False stores nothing (a few unit tests).
 
     Returns
     -------
@@ -27,12 +28,7 @@ def prepare(kb: str | None = None, started_at: float | None = None, journal: boo
         used.
     """
     from responder.app.app import ResponderApp  # noqa: PLC0415
-    from responder.core.journal import (  # noqa: PLC0415
-        Journal,
-        JournalError,
-        claim_data_folder,
-        scan_journals,
-    )
+    from responder.core.store import claim_data_folder, scan_incidents  # noqa: PLC0415
     from responder.kb.resolve import KnowledgeError, load_knowledge  # noqa: PLC0415
     from responder.settings import Settings, SettingsError, load_settings  # noqa: PLC0415
 
@@ -62,24 +58,18 @@ def prepare(kb: str | None = None, started_at: float | None = None, journal: boo
     pending = []
     if journal:
         other = claim_data_folder()
-        scan = scan_journals()
+        scan = scan_incidents()  # also imports old journals and sets a damaged file aside
         pending = scan.unfinished
         notices += [(n, "warning") for n in scan.notices]
         if other or scan.live_elsewhere:
             notices.append(
                 (
                     f"{other or 'Another responder window is open on this data folder.'}"
-                    " Its live interview is not offered here and is left to it; this "
-                    "window keeps a separate interview.",
+                    " Its live incident is not offered here and is left to it; this "
+                    "window keeps a separate incident.",
                     "warning",
                 )
             )
-        for data in pending:
-            if data.problems:  # shown once: recorded so the next start does not repeat them
-                try:
-                    Journal(data.path, data.id).noted([p.line for p in data.problems])
-                except JournalError:
-                    pass
     return ResponderApp(
         knowledge,
         settings,

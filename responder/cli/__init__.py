@@ -1,7 +1,8 @@
 """The ``responder`` command line. With no subcommand it starts the interview app.
 
 Each command is one module of this package (:mod:`~responder.cli.eval`,
-:mod:`~responder.cli.simulate`, :mod:`~responder.cli.kb`, :mod:`~responder.cli.experiments`)
+:mod:`~responder.cli.simulate`, :mod:`~responder.cli.kb`, :mod:`~responder.cli.experiments`,
+:mod:`~responder.cli.interview`, :mod:`~responder.cli.incidents`)
 with ``register(subparsers)``, which sets ``handler`` (a function of the parsed args
 returning the exit code). One error policy for all of them: a bad option or argument
 (:class:`Parser`) and bad input found later (:class:`~responder.cli.inputs.InputError`) both
@@ -27,6 +28,7 @@ COMMAND_MODULES = (
     "responder.cli.kb",
     "responder.cli.experiments",
     "responder.cli.interview",
+    "responder.cli.incidents",
 )
 
 

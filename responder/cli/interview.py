@@ -327,6 +327,19 @@ def serve(protocol: Protocol, stdin: IO[str], stdout: IO[str]) -> None:
         emit(protocol.handle(line))
 
 
+def _check_store() -> None:
+    """Open the incident database before the first line (importing old journals, setting a
+    damaged file aside), so that a store that cannot be written stops the run at once."""
+    from responder.core.store import StoreError, open_database  # noqa: PLC0415
+
+    try:
+        with open_database() as db:
+            for notice in db.notices:
+                print(f"responder: note: {notice}", file=sys.stderr)
+    except StoreError as exc:
+        raise InputError(f"--save: {exc}") from None
+
+
 def run(args) -> int:
     from responder.cli.inputs import load_problem  # noqa: PLC0415
     from responder.cli.interchange import is_interchange  # noqa: PLC0415
@@ -348,6 +361,8 @@ def run(args) -> int:
     for stream, errors in ((sys.stdin, "surrogateescape"), (sys.stdout, "backslashreplace")):
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors=errors)
+    if args.save:
+        _check_store()
     protocol = Protocol(kb, interview, top=args.top)
     try:
         serve(protocol, sys.stdin, sys.stdout)

@@ -5,7 +5,7 @@ These are session concerns, so they live here and not in the engine: the engine'
 :class:`~responder.engine.state.InterviewState` only needs the current answer to each symptom
 (:meth:`~responder.engine.state.InterviewState.set_answers`). One :class:`AnswerHistory` rule
 (a new answer to a question replaces the old one; undo puts a replaced answer back where it
-was) serves the live interview (:class:`AnswerLog`), the journal replay and the JSON-lines
+was) serves the live interview (:class:`AnswerLog`), the incident replay and the JSON-lines
 protocol, so all three agree on what a sequence of events means.
 """
 
@@ -175,7 +175,7 @@ class AnswerLog:
         records: list[AnswerRecord],
         replaced: list[tuple[AnswerRecord, int, AnswerRecord]] | None = None,
     ) -> None:
-        """Replace the whole history (resume from a journal).
+        """Replace the whole history (resume a stored incident).
 
         ``replaced`` lists (new record, position, record it replaced) for answers that changed
         an earlier one, as :meth:`replacements` gives them, so that undo after a resume puts

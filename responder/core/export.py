@@ -44,7 +44,8 @@ def export_paths(interview: Interview, folder: Path) -> tuple[Path, Path]:
     Raises
     ------
     responder.paths.UnsafePathError
-        The interview's id (read back from its journal) would name a file elsewhere.
+        The interview's id (read back from the incident database) would name a file
+        elsewhere.
     """
     stem = f"interview-{interview.id}"
     return (
@@ -307,9 +308,13 @@ def _next_steps_markdown(ns: dict, what: str) -> list[str]:
 
 
 def export_interview(
-    interview: Interview, directory: Path | str | None = None, remaining=None
-) -> tuple[Path, Path]:
-    """Write ``interview-<id>.md`` and ``.json``; returns their paths.
+    interview: Interview,
+    directory: Path | str | None = None,
+    remaining=None,
+    formats: tuple[str, ...] = ("md", "json"),
+) -> tuple[Path, ...]:
+    """Write ``interview-<id>.md`` and ``.json`` (or only those of ``formats``); returns
+    their paths, in that order.
 
     Raises
     ------
@@ -322,13 +327,18 @@ def export_interview(
     md, js = export_paths(interview, directory)
     directory.mkdir(parents=True, exist_ok=True)
     data = report(interview, remaining)
-    _write(md, to_markdown(data))
-    _write(js, json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n")
-    return md, js
+    written = []
+    if "md" in formats:
+        written.append(_write(md, to_markdown(data)))
+    if "json" in formats:
+        written.append(
+            _write(js, json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n")
+        )
+    return tuple(written)
 
 
-def _write(path: Path, text: str) -> None:
-    atomic_write_text(path, text)  # unique temporary name, fsync'd, folder fsync'd
+def _write(path: Path, text: str) -> Path:
+    return atomic_write_text(path, text)  # unique temporary name, fsync'd, folder fsync'd
 
 
 __all__ = [

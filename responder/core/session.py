@@ -1,8 +1,10 @@
-"""One interview, headless: answers, modes, noise tolerance and the journal.
+"""One interview, headless: answers, modes, noise tolerance and its record in the incident
+database.
 
 :class:`Interview` wraps the engine's :class:`~responder.engine.state.InterviewState` with the
 app's vocabulary (target "chemical" or "class", suggestion "symptom" or "category", noise
-tolerance) and writes every change to its journal before returning. What the screens show
+tolerance) and writes every change to the incident database
+(:mod:`responder.core.store`) before returning. What the screens show
 is built from it by the pure functions of :mod:`responder.core.views`, so the whole
 interview can be driven and tested without a terminal.
 """
@@ -14,8 +16,8 @@ from dataclasses import replace
 
 from responder.config import ConfigError, InterviewConfig, NoiseSettings
 from responder.core.answers import AnswerLog, AnswerRecord
-from responder.core.journal import Journal, JournalData, JournalError, new_interview_id
 from responder.core.modes import state_for
+from responder.core.store import IncidentData, IncidentLog, StoreError, new_incident_id
 from responder.engine.diagnostics import auto_eps, default_eps, min_hamming_distance
 from responder.engine.evidence import EvidenceSettings
 from responder.engine.noise import NoiseSettingsError
@@ -31,14 +33,15 @@ MAX_VICTIM_NAME = 40
 
 
 class Interview:
-    """One incident's interview: the engine state plus modes, victims, labels and the journal.
+    """One incident's interview: the engine state plus modes, victims, labels and its record
+    in the incident database.
 
     Parameters
     ----------
     knowledge : KnowledgeBase
     config : InterviewConfig, optional
         Target, suggestion mode and answer model (evidence by default).
-    journal : Journal or None
+    incident : IncidentLog or None
         Where every change is written; None keeps the interview in memory only (tests).
     """
 
@@ -46,16 +49,16 @@ class Interview:
         self,
         knowledge: KnowledgeBase,
         config: InterviewConfig | None = None,
-        journal: Journal | None = None,
+        incident: IncidentLog | None = None,
     ):
         self.knowledge = knowledge
         self.problem = knowledge.problem
         self.config = config or InterviewConfig()
-        self.journal = journal
-        self.journal_enabled = journal is not None
-        self.journal_error: str | None = None
+        self.incident = incident
+        self.journal_enabled = incident is not None  # whether changes are stored at all
+        self.journal_error: str | None = None  # why the last write failed, if it did
         self.started = time.time()
-        self._id = new_interview_id(self.started)
+        self._id = new_incident_id(self.started)
         self._delta: int | None = None
         self.state = state_for(knowledge, self.config)
         self.log = AnswerLog(self.state)  # the answers with their times, and undo
@@ -90,24 +93,24 @@ class Interview:
     def start(
         cls, knowledge: KnowledgeBase, config: InterviewConfig, journal: bool = True
     ) -> Interview:
-        """A new interview whose journal is created with its first answer (so starting the
-        app and leaving writes nothing); journal errors are kept in ``journal_error``."""
+        """A new interview, stored as an incident from its first answer on (so starting the
+        app and leaving writes nothing); write errors are kept in ``journal_error``."""
         interview = cls(knowledge, config)
         interview.journal_enabled = journal
         return interview
 
     @classmethod
     def resume(
-        cls, knowledge: KnowledgeBase, data: JournalData, write: bool = True
+        cls, knowledge: KnowledgeBase, data: IncidentData, write: bool = True
     ) -> tuple[Interview, list[str]]:
-        """Rebuild an interview from its journal; returns it and warnings to show.
+        """Rebuild an interview from a stored incident; returns it and warnings to show.
 
-        ``write`` False gives a read-only preview (no journal, no lock).
+        ``write`` False gives a read-only preview (nothing written, no lock).
 
         Raises
         ------
-        JournalError
-            The journal is live in another responder window.
+        StoreError
+            The incident is live in another responder window.
         """
         warnings: list[str] = []
         config = _stored_config(data.config, warnings)
@@ -125,7 +128,7 @@ class Interview:
         except (ConfigError, NoiseSettingsError) as exc:
             warnings.append(f"the saved noise settings do not fit ({exc}); the noise mode is off")
             interview = cls(knowledge, replace(config, mode="strict", noise=NoiseSettings()))
-        made: dict[int, AnswerRecord] = {}  # id(JournalAnswer) -> its record
+        made: dict[int, AnswerRecord] = {}  # id(StoredAnswer) -> its record
         lost: list[str] = []
 
         def record(a) -> AnswerRecord | None:
@@ -146,7 +149,7 @@ class Interview:
         if lost:
             warnings.append(
                 f"{len(lost)} answer(s) name symptoms this knowledge base lacks "
-                f"({', '.join(lost)}); they stay in the journal but cannot be used"
+                f"({', '.join(lost)}); they stay stored with the incident but cannot be used"
             )
         n_victims = max([0, *data.victims, *(r.victim for r in records)]) + 1
         interview.victims = [data.victims.get(v, "") for v in range(n_victims)]
@@ -155,63 +158,73 @@ class Interview:
         interview.state.select_victim(0)
         interview.log.restore(records, _replacements(data, record))
         interview.started = data.started
-        interview.journal = Journal.reopen(data) if write else None
+        interview._id = data.id
+        interview.incident = IncidentLog.reopen(data) if write else None
         interview.journal_enabled = write
         return interview, warnings
 
-    # -- journal --------------------------------------------------------------------------
+    # -- storage --------------------------------------------------------------------------
 
     def stored_config(self) -> dict:
-        """The modes as the journal keeps them (:meth:`InterviewConfig.to_dict`)."""
+        """The modes as the incident database keeps them (:meth:`InterviewConfig.to_dict`)."""
         return self.config.to_dict()
 
     def _log(self, fn, config_only: bool = False) -> None:
-        """Journal one change. The journal file is created with the first answer, and then
-        holds every answer so far (also after an earlier failure to create it)."""
+        """Store one change. The incident is created with the first answer, and then holds
+        every answer so far (also after an earlier failure to create it)."""
         try:
-            if self.journal is None:
+            if self.incident is None:
                 if not self.journal_enabled or config_only or not self.records:
-                    return  # nothing to keep yet; the start event will carry the modes
-                journal = Journal.create(
+                    return  # nothing to keep yet; the incident will carry the modes
+                self.incident = IncidentLog.create(
                     self.knowledge.describe(),
                     self.stored_config(),
-                    interview_id=self._id,
-                    started=self.started,
+                    self._id,
+                    self.started,
+                    victims=self.victims,
+                    answers=[
+                        (
+                            self.knowledge.symptoms[r.query].id,
+                            r.answer.value,
+                            r.at,
+                            r.volunteered,
+                            r.victim,
+                        )
+                        for r in self.records
+                    ],
                 )
-                for v, name in enumerate(self.victims[1:], start=1):
-                    journal.victim(v, name)
-                for r in self.records:
-                    journal.answer(
-                        self.knowledge.symptoms[r.query].id,
-                        r.answer.value,
-                        r.at,
-                        r.volunteered,
-                        r.victim,
-                    )
-                self.journal = journal
             else:
                 fn()
             self.journal_error = None
-        except JournalError as exc:
+        except StoreError as exc:
             self.journal_error = str(exc)
+
+    def save(self) -> bool:
+        """Try again to write what is not saved yet; True when nothing is left unsaved."""
+        self._log(lambda: self.incident.flush())
+        return self.unsaved == 0
 
     @property
     def unsaved(self) -> int:
-        """Changes not yet on disk: pending journal lines, or every answer while the journal
-        file could not be created. 0 means everything shown is saved."""
+        """Changes not yet on disk: pending events, or every answer while the incident could
+        not be created. 0 means everything shown is saved."""
         if not self.journal_enabled:
             return 0
-        if self.journal is None:
+        if self.incident is None:
             return len(self.records)
-        return len(self.journal.pending)
+        return len(self.incident.pending)
 
     @property
     def id(self) -> str:
-        return self.journal.id if self.journal else self._id
+        return self.incident.id if self.incident else self._id
 
     def end(self, reason: str) -> None:
-        if self.journal is not None:
-            self._log(lambda: self.journal.end(reason))
+        """Mark the incident ended (``completed``, ``new``); once that is saved, its lock and
+        connection are released."""
+        if self.incident is not None:
+            self._log(lambda: self.incident.end(reason))
+            if not self.unsaved:
+                self.incident.close()
 
     # -- victims --------------------------------------------------------------------------
 
@@ -242,7 +255,7 @@ class Interview:
             )
         index = self.state.add_victim()
         self.victims.append(name)
-        self._log(lambda: self.journal.victim(index, name), config_only=not self.records)
+        self._log(lambda: self.incident.victim(index, name), config_only=not self.records)
         self.generation += 1
         return index
 
@@ -273,7 +286,7 @@ class Interview:
         victim: int | None = None,
     ) -> AnswerRecord:
         """Record an answer for ``victim`` (default: the current one; a query answered once
-        per incident is the incident's), now or at ``at``, and journal it before returning."""
+        per incident is the incident's), now or at ``at``, and store it before returning."""
         answer = Answer(answer)
         if victim is None:
             victim = self.victim
@@ -281,7 +294,7 @@ class Interview:
             victim = -1
         record = self.log.answer(query, answer, volunteered=volunteered, at=at, victim=victim)
         self._log(
-            lambda: self.journal.answer(
+            lambda: self.incident.answer(
                 self.knowledge.symptoms[query].id, answer.value, record.at, volunteered, victim
             )
         )
@@ -292,7 +305,9 @@ class Interview:
         """Take back the last answer given, whichever victim it was for."""
         record = self.log.undo()
         if record is not None:
-            self._log(lambda: self.journal.undo(self.knowledge.symptoms[record.query].id))
+            self._log(
+                lambda: self.incident.undo(self.knowledge.symptoms[record.query].id, record.victim)
+            )
             self.generation += 1
         return record
 
@@ -300,7 +315,7 @@ class Interview:
         v = -1 if self.state.is_shared(query) else (self.victim if victim is None else victim)
         record = self.log.remove(query, victim=v)
         if record is not None:
-            self._log(lambda: self.journal.remove(self.knowledge.symptoms[query].id, v))
+            self._log(lambda: self.incident.remove(self.knowledge.symptoms[query].id, v))
             self.generation += 1
         return record
 
@@ -334,7 +349,7 @@ class Interview:
             evidence=config.evidence_settings(self.knowledge.answer_model, self.state_leaks()),
         )
         self.config = config
-        self._log(lambda: self.journal.config(self.stored_config()), config_only=True)
+        self._log(lambda: self.incident.config(self.stored_config()), config_only=True)
         self.generation += 1
 
     def set_modes(self, **changes) -> None:
@@ -461,16 +476,16 @@ class Interview:
 
 
 def _stored_config(stored: dict, warnings: list[str]) -> InterviewConfig:
-    """The modes a journal recorded, validated; impossible ones are reported in
+    """The modes an incident recorded, validated; impossible ones are reported in
     ``warnings`` and replaced by the defaults, never taken as something else silently."""
     data = {k: stored[k] for k in InterviewConfig.KEYS if k in stored}
-    # journals from before the evidence mode were strict (or noise): keep their meaning
+    # interviews from before the evidence mode were strict (or noise): keep their meaning
     data.setdefault("mode", "strict")
     evidence = data.get("evidence")
     if isinstance(evidence, dict):
         evidence = {k: v for k, v in evidence.items() if k in EvidenceSettings.KEYS}
         if data.get("mode") == "evidence":
-            # journals from before the long-row discount ran without it: keep their meaning
+            # interviews from before the long-row discount ran without it: keep their meaning
             evidence.setdefault("long_row_exponent", 0.0)
         data["evidence"] = evidence
     try:
@@ -484,8 +499,8 @@ def _stored_config(stored: dict, warnings: list[str]) -> InterviewConfig:
         return default
 
 
-def _replacements(data: JournalData, record) -> list[tuple[AnswerRecord, int, AnswerRecord]]:
-    """The journal's "which answer did this one replace" memory as records, so that undo
+def _replacements(data: IncidentData, record) -> list[tuple[AnswerRecord, int, AnswerRecord]]:
+    """The stored "which answer did this one replace" memory as records, so that undo
     after a resume puts a changed answer back exactly as it would have before."""
     out = []
     for new, pos, old in data.replaced:

@@ -295,17 +295,21 @@ class InterviewState:
     def set_all_answers(self, answers) -> None:
         """Replace every victim's answers and the incident's by ``answers``, (victim, query,
         answer) triples in order; victims are added as needed (a later triple for the same
-        victim and query, or the same shared query, replaces an earlier one)."""
+        victim and query, or the same shared query, replaces an earlier one). A query
+        answered once per incident is the incident's whoever gives it (victim -1 or any)."""
         victims: list[dict[int, Answer]] = [{} for _ in self._victims]
         incident: dict[int, Answer] = {}
         for victim, query, answer in answers:
             answer = Answer(answer)
             self._check_query(query)
-            if victim < 0:
-                raise IndexError(f"victim {victim} does not exist")
-            while victim >= len(victims):
-                victims.append({})
-            store = incident if self._shared[query] else victims[victim]
+            if self._shared[query]:
+                store = incident
+            elif victim < 0:
+                raise IndexError(f"victim {victim} does not exist for query {query}")
+            else:
+                while victim >= len(victims):
+                    victims.append({})
+                store = victims[victim]
             store.pop(query, None)
             store[query] = answer
         self._victims, self._incident = victims, incident

@@ -12,7 +12,7 @@ SIZE = (120, 40)
 
 @pytest.fixture(autouse=True)
 def home(tmp_path, monkeypatch) -> Path:
-    """Every test gets its own settings, journal and export folders."""
+    """Every test gets its own settings, incident database and export folders."""
     monkeypatch.setenv("RESPONDER_HOME", str(tmp_path / "home"))
     return tmp_path / "home"
 

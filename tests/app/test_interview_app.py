@@ -490,7 +490,7 @@ async def test_export_writes_markdown_and_json(home):
     assert "Identified: Phosgene" in text and "not a diagnosis" in text
 
 
-async def test_new_interview_asks_first_and_ends_the_old_journal(home):
+async def test_new_interview_asks_first_and_ends_the_old_incident(home):
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -507,9 +507,9 @@ async def test_new_interview_asks_first_and_ends_the_old_journal(home):
         await pilot.press("y")
         await settle(pilot)
         assert app.interview is not old and app.interview.asked == 0
-    from responder.core.journal import read_journal
+    from responder.core.store import find_incident
 
-    assert read_journal(old.journal.path).end_reason == "new"
+    assert find_incident(old.id)[0].end_reason == "new"
 
 
 async def test_arrow_keys_always_reach_the_question(knowledge):

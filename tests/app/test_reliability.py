@@ -1,148 +1,75 @@
-"""Nothing lost, nothing bricked (issue 13): damaged journals, a full disk, two app
-instances, keymaps and export paths. Each test reproduces one defect the issue lists."""
+"""Nothing lost, nothing bricked: damaged journals and databases at start-up, a full disk,
+quitting with unsaved answers, two app instances, keymaps and export paths."""
 
 from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
 
 import pytest
+from app_helpers import settle, until
+from conftest import SIZE, make_app
 
+from responder import paths
+from responder.app.screens.interview import InterviewScreen
+from responder.app.screens.unsaved import UnsavedScreen
 from responder.config import InterviewConfig
-from responder.core import journal as journal_module
 from responder.core.export import export_interview, resolve_export_dir
-from responder.core.journal import (
-    FORMAT_VERSION,
-    Journal,
-    JournalError,
-    read_journal,
-    scan_journals,
-)
 from responder.core.session import Interview
+from responder.core.store import (
+    IncidentLog,
+    StoreError,
+    find_incident,
+    is_live_elsewhere,
+    scan_incidents,
+)
 from responder.engine.state import Answer
 
-START = {
-    "event": "start",
-    "id": "x",
-    "at": 1000.0,
-    "kb": {"name": "kb"},
-    "config": {"target": "chemical"},
-    "version": FORMAT_VERSION,
-}
+STRICT = InterviewConfig("chemical", "symptom", "strict")
 
 
-def journal_dir(home: Path) -> Path:
-    d = home / "data" / "journal"
-    d.mkdir(parents=True, exist_ok=True)
-    return d
+def on_disk(interview) -> list[tuple[str, str]]:
+    """The interview's answers as a fresh reader finds them in the database file."""
+    data, _ = find_incident(interview.id)
+    return [(a.symptom, a.answer) for a in data.answers]
 
 
-def write_journal(home: Path, lines: list, name: str = "20260101-000000-abcdef") -> Path:
-    path = journal_dir(home) / f"{name}.jsonl"
-    text = "".join((x if isinstance(x, str) else json.dumps(x)) + "\n" for x in lines)
-    path.write_text(text, encoding="utf-8")
-    return path
+# -- damage at start-up: reported once, the app starts ----------------------------------------
 
 
-def answer(symptom: str, value: str = "yes", at: float = 1001.0) -> dict:
-    return {"event": "answer", "symptom": symptom, "answer": value, "at": at}
-
-
-# -- damaged journals (49 of 308 fuzzed journals stopped the app at every start) ----------
-
-
-DAMAGE = {
-    "time far in the future": '{"event": "answer", "symptom": "s2", "answer": "no", "at": 1e12}',
-    "time NaN": '{"event": "answer", "symptom": "s2", "answer": "no", "at": NaN}',
-    "time Infinity": '{"event": "answer", "symptom": "s2", "answer": "no", "at": Infinity}',
-    "config not an object": '{"event": "config", "config": [1, 2]}',
-    "noise not an object": '{"event": "config", "config": {"noise": "loud"}}',
-    "eps Infinity": '{"event": "config", "config": {"noise": {"enabled": true, "eps": Infinity}}}',
-    "400-digit number": '{"event": "config", "config": {"noise": {"eps": ' + "9" * 400 + "}}}",
-    "foreign shape": '["answer", "s2", "no"]',
-    "unknown event": '{"event": "explode"}',
-    "not JSON": "this is not json",
-    "bad UTF-8": b'{"event": "answer", "symptom": "\xff"}'.decode("latin-1"),
-}
-
-
-@pytest.mark.parametrize("damage", sorted(DAMAGE))
-def test_a_damaged_line_is_reported_once_and_the_readable_answers_are_offered(
-    home, knowledge, damage
-):
-    s0, s1, s2 = (knowledge.symptoms[k].id for k in range(3))
-    line = DAMAGE[damage].replace('"s2"', f'"{s2}"')
-    path = write_journal(home, [START, answer(s0), line, answer(s1, "no", 1002.0)])
-    # a bad time alone does not make the answer unreadable: it keeps the previous time
-    readable = [s0, s2, s1] if damage == "time far in the future" else [s0, s1]
-    if damage == "bad UTF-8":
-        path.write_bytes(path.read_bytes().replace('"\u00ff"'.encode(), b'"\xff"'))
-    scan = scan_journals()
-    assert [d.path for d in scan.unfinished] == [path]
-    data = scan.unfinished[0]
-    assert [a.symptom for a in data.answers] == readable
-    assert len(scan.notices) == 1 and f"{path} is damaged (line 3:" in scan.notices[0]
-    assert f"{len(readable)} readable answer(s)" in scan.notices[0]
-    assert all(a.at == 1001.0 for a in data.answers if a.symptom == s2)
-    # Resuming works, and the screens' texts can be built
-    interview, _ = Interview.resume(knowledge, data)
-    assert interview.asked == len(readable) and data.started_text != "?"
-    interview.journal.close()
-    # Reported once: the app records a noted event, and the next start is quiet about it.
-    Journal(path, data.id).noted([p.line for p in data.problems])
-    again = scan_journals()
-    assert again.notices == [] and [a.symptom for a in again.unfinished[0].answers] == readable
-
-
-def test_the_app_starts_on_damaged_journals_and_says_so_once(home, knowledge):
-    from conftest import make_app  # noqa: PLC0415
-
-    s0 = knowledge.symptoms[0].id
-    write_journal(home, [START, answer(s0), DAMAGE["time NaN"], DAMAGE["eps Infinity"]])
+def test_the_app_starts_on_a_damaged_journal_and_says_so_once(home, knowledge):
+    folder = home / "data" / "journal"
+    folder.mkdir(parents=True)
+    start = {"event": "start", "id": "x", "at": 1000.0, "kb": {}, "config": {}, "version": 1}
+    answer = {"event": "answer", "symptom": knowledge.symptoms[0].id, "answer": "yes"}
+    lines = [json.dumps(start), json.dumps(answer), '{"at": NaN}', '{"event": "explode"}']
+    (folder / "x.jsonl").write_text("\n".join(lines) + "\n")
     app = make_app()
     assert len(app.unfinished) == 1
     messages = [m for m, _ in app.notices if "is damaged" in m]
     assert len(messages) == 1 and "line 3" in messages[0] and "line 4" in messages[0]
     app2 = make_app()
     assert not [m for m, _ in app2.notices if "is damaged" in m]
+    assert len(app2.unfinished) == 1
 
 
-def test_answers_without_a_start_line_are_still_offered(home, knowledge):
-    s0 = knowledge.symptoms[0].id
-    path = write_journal(home, ["{torn start", answer(s0)])
-    data = scan_journals().unfinished[0]
-    assert data.path == path and [a.symptom for a in data.answers] == [s0]
-
-
-def test_a_newer_format_is_left_alone(home):
-    path = write_journal(home, [{**START, "version": FORMAT_VERSION + 1}, answer("s0")])
-    before = path.read_bytes()
-    scan = scan_journals()
-    assert scan.unfinished == [] and "newer responder" in scan.notices[0]
-    assert path.read_bytes() == before
-
-
-@pytest.mark.parametrize("kind", ["binary", "fifo", "oversized"])
-def test_an_unreadable_journal_is_moved_aside_never_deleted(home, kind):
-    d = journal_dir(home)
-    path = d / "20260101-000000-badbad.jsonl"
-    if kind == "binary":
-        path.write_bytes(b"\x00\x01\x02" * 100)
-    elif kind == "fifo":
-        os.mkfifo(path)
-    else:
-        with open(path, "wb") as fh:
-            fh.truncate(64 * 1024 * 1024)
-    scan = scan_journals()
-    moved = d / "damaged" / path.name
-    assert not os.path.lexists(path) and os.path.lexists(moved)
-    assert scan.unfinished == [] and f"moved aside to {moved}" in scan.notices[0]
-    if kind == "binary":
-        assert moved.read_bytes() == b"\x00\x01\x02" * 100
+async def test_the_app_starts_on_a_damaged_database_and_says_so_once(home):
+    db = paths.incident_db()
+    db.parent.mkdir(parents=True)
+    db.write_bytes(b"\x00garbage" * 1000)
+    app = make_app()
+    assert [m for m, _ in app.notices if "moved aside" in m]
+    async with app.run_test(size=SIZE) as pilot:
+        assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
+        await pilot.press("y")
+        await settle(pilot)
+        assert app.interview.unsaved == 0
+    assert not [m for m, _ in make_app().notices if "moved aside" in m]
 
 
 # -- a full disk: answers stay pending and are written later -------------------------------
@@ -150,23 +77,26 @@ def test_an_unreadable_journal_is_moved_aside_never_deleted(home, kind):
 
 @pytest.fixture(params=["tmpfs", "simulated"])
 def full_disk(request, home, tmp_path, monkeypatch):
-    """A data folder on a tiny disk, and a function that fills it (True) or frees it."""
+    """A data folder on a tiny disk, and a function ``fill(interview, full)`` that fills the
+    disk (True) or frees it. "simulated" makes SQLite itself report the disk full, by
+    capping the database's size at what it holds now."""
     if request.param == "tmpfs":
         mount = tmp_path / "disk"
         mount.mkdir()
         ok = (
             subprocess.run(
-                ["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(mount)], capture_output=True
+                ["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(mount)],
+                capture_output=True,
             ).returncode
             == 0
         )
         if not ok:
-            pytest.skip("tmpfs cannot be mounted here (the simulated ENOSPC case runs)")
+            pytest.skip("tmpfs cannot be mounted here (the simulated case runs)")
         request.addfinalizer(lambda: subprocess.run(["umount", "-l", str(mount)]))
         monkeypatch.setenv("RESPONDER_HOME", str(mount / "home"))
         filler = mount / "filler"
 
-        def fill(full: bool) -> None:
+        def fill(interview, full: bool) -> None:
             if full:
                 with open(filler, "wb", buffering=0) as fh:
                     try:
@@ -179,47 +109,173 @@ def full_disk(request, home, tmp_path, monkeypatch):
 
         return fill
 
-    state = {"full": False}
-    real_write = os.write
+    def cap(interview, full: bool) -> None:
+        conn = interview.incident.db.conn
+        pages = conn.execute("PRAGMA page_count").fetchone()[0]
+        conn.execute(f"PRAGMA max_page_count = {pages if full else 1_000_000}")
 
-    def write(fd, data):
-        if state["full"]:
-            raise OSError(28, "No space left on device")
-        return real_write(fd, data)
-
-    monkeypatch.setattr(journal_module.os, "write", write)
-    return lambda full: state.__setitem__("full", full)
+    return cap
 
 
 def test_answers_given_while_the_disk_is_full_are_written_later(full_disk, knowledge):
-    it = Interview.start(knowledge, InterviewConfig("chemical", "symptom", "strict"))
+    it = Interview.start(knowledge, STRICT)
     n = len(knowledge.symptoms)
 
     def engine_answers():
         return [(knowledge.symptoms[r.query].id, r.answer.value) for r in it.state.answers]
 
-    def on_disk():
-        return [(a.symptom, a.answer) for a in read_journal(it.journal.path).answers]
-
     it.answer(0, Answer.YES)
-    assert it.unsaved == 0 and it.journal is not None
-    full_disk(True)
+    assert it.unsaved == 0 and it.incident is not None
+    full_disk(it, True)
     k = 1
-    # (on a real disk the file's last block may still have room: answer until a write fails)
+    # (a page of the file may still have room: answer until a write fails)
     while it.unsaved == 0 and k < 400:
         it.answer(k % n, Answer.YES if k % 2 else Answer.NO)
         k += 1
-    assert it.unsaved == 1 and "No space left" in it.journal_error
-    saved = on_disk()
+    assert it.unsaved == 1 and "full" in it.journal_error
+    saved = on_disk(it)
     it.answer(k % n, Answer.UNKNOWN)
-    assert it.unsaved == 2
-    assert on_disk() == saved  # nothing of the failed writes reached the file...
-    assert read_journal(it.journal.path).problems == []  # ...not even a torn line
-    full_disk(False)
+    it.set_modes(suggest="category")
+    assert it.unsaved == 3
+    assert on_disk(it) == saved  # nothing of the failed writes reached the file...
+    conn = sqlite3.connect(paths.incident_db())
+    assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]  # ...and it is whole
+    conn.close()
+    full_disk(it, False)
     it.answer((k + 1) % n, Answer.YES)  # the next write carries the pending ones first
     assert it.unsaved == 0 and it.journal_error is None
-    assert on_disk() == engine_answers()
-    it.journal.close()
+    assert on_disk(it) == engine_answers()
+    assert find_incident(it.id)[0].config["suggest"] == "category"
+    it.incident.close()
+
+
+# -- quitting or starting anew with unsaved answers asks first ---------------------------------
+
+
+class _DiskFullConnection:
+    """A database connection whose commits fail while ``full["now"]`` is set, as they do
+    when the disk is full (SQLite then rolls the transaction back)."""
+
+    def __init__(self, conn, full: dict):
+        self._conn, self._full = conn, full
+
+    def execute(self, sql, *args):
+        if self._full["now"] and sql.strip().upper() == "COMMIT":
+            raise sqlite3.OperationalError("database or disk is full")
+        return self._conn.execute(sql, *args)
+
+    def __getattr__(self, name):
+        return getattr(self._conn, name)
+
+
+@pytest.fixture
+def disk(monkeypatch) -> dict:
+    """``disk["now"] = True`` makes every later write fail as on a full disk."""
+    from responder.core import store  # noqa: PLC0415
+
+    full = {"now": False}
+    real = store._connect
+    monkeypatch.setattr(store, "_connect", lambda path: _DiskFullConnection(real(path), full))
+    return full
+
+
+async def _answer_twice_unsaved(pilot, app, disk) -> None:
+    assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
+    disk["now"] = True
+    await pilot.press("y")
+    await settle(pilot)
+    await pilot.press("n")
+    await settle(pilot)
+    assert app.interview.unsaved == 2 and "full" in app.interview.journal_error
+
+
+async def test_quit_with_unsaved_answers_asks_and_a_retry_saves_them_before_quitting(disk):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await _answer_twice_unsaved(pilot, app, disk)
+        given = [(r.query, r.answer) for r in app.interview.records]
+        await pilot.press("ctrl+q")
+        assert await until(pilot, lambda: isinstance(app.screen, UnsavedScreen))
+        assert app.is_running
+        await pilot.press("r")  # the disk is still full: it says so and stays
+        await settle(pilot)
+        assert isinstance(app.screen, UnsavedScreen) and app.is_running
+        detail = str(app.screen.query_one("#unsaved-detail").render())
+        assert "tried again 1 time(s)" in detail
+        await pilot.press("escape")  # back to the interview, answers still on screen
+        assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
+        await pilot.press("ctrl+q")
+        assert await until(pilot, lambda: isinstance(app.screen, UnsavedScreen))
+        disk["now"] = False  # space again
+        await pilot.press("r")
+        await settle(pilot)
+    assert app.return_code == 0
+    [data] = scan_incidents().unfinished
+    assert [(knowledge_index(app, a.symptom), a.answer) for a in data.answers] == [
+        (q, a.value) for q, a in given
+    ]
+
+
+def knowledge_index(app, symptom_id: str) -> int:
+    return app.knowledge.symptom_index(symptom_id)
+
+
+async def test_quit_without_the_unsaved_answers_is_a_choice(disk):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await _answer_twice_unsaved(pilot, app, disk)
+        await pilot.press("ctrl+q")
+        assert await until(pilot, lambda: isinstance(app.screen, UnsavedScreen))
+        title = str(app.screen.query_one("#unsaved-title").render())
+        assert "2 change(s) NOT saved: quit anyway?" in title
+        await pilot.press("d")
+        await settle(pilot)
+    assert app.return_code == 0
+
+
+async def test_new_interview_with_unsaved_answers_asks_and_offers_to_retry(disk):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await _answer_twice_unsaved(pilot, app, disk)
+        old = app.interview
+        await pilot.press("ctrl+n")
+        assert await until(pilot, lambda: isinstance(app.screen, UnsavedScreen))
+        assert "start a new interview anyway?" in str(
+            app.screen.query_one("#unsaved-title").render()
+        )
+        await pilot.press("escape")
+        assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
+        assert app.interview is old
+        disk["now"] = False
+        await pilot.press("ctrl+n")
+        await until(pilot, lambda: isinstance(app.screen, UnsavedScreen))
+        await pilot.press("r")  # saved: the new interview starts at once
+        assert await until(pilot, lambda: app.interview is not old)
+        assert app.interview.asked == 0
+    data, _ = find_incident(old.id)
+    assert len(data.answers) == 2 and data.end_reason == "new"
+
+
+async def test_a_mode_switch_that_cannot_be_saved_says_so(disk):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await _answer_twice_unsaved(pilot, app, disk)
+        await pilot.press("m")
+        await settle(pilot)
+        said = [n for n in app._notifications if "answer(s) kept" in n.message]
+        assert said and "NOT saved" in said[-1].message and said[-1].severity == "error"
+
+
+async def test_quit_with_everything_saved_quits_at_once(home):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
+        await pilot.press("y")
+        await settle(pilot)
+        await pilot.press("ctrl+q")
+        await settle(pilot)
+        assert not isinstance(app.screen, UnsavedScreen)
+    assert app.return_code == 0
 
 
 # -- two instances on one data folder --------------------------------------------------------
@@ -227,66 +283,65 @@ def test_answers_given_while_the_disk_is_full_are_written_later(full_disk, knowl
 
 HOLDER = textwrap.dedent("""
     import sys, time
-    from pathlib import Path
-    from responder.core.journal import Journal, claim_data_folder
+    from responder.core.store import IncidentLog, claim_data_folder
     assert claim_data_folder() is None
-    j = Journal.create({"name": "kb"}, {"target": "chemical"})
-    j.answer(sys.argv[1], "yes", time.time(), False)
-    print(j.path, flush=True)
+    log = IncidentLog.create(
+        {"name": "kb"}, {"target": "chemical"}, "held-incident", time.time(),
+        answers=[(sys.argv[1], "yes", time.time(), False, 0)],
+    )
+    print(log.number, flush=True)
     sys.stdin.read()  # hold the locks until the test closes stdin
 """)
 
 
-def test_a_second_instance_never_offers_or_appends_to_a_live_interview(home, knowledge):
+def _holder(home: Path, knowledge) -> subprocess.Popen:
     env = {**os.environ, "RESPONDER_HOME": str(home)}
-    first = subprocess.Popen(
+    return subprocess.Popen(
         [sys.executable, "-c", HOLDER, knowledge.symptoms[0].id],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
         env=env,
     )
+
+
+def test_a_second_instance_never_offers_or_writes_a_live_incident(home, knowledge):
+    first = _holder(home, knowledge)
     try:
-        live = Path(first.stdout.readline().strip())
-        before = live.read_bytes()
+        number = int(first.stdout.readline())
+        live, _ = find_incident("held-incident")
+        assert live.number == number and is_live_elsewhere(paths.incident_db(), number)
         # This process is the second window.
-        scan = scan_journals()
+        scan = scan_incidents()
         assert scan.unfinished == [] and scan.live_elsewhere == 1
-        with pytest.raises(JournalError, match="open in another responder window"):
-            Journal.reopen(read_journal(live))
+        with pytest.raises(StoreError, match="open in another responder window"):
+            IncidentLog.reopen(live)
         check = subprocess.run(
             [
                 sys.executable,
                 "-c",
-                "from responder.core.journal import claim_data_folder;print(claim_data_folder())",
+                "from responder.core.store import claim_data_folder;print(claim_data_folder())",
             ],
             capture_output=True,
             text=True,
-            env=env,
+            env={**os.environ, "RESPONDER_HOME": str(home)},
         )
         assert "Another responder window is open on this data folder (pid" in check.stdout
-        it = Interview.start(knowledge, InterviewConfig("chemical", "symptom", "strict"))
-        it.answer(1, Answer.NO)  # a separate interview, in its own file
-        assert it.journal.path != live and live.read_bytes() == before
-        it.journal.close()
+        it = Interview.start(knowledge, STRICT)
+        it.answer(1, Answer.NO)  # a separate incident, in the same database
+        assert it.incident.number != number
+        assert find_incident("held-incident")[0].events == live.events
+        it.incident.close()
     finally:
         first.stdin.close()
         first.wait(timeout=30)
-    # The first window is gone: its interview is offered now (next to this window's own).
-    assert live in [d.path for d in scan_journals().unfinished]
+    # The first window is gone (its lock with it): its incident is offered now.
+    assert not is_live_elsewhere(paths.incident_db(), number)
+    assert "held-incident" in [d.id for d in scan_incidents().unfinished]
 
 
 def test_the_app_of_a_second_instance_says_so(home, knowledge):
-    from conftest import make_app  # noqa: PLC0415
-
-    env = {**os.environ, "RESPONDER_HOME": str(home)}
-    first = subprocess.Popen(
-        [sys.executable, "-c", HOLDER, knowledge.symptoms[0].id],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-        env=env,
-    )
+    first = _holder(home, knowledge)
     try:
         first.stdout.readline()
         app = make_app()
@@ -295,6 +350,40 @@ def test_the_app_of_a_second_instance_says_so(home, knowledge):
     finally:
         first.stdin.close()
         first.wait(timeout=30)
+
+
+WRITER = textwrap.dedent("""
+    import sys, time
+    from responder.core.store import IncidentLog
+    log = IncidentLog.create({}, {}, sys.argv[1], time.time())
+    for k in range(int(sys.argv[2])):
+        log.answer(f"symptom_{k}", "yes", time.time(), False)
+        assert not log.pending
+""")
+
+
+def test_two_windows_writing_at_once_lose_nothing(home):
+    """Both write their own incident into the one database at the same moment."""
+    env = {**os.environ, "RESPONDER_HOME": str(home)}
+    with open_db_first(home):
+        pass
+    procs = [
+        subprocess.Popen([sys.executable, "-c", WRITER, name, "150"], env=env)
+        for name in ("window-a", "window-b")
+    ]
+    assert [p.wait(timeout=120) for p in procs] == [0, 0]
+    for name in ("window-a", "window-b"):
+        assert len(find_incident(name)[0].answers) == 150
+    conn = sqlite3.connect(paths.incident_db())
+    assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+    conn.close()
+
+
+def open_db_first(home: Path):
+    """Create the database before the writers start (as the app does at start-up)."""
+    from responder.core.store import open_database  # noqa: PLC0415
+
+    return open_database()
 
 
 # -- keymaps and export paths ------------------------------------------------------------------

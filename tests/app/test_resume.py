@@ -1,5 +1,5 @@
-"""Session safety: every answer is journalled at once, and an unfinished interview is
-offered for resume with every answer kept, after a simulated crash and after a real kill."""
+"""Session safety: every answer is stored at once, and an unfinished incident is offered
+for resume with every answer kept, after a simulated crash and after a real kill."""
 
 from __future__ import annotations
 
@@ -18,12 +18,20 @@ from conftest import FIXTURE_KB, SIZE, make_app
 from responder.app.screens.interview import InterviewScreen
 from responder.app.screens.resume import ResumeScreen
 from responder.config import InterviewConfig, NoiseSettings
-from responder.core.journal import list_journals, read_journal, unfinished
+from responder.core.store import find_incident, list_incidents, scan_incidents
 from responder.engine.state import Answer
 
 
 def snapshot(interview):
     return [(r.query, r.answer, r.volunteered, r.at) for r in interview.records]
+
+
+def stored(incident_id: str):
+    return find_incident(incident_id)[0]
+
+
+def unfinished():
+    return scan_incidents().unfinished
 
 
 async def _give_answers(pilot, app):
@@ -38,7 +46,7 @@ async def _give_answers(pilot, app):
     await settle(pilot)
     await pilot.press("n")
     await settle(pilot)
-    await pilot.press("m")  # a mode change is journalled too
+    await pilot.press("m")  # a mode change is stored too
     await settle(pilot)
 
 
@@ -48,9 +56,9 @@ async def test_resume_after_a_simulated_crash():
         await _give_answers(pilot, app)
         before = snapshot(app.interview)
         assert len(before) == 3
-        journal = app.interview.journal.path
+        incident = app.interview.id
     # The app went away without quitting: no "end" event.
-    data = read_journal(journal)
+    data = stored(incident)
     assert not data.finished and len(data.answers) == 3
     assert [u.id for u in unfinished()] == [data.id]
 
@@ -61,7 +69,7 @@ async def test_resume_after_a_simulated_crash():
         assert await until(pilot, lambda: isinstance(app2.screen, InterviewScreen))
         assert snapshot(app2.interview) == before  # answers, order, flags and times
         assert app2.interview.suggest == "category"  # the mode came back too
-        assert app2.interview.journal.path == journal  # and it goes on in the same journal
+        assert app2.interview.id == incident  # and it goes on in the same incident
         await pilot.press("e")  # keys work at once after the resume
         await settle(pilot)
         assert app2.interview.state.noise is not None
@@ -69,43 +77,48 @@ async def test_resume_after_a_simulated_crash():
         await settle(pilot)
         await pilot.press("y")
         await settle(pilot)
-    assert len(read_journal(journal).answers) == 4
+    assert len(stored(incident).answers) == 4
 
 
 async def test_declining_resume_sets_the_interview_aside():
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await _give_answers(pilot, app)
-        journal = app.interview.journal.path
+        incident = app.interview.id
     app2 = make_app()
     async with app2.run_test(size=SIZE) as pilot:
         assert await until(pilot, lambda: isinstance(app2.screen, ResumeScreen))
         await pilot.press("n")
         assert await until(pilot, lambda: isinstance(app2.screen, InterviewScreen))
         assert app2.interview.asked == 0
-    assert read_journal(journal).end_reason == "set-aside"
+    assert stored(incident).end_reason == "set-aside"
     assert unfinished() == []
-    assert read_journal(journal).answers  # the answers stay on disk
+    assert stored(incident).answers  # the answers stay on disk
 
 
-async def test_a_torn_last_line_is_ignored():
+async def test_a_torn_write_at_the_end_of_the_log_is_ignored():
+    """A write cut off by a kill leaves a partial frame at the end of the write-ahead log;
+    it is not part of any committed change, so it is ignored and the next answer goes on."""
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await _give_answers(pilot, app)
         before = snapshot(app.interview)
-        journal = app.interview.journal.path
-    with open(journal, "a", encoding="utf-8") as fh:
-        fh.write('{"event": "answer", "symptom": "blis')  # killed mid-write
+    # The first window's connection is still open (as after a kill: nothing checkpointed).
+    wal = Path(f"{app.interview.incident.path}-wal")
+    size = wal.stat().st_size
+    with open(wal, "ab") as fh:
+        fh.write(b"\x37\x7f\x06\x82" + b"torn frame" * 50)  # killed mid-write
+    assert wal.stat().st_size > size
     app2 = make_app()
     async with app2.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("enter")
         assert await until(pilot, lambda: isinstance(app2.screen, InterviewScreen))
         assert snapshot(app2.interview) == before
-        await pilot.press("y")  # the next event starts on a fresh line
+        await pilot.press("y")
         await settle(pilot)
-    data = read_journal(journal)
-    assert len(data.answers) == 4 and data.torn_lines == 1
+        assert app2.interview.unsaved == 0
+    assert len(stored(app2.interview.id).answers) == 4
 
 
 async def test_undo_and_changed_answers_replay_exactly():
@@ -121,14 +134,12 @@ async def test_undo_and_changed_answers_replay_exactly():
         app.interview.undo()  # undo puts the earlier "yes" back
         before = snapshot(app.interview)
         assert app.interview.answer_of(first) is Answer.YES
-        journal = app.interview.journal.path
     app2 = make_app()
     async with app2.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("enter")
         assert await until(pilot, lambda: isinstance(app2.screen, InterviewScreen))
         assert snapshot(app2.interview) == before
-    del journal
 
 
 async def test_quitting_after_a_result_completes_the_interview():
@@ -138,10 +149,10 @@ async def test_quitting_after_a_result_completes_the_interview():
         from app_helpers import answer_from_row
 
         await answer_from_row(pilot, app, "VX")
-        journal = app.interview.journal.path
+        incident = app.interview.id
         await pilot.press("ctrl+q")
         await settle(pilot)
-    assert read_journal(journal).end_reason == "completed"
+    assert stored(incident).end_reason == "completed"
     assert unfinished() == []
 
 
@@ -162,7 +173,7 @@ async def test_an_interview_with_no_answer_writes_nothing_and_is_not_offered():
         await settle(pilot)
         await pilot.press("m")  # a mode change alone is nothing to keep
         await settle(pilot)
-    assert list_journals() == []
+    assert list_incidents()[0] == []
     app2 = make_app()
     async with app2.run_test(size=SIZE) as pilot:
         assert await until(pilot, lambda: isinstance(app2.screen, InterviewScreen))
@@ -219,11 +230,10 @@ async def test_kill_9_mid_interview_loses_no_answer(home: Path):
         start_new_session=True,
     )
     os.close(slave)
-    journal_dir = home / "data" / "journal"
 
     def answers() -> int:
-        data = list_journals(journal_dir)
-        return len(data[0].answers) if data else -1
+        found, _ = list_incidents()
+        return len(found[0].answers) if found else -1
 
     term = _Terminal(master)
     try:
@@ -232,7 +242,7 @@ async def test_kill_9_mid_interview_loses_no_answer(home: Path):
         )
         for k, key in enumerate((b"y", b"n", b"u"), start=1):
             os.write(master, key)
-            assert term.wait_for(lambda k=k: answers() == k, 10), f"answer {k} not journalled"
+            assert term.wait_for(lambda k=k: answers() == k, 10), f"answer {k} not stored"
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(timeout=10)
     finally:
@@ -255,30 +265,34 @@ async def test_kill_9_mid_interview_loses_no_answer(home: Path):
         ]
 
 
-def _journal_with_noise_and_a_late_mode_change(knowledge):
+def _incident_with_noise_and_a_late_mode_change(knowledge) -> str:
     """Two answers at fixed past times, then (now) a mode change: noise tolerance on."""
-    from responder.core.journal import Journal
     from responder.core.session import Interview
+    from responder.core.store import IncidentLog
 
     it = Interview(
         knowledge,
         InterviewConfig("chemical", "symptom", "noise", NoiseSettings(enabled=True, eps=1)),
     )
-    journal = Journal.create(knowledge.describe(), it.stored_config(), started=1_000_000.0)
     first, second = (knowledge.symptoms[0].id, knowledge.symptoms[1].id)
-    journal.answer(first, "yes", 1_000_010.0, False)
-    journal.answer(second, "no", 1_000_020.0, False)
-    journal.config(it.stored_config())  # written now, long after the last answer
-    return journal.path
+    log = IncidentLog.create(
+        knowledge.describe(),
+        it.stored_config(),
+        "noise-incident",
+        1_000_000.0,
+        answers=[(first, "yes", 1_000_010.0, False, 0), (second, "no", 1_000_020.0, False, 0)],
+    )
+    log.config(it.stored_config())  # written now, long after the last answer
+    log.close()
+    return log.id
 
 
 async def test_resume_list_shows_the_last_answer_time_not_the_last_mode_change(knowledge):
     """Issue 12: the resume list showed the time of the last mode change as "last answer"."""
     from responder.app.screens.resume import last_answer_at
-    from responder.core.journal import time_text
+    from responder.core.store import time_text
 
-    path = _journal_with_noise_and_a_late_mode_change(knowledge)
-    data = read_journal(path)
+    data = stored(_incident_with_noise_and_a_late_mode_change(knowledge))
     assert data.last_at > 1_000_020.0 + 3600  # the mode change came much later
     assert last_answer_at(data) == 1_000_020.0
     app = make_app()
@@ -293,7 +307,7 @@ async def test_noise_errors_column_is_shown_after_a_resume(knowledge):
     """Issue 12: the noise mode's Errors column disappeared after a resume."""
     from responder.app.widgets.panels import CandidatesTable
 
-    _journal_with_noise_and_a_late_mode_change(knowledge)
+    _incident_with_noise_and_a_late_mode_change(knowledge)
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         assert await until(pilot, lambda: isinstance(app.screen, ResumeScreen))

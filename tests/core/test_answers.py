@@ -1,5 +1,5 @@
 """The answers of an interview (responder.core.answers): replace-on-reanswer and exact undo,
-shared by the interview, the journal replay and the JSON-lines protocol, kept in step with the
+shared by the interview, the incident replay and the JSON-lines protocol, kept in step with the
 engine's state."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The headless interview in evidence mode: modes, journal, notices, resume."""
+"""The headless interview in evidence mode: modes, storage, notices, resume."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from core_fixtures import home, knowledge  # noqa: F401 (pytest fixtures)
 from responder.config import InterviewConfig
 from responder.core import views
 from responder.core.session import Interview
+from responder.core.store import find_incident
 from responder.engine.evidence import EvidenceSettings
 from responder.engine.state import Answer, Status
 
@@ -19,7 +20,7 @@ def answer_as(it, chemical):
         it.answer(q, Answer.YES if kn.symptoms[q].id in row else Answer.NO)
 
 
-def test_start_weighs_evidence_and_the_journal_records_it(knowledge, home):
+def test_start_weighs_evidence_and_the_incident_records_it(knowledge, home):
     it = Interview.start(
         knowledge,
         InterviewConfig(mode="evidence", evidence=EvidenceSettings(0.85, 0.05, threshold=0.9)),
@@ -32,18 +33,16 @@ def test_start_weighs_evidence_and_the_journal_records_it(knowledge, home):
         it.stored_config()["mode"] == "evidence"
         and it.stored_config()["evidence"]["sensitivity"] == 0.85
     )
-    text = it.journal.path.read_text()
-    assert '"mode": "evidence"' in text and '"threshold": 0.9' in text
+    data, _ = find_incident(it.id)
+    assert data.config["mode"] == "evidence" and data.config["evidence"]["threshold"] == 0.9
 
 
 def test_resume_restores_the_mode_and_old_journals_stay_strict(knowledge, home):
-    from responder.core.journal import list_journals
-
     it = Interview.start(
         knowledge, InterviewConfig(mode="evidence", evidence=EvidenceSettings(0.85, 0.05))
     )
     it.answer(knowledge.symptom_index("cough"), Answer.YES)
-    data = next(d for d in list_journals() if d.id == it.id)
+    data, _ = find_incident(it.id)
     again, warnings = Interview.resume(knowledge, data)
     assert again.mode == "evidence" and again.evidence.sensitivity == 0.85 and not warnings
     data.config.pop("mode")
@@ -52,7 +51,6 @@ def test_resume_restores_the_mode_and_old_journals_stay_strict(knowledge, home):
 
 
 def test_resume_keeps_the_long_row_discount_and_old_journals_run_without_it(knowledge, home):
-    from responder.core.journal import list_journals
     from responder.engine.evidence import DEFAULT_LONG_ROW_EXPONENT
 
     it = Interview.start(
@@ -61,7 +59,7 @@ def test_resume_keeps_the_long_row_discount_and_old_journals_run_without_it(know
     )
     it.answer(knowledge.symptom_index("cough"), Answer.YES)
     assert it.stored_config()["evidence"]["long_row_exponent"] == 0.5
-    data = next(d for d in list_journals() if d.id == it.id)
+    data, _ = find_incident(it.id)
     again, warnings = Interview.resume(knowledge, data)
     assert again.evidence.long_row_exponent == 0.5 and not warnings
     # A journal written before the discount existed resumes without it, as it ran.

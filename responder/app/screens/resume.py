@@ -1,4 +1,4 @@
-"""At start-up: unfinished interviews, offered for resume."""
+"""At start-up: unfinished incidents, offered for resume."""
 
 from __future__ import annotations
 
@@ -8,16 +8,16 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
 from responder.core import views
-from responder.core.journal import JournalData, time_text
 from responder.core.session import Interview
+from responder.core.store import IncidentData, time_text
 
 
-def last_answer_at(data: JournalData) -> float | None:
+def last_answer_at(data: IncidentData) -> float | None:
     """When the last kept answer was given (a later mode change or undo is not an answer)."""
     return max((a.at for a in data.answers), default=None)
 
 
-class ResumeScreen(Screen[JournalData | None]):
+class ResumeScreen(Screen[IncidentData | None]):
     """Enter resumes the highlighted interview; n starts a new one."""
 
     BINDINGS = [
@@ -26,7 +26,7 @@ class ResumeScreen(Screen[JournalData | None]):
         Binding("ctrl+q", "app.quit", "Quit", id="resume.quit"),
     ]
 
-    def __init__(self, unfinished: list[JournalData]):
+    def __init__(self, unfinished: list[IncidentData]):
         super().__init__()
         self.unfinished = unfinished[:20]
 
@@ -34,13 +34,13 @@ class ResumeScreen(Screen[JournalData | None]):
         n = len(self.unfinished)
         yield Static(
             f" {'An unfinished interview was' if n == 1 else f'{n} unfinished interviews were'} "
-            "found. Its answers below were read back from the journal on disk.",
+            "found. Its answers below were read back from the incident database on disk.",
             classes="screen-title",
         )
         yield DataTable(id="resume-table", cursor_type="row", zebra_stripes=True)
         yield Static(
             "Enter resume the highlighted interview · n start a new one (the "
-            "unfinished ones are set aside; their journals stay on disk)",
+            "unfinished ones are set aside; they stay in the incident database)",
             classes="hint",
         )
         yield Footer()
@@ -55,7 +55,7 @@ class ResumeScreen(Screen[JournalData | None]):
             try:
                 interview, _ = Interview.resume(kn, data, write=False)  # read only
                 top = views.top_candidate(interview)
-            except Exception:  # noqa: BLE001 (a damaged journal must not stop start-up)
+            except Exception:  # noqa: BLE001 (a damaged incident must not stop start-up)
                 top = "?"
             cfg = data.config
             last_answer = last_answer_at(data)

@@ -1,0 +1,90 @@
+"""Asked before quitting or starting a new interview while changes are not saved (a full
+disk, a folder that cannot be written): retry the write, go on without them, or go back."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Static
+
+
+class UnsavedScreen(ModalScreen[str]):
+    """Dismisses with ``"saved"`` (a retry wrote everything), ``"discard"`` (go on without
+    the unsaved changes) or ``"back"``.
+
+    Parameters
+    ----------
+    action : str
+        What the responder asked for, as a verb phrase ("quit", "start a new interview").
+    retry : callable
+        Tries the write again; returns the error text, or None once everything is saved.
+    unsaved : callable
+        The count of changes not saved now.
+    error : str
+        Why the last write failed.
+    """
+
+    BINDINGS = [
+        Binding("r", "retry", "Retry saving", id="unsaved.retry"),
+        Binding("d", "discard", "Go on without them", id="unsaved.discard"),
+        Binding("escape", "back", "Go back", id="unsaved.back"),
+    ]
+
+    def __init__(
+        self, action: str, retry: Callable[[], str | None], unsaved: Callable[[], int], error: str
+    ):
+        super().__init__()
+        self.action = action
+        self.retry = retry
+        self.unsaved = unsaved
+        self.error = error
+        self.tries = 0
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog", classes="wide"):
+            yield Static(self._title(), id="unsaved-title", classes="dialog-title")
+            yield Static(self._detail(), id="unsaved-detail", classes="hint")
+            with Horizontal(classes="buttons"):
+                yield Button("Retry saving (r)", variant="primary", id="retry")
+                yield Button(f"{self.action.capitalize()} without them (d)", id="discard")
+                yield Button("Go back (Esc)", id="back")
+
+    def _title(self) -> str:
+        return f"{self.unsaved()} change(s) NOT saved: {self.action} anyway?"
+
+    def _detail(self) -> str:
+        again = f" (tried again {self.tries} time(s))" if self.tries else ""
+        return (
+            f"They could not be written to the incident database{again}: {self.error}\n"
+            "They are only in this window. Free some disk space (or fix the folder), then "
+            f"retry: once they are saved, responder will {self.action}. Going on without "
+            "them loses them."
+        )
+
+    def on_mount(self) -> None:
+        self.query_one("#retry", Button).focus()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        {"retry": self.action_retry, "discard": self.action_discard, "back": self.action_back}[
+            event.button.id
+        ]()
+
+    def action_retry(self) -> None:
+        error = self.retry()
+        if error is None:
+            self.dismiss("saved")
+            return
+        self.tries += 1
+        self.error = error
+        self.query_one("#unsaved-title", Static).update(self._title())
+        self.query_one("#unsaved-detail", Static).update(self._detail())
+
+    def action_discard(self) -> None:
+        self.dismiss("discard")
+
+    def action_back(self) -> None:
+        self.dismiss("back")

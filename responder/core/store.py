@@ -1,0 +1,986 @@
+"""The incident database: every interview, with its victims and every answer, in one SQLite
+file (:func:`responder.paths.incident_db`, ``incidents.sqlite`` in the data folder).
+
+Schema (version 1, kept in ``PRAGMA user_version``; :data:`MIGRATIONS` lists the steps)::
+
+    incidents  number INTEGER PRIMARY KEY, id TEXT UNIQUE ("20260101-120000-a1b2c3"),
+               started REAL, kb_name, kb_digest, kb_chemicals, kb_symptoms,
+               config TEXT (the current InterviewConfig.to_dict() as JSON),
+               ended REAL, end_reason TEXT (NULL while unfinished),
+               imported_from TEXT (the journal file it came from), problems_noted INTEGER
+    victims    incident -> incidents.number, idx (0 = the first victim), name
+    events     incident -> incidents.number, seq, at, kind, victim, symptom, answer,
+               volunteered, detail   -- append-only, one row per change
+
+``kind`` is ``answer``, ``undo``, ``remove``, ``config`` (``detail`` = the whole config as
+JSON), ``victim`` (``detail`` = the name) or ``end`` (``detail`` = the reason). ``victim`` -1
+is the incident's own answers (scene queries answered once per incident). Replay follows the
+engine through :class:`~responder.core.answers.AnswerHistory` keyed by (victim, symptom): an
+answer to a question already answered replaces the old one and moves to the end; ``undo``
+takes back the last answer and puts back the one it had replaced. Answers are stored by
+symptom id, not column number, so an incident still reads after the knowledge base gains
+symptoms.
+
+Guarantees (docs/reliability.md lists the test of each):
+
+- Every event is one transaction, committed with ``synchronous=FULL`` in WAL mode before the
+  screen shows its effect: a kill or a power cut loses no answer already shown.
+- An event that cannot be written (disk full) stays pending in memory and is written, in
+  order, before the next one; the screens say "saved" only when nothing is pending.
+- One writer per incident: a live incident holds a POSIX record lock (one byte of the lock
+  file next to the database, at the incident's number), which dies with its process. A second
+  window never offers, reopens or sets aside a live incident.
+- A database file that is not one (garbage, truncated, a folder, a FIFO) is moved to
+  ``damaged/`` in the data folder, never deleted, and reported once; a fresh database starts.
+  A database of a newer schema is left alone and reported.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import stat
+import time
+import uuid
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+from responder import paths
+from responder.core.answers import AnswerHistory
+from responder.durable import fsync_dir
+from responder.input_limits import InputRejected, loads_json
+
+try:  # POSIX locks; elsewhere incidents are simply not locked
+    import fcntl
+except ImportError:  # pragma: no cover (Windows)
+    fcntl = None
+
+ANSWERS = ("yes", "no", "unknown")
+KINDS = ("answer", "undo", "remove", "config", "victim", "end")
+#: Victims one incident may hold when read back (a larger index is damage). Writes take
+#: any index: a change the database refused would block every later one.
+MAX_VICTIMS = 10_000
+#: Times accepted in the database: 1970 .. 3000 (beyond, datetime cannot show them).
+MAX_TIMESTAMP = 32503680000.0
+#: Seconds a write waits for another window's write to the same file to finish.
+BUSY_TIMEOUT = 5.0
+DAMAGED_DIR = "damaged"
+#: The folder beside the database where earlier versions kept their journals.
+JOURNAL_DIR = paths.journal_dir().name
+
+_SCHEMA_V1 = (
+    """CREATE TABLE incidents (
+        number INTEGER PRIMARY KEY,
+        id TEXT NOT NULL UNIQUE CHECK (length(id) BETWEEN 1 AND 80),
+        started REAL NOT NULL,
+        kb_name TEXT NOT NULL DEFAULT '',
+        kb_digest TEXT NOT NULL DEFAULT '',
+        kb_chemicals INTEGER,
+        kb_symptoms INTEGER,
+        config TEXT NOT NULL DEFAULT '{}',
+        ended REAL,
+        end_reason TEXT,
+        imported_from TEXT,
+        problems_noted INTEGER NOT NULL DEFAULT 0
+    )""",
+    """CREATE TABLE victims (
+        incident INTEGER NOT NULL REFERENCES incidents(number) ON DELETE CASCADE,
+        idx INTEGER NOT NULL CHECK (idx >= 0),
+        name TEXT NOT NULL DEFAULT '' CHECK (length(name) <= 200),
+        PRIMARY KEY (incident, idx)
+    )""",
+    f"""CREATE TABLE events (
+        incident INTEGER NOT NULL REFERENCES incidents(number) ON DELETE CASCADE,
+        seq INTEGER NOT NULL CHECK (seq >= 1),
+        at REAL NOT NULL CHECK (at BETWEEN 0 AND {MAX_TIMESTAMP}),
+        kind TEXT NOT NULL CHECK (kind IN ({", ".join(f"'{k}'" for k in KINDS)})),
+        victim INTEGER CHECK (victim >= -1),
+        symptom TEXT CHECK (length(symptom) >= 1),
+        answer TEXT CHECK (answer IN ('yes', 'no', 'unknown')),
+        volunteered INTEGER NOT NULL DEFAULT 0 CHECK (volunteered IN (0, 1)),
+        detail TEXT,
+        PRIMARY KEY (incident, seq)
+    ) WITHOUT ROWID""",
+    "CREATE INDEX unfinished_incidents ON incidents(number) WHERE ended IS NULL",
+)
+#: Each schema version's statements, in order; version N is MIGRATIONS[: N] applied.
+MIGRATIONS: list[tuple[str, ...]] = [_SCHEMA_V1]
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+class StoreError(OSError):
+    """The incident database cannot be written or opened (disk full, folder not writable,
+    a newer schema, the incident open in another window). The message says which."""
+
+
+class NewerDatabase(StoreError):
+    """The database was written by a newer responder; it is left as it is."""
+
+
+class DamagedDatabase(StoreError):
+    """The file is not a usable database (moved aside by :func:`open_database`)."""
+
+
+# -- what an incident holds ------------------------------------------------------------------
+
+
+@dataclass
+class StoredAnswer:
+    symptom: str
+    answer: str
+    at: float
+    volunteered: bool = False
+    victim: int = 0  # -1: the incident's (a query answered once per incident)
+
+
+@dataclass
+class IncidentData:
+    """An incident as stored, replayed."""
+
+    number: int
+    id: str
+    started: float
+    kb: dict
+    config: dict
+    answers: list[StoredAnswer] = field(default_factory=list)
+    #: victims' names by index (0 is the first victim, who may have none)
+    victims: dict[int, str] = field(default_factory=dict)
+    # (new answer, position, answer it replaced), so undo can put the old one back
+    replaced: list[tuple[StoredAnswer, int, StoredAnswer]] = field(default_factory=list)
+    finished: bool = False
+    ended: float | None = None
+    end_reason: str | None = None
+    last_at: float = 0.0
+    events: int = 0
+    imported_from: str | None = None
+    #: stored values that could not be used (hand-edited or damaged rows), one line each
+    problems: list[str] = field(default_factory=list)
+    problems_noted: int = 0
+
+    @property
+    def started_text(self) -> str:
+        return time_text(self.started, "%Y-%m-%d %H:%M")
+
+    @property
+    def status(self) -> str:
+        """``"open"`` while unfinished, else how it ended (``completed``, ``new``,
+        ``set-aside``)."""
+        return "open" if not self.finished else (self.end_reason or "ended")
+
+    def victim_names(self) -> list[str]:
+        """Names by index, from the first victim to the last one named or answered."""
+        n = max([0, *self.victims, *(a.victim for a in self.answers)]) + 1
+        return [self.victims.get(v, "") for v in range(n)]
+
+
+def time_text(at: float | None, fmt: str) -> str:
+    if at is None:
+        return "?"
+    try:
+        return datetime.fromtimestamp(at).strftime(fmt)
+    except (OverflowError, OSError, ValueError):
+        return "?"
+
+
+def new_incident_id(at: float) -> str:
+    """``YYYYmmdd-HHMMSS-xxxxxx``: sortable, readable, unique."""
+    return datetime.fromtimestamp(at).strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
+
+
+# -- opening the database --------------------------------------------------------------------
+
+
+def _error_text(exc: BaseException) -> str:
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror
+    return str(exc) or type(exc).__name__
+
+
+def _is_damage(exc: sqlite3.Error) -> bool:
+    return getattr(exc, "sqlite_errorname", "") in ("SQLITE_CORRUPT", "SQLITE_NOTADB")
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    conn = sqlite3.connect(
+        str(path), timeout=BUSY_TIMEOUT, isolation_level=None, check_same_thread=False
+    )
+    # damaged text reads as text (with U+FFFD), never as an exception while reading
+    conn.text_factory = lambda raw: raw.decode("utf-8", "replace")
+    try:
+        conn.execute("PRAGMA foreign_keys=ON")
+        conn.execute("PRAGMA synchronous=FULL")
+    except sqlite3.Error:
+        conn.close()
+        raise
+    return conn
+
+
+@dataclass
+class Database:
+    """An open incident database, with what opening it found to tell the user."""
+
+    path: Path
+    conn: sqlite3.Connection
+    notices: list[str] = field(default_factory=list)
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> Database:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def open_database(path: Path | None = None, import_journals: bool = True) -> Database:
+    """Open (creating or migrating) the incident database.
+
+    A file that is not a database (garbage, truncated, a folder or FIFO in its place, a
+    database of another program) is moved to ``damaged/`` and a fresh one started, with a
+    notice. The JSON-lines journals of earlier versions (``journal/`` beside the database)
+    are imported once (:mod:`responder.core.journal_import`), also with notices.
+
+    Raises
+    ------
+    NewerDatabase
+        Written by a newer responder (left as it is).
+    StoreError
+        The folder or file cannot be created, read or written.
+    """
+    path = Path(path or paths.incident_db())
+    notices: list[str] = []
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise StoreError(
+            f"cannot create the folder of the incident database {path.parent}: {_error_text(exc)}"
+        ) from None
+    conn = None
+    for attempt in range(2):
+        try:
+            problem = _file_problem(path)
+            if problem is None:
+                conn = _connect(path)
+                problem = _prepare(conn, path)
+        except sqlite3.Error as exc:
+            if conn is not None:
+                conn.close()
+                conn = None
+            if not _is_damage(exc):
+                raise StoreError(
+                    f"cannot open the incident database {path}: {_error_text(exc)}"
+                ) from None
+            problem = _error_text(exc)
+        if problem is None:
+            break
+        if conn is not None:
+            conn.close()
+            conn = None
+        if attempt == 1:
+            raise DamagedDatabase(f"the incident database {path} cannot be used: {problem}")
+        notices.append(_set_aside_damaged(path, problem))
+    db = Database(path, conn, notices)
+    if import_journals:
+        from responder.core.journal_import import import_journals as run_import  # noqa: PLC0415
+
+        db.notices += run_import(db, path.parent / JOURNAL_DIR)
+    return db
+
+
+def _file_problem(path: Path) -> str | None:
+    """Why ``path`` cannot be the database file without opening it (opening a FIFO would
+    block), or None."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise StoreError(f"cannot read the incident database {path}: {_error_text(exc)}") from None
+    if stat.S_ISREG(mode):
+        return None
+    kinds = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a named pipe (FIFO)"))
+    kind = next((name for test, name in kinds if test(mode)), "not a regular file")
+    return f"it is {kind}, not a database file"
+
+
+_CONTENT_PROBLEMS = ("CHECK constraint failed", "NULL value in")
+
+
+def _prepare(conn: sqlite3.Connection, path: Path) -> str | None:
+    """WAL mode, the schema (created or migrated) and a quick integrity check. Returns why
+    the file is not a responder database, or None.
+
+    Raises
+    ------
+    NewerDatabase
+    sqlite3.Error
+    """
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    if version > SCHEMA_VERSION:
+        conn.close()
+        raise NewerDatabase(
+            f"the incident database {path} was written by a newer responder (schema "
+            f"{version}; this one knows {SCHEMA_VERSION}); it is left as it is, and this "
+            "window cannot save incidents there"
+        )
+    # Structure only: a value breaking a CHECK (a hand edit) is skipped when read, and must
+    # not set aside every other incident with it.
+    check = [
+        str(row[0])
+        for row in conn.execute("PRAGMA quick_check")
+        if row[0] != "ok" and not str(row[0]).startswith(_CONTENT_PROBLEMS)
+    ]
+    if check:
+        return "damaged (" + "; ".join(check[:3]) + ")"
+    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_schema WHERE type = 'table'")}
+    if version == 0 and tables:
+        return "it is a database of another program (no responder schema version)"
+    mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+    if str(mode).lower() != "wal":  # a file system without shared memory: still durable
+        conn.execute("PRAGMA journal_mode=DELETE")
+    if version < SCHEMA_VERSION:
+        _migrate(conn)
+    return None
+
+
+def _migrate(conn: sqlite3.Connection) -> None:
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        version = conn.execute("PRAGMA user_version").fetchone()[0]  # another window may
+        for step in MIGRATIONS[version:]:  # have migrated meanwhile
+            for statement in step:
+                conn.execute(statement)
+        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        conn.execute("COMMIT")
+    except BaseException:
+        _rollback(conn)
+        raise
+
+
+def _rollback(conn: sqlite3.Connection) -> None:
+    try:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+    except sqlite3.Error:
+        pass
+
+
+def _set_aside_damaged(path: Path, problem: str) -> str:
+    """Move the database file (and its WAL and shared-memory files) to ``damaged/``; the
+    notice to show."""
+    folder = path.parent / DAMAGED_DIR
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    try:
+        folder.mkdir(exist_ok=True)
+        target = folder / f"{path.stem}-{stamp}{path.suffix}"
+        k = 1
+        while os.path.lexists(target):
+            target = folder / f"{path.stem}-{stamp}.{k}{path.suffix}"
+            k += 1
+        for suffix in ("-wal", "-shm"):
+            side = Path(f"{path}{suffix}")
+            if os.path.lexists(side):
+                os.replace(side, f"{target}{suffix}")
+        os.replace(path, target)
+        fsync_dir(path.parent)
+        fsync_dir(folder)
+    except OSError as exc:
+        raise StoreError(
+            f"the incident database {path} is unusable ({problem}) and could not be moved "
+            f"aside: {_error_text(exc)}"
+        ) from None
+    return (
+        f"The incident database was unusable ({problem}); it was moved aside to {target} "
+        "and a new one started."
+    )
+
+
+# -- locks: one writer per incident -------------------------------------------------------
+
+
+#: The lock file's descriptor per database, opened once per process: POSIX record locks are
+#: released when any descriptor of the file is closed, so it stays open.
+_LOCK_FDS: dict[Path, int] = {}
+#: (lock file, incident number) locked by this process.
+_HELD: set[tuple[Path, int]] = set()
+
+
+def _lock_fd(db_path: Path) -> int | None:
+    key = _lock_key(db_path)
+    if key not in _LOCK_FDS:
+        try:
+            _LOCK_FDS[key] = os.open(
+                key, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600
+            )
+        except OSError:
+            return None  # a read-only folder: nothing can be written there either
+    return _LOCK_FDS[key]
+
+
+def _lock_key(db_path: Path) -> Path:
+    return Path(f"{db_path}.lock").resolve()
+
+
+def _lock(db_path: Path, number: int) -> None:
+    """Lock incident ``number`` for this process (which may take its own lock again).
+
+    Raises
+    ------
+    StoreError
+        Another process holds it.
+    """
+    if fcntl is None or (_lock_key(db_path), number) in _HELD:
+        return
+    fd = _lock_fd(db_path)
+    if fd is None:
+        return
+    try:
+        fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB, 1, number)
+    except OSError:
+        raise StoreError("this incident is open in another responder window") from None
+    _HELD.add((_lock_key(db_path), number))
+
+
+def _unlock(db_path: Path, number: int) -> None:
+    key = (_lock_key(db_path), number)
+    if key in _HELD:
+        _HELD.discard(key)
+        try:
+            fcntl.lockf(_LOCK_FDS[key[0]], fcntl.LOCK_UN, 1, number)
+        except (OSError, KeyError):
+            pass
+
+
+def is_live_elsewhere(db_path: Path, number: int) -> bool:
+    """Whether another process holds incident ``number``'s lock (it is live there)."""
+    if fcntl is None or (_lock_key(db_path), number) in _HELD:
+        return False
+    fd = _lock_fd(db_path)
+    if fd is None:
+        return False
+    try:
+        fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB, 1, number)
+    except OSError:
+        return True
+    fcntl.lockf(fd, fcntl.LOCK_UN, 1, number)
+    return False
+
+
+_INSTANCE_LOCK = ".instance.lock"
+_instance_fd: int | None = None
+
+
+def claim_data_folder(directory: Path | None = None) -> str | None:
+    """Take the data folder's instance lock for this process's lifetime.
+
+    Returns None when this is the only responder on the folder, else a sentence saying
+    another window holds it (its pid and start time). Incidents carry their own locks, so
+    two windows never write to one incident either way.
+    """
+    global _instance_fd
+    if fcntl is None or _instance_fd is not None:
+        return None
+    directory = directory or paths.data_dir()
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        fd = os.open(
+            directory / _INSTANCE_LOCK, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600
+        )
+    except OSError:
+        return None  # a read-only folder: the writes will say so
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        try:
+            holder = os.read(fd, 200).decode("utf-8", "replace").strip()
+        except OSError:
+            holder = ""
+        os.close(fd)
+        return (
+            f"Another responder window is open on this data folder ({holder})."
+            if holder
+            else "Another responder window is open on this data folder."
+        )
+    try:
+        os.ftruncate(fd, 0)
+        os.write(fd, f"pid {os.getpid()}, since {time.strftime('%H:%M')}".encode())
+    except OSError:
+        pass
+    _instance_fd = fd
+    return None
+
+
+# -- writing -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Event:
+    """One change, as the events table keeps it."""
+
+    kind: str
+    at: float
+    victim: int | None = None
+    symptom: str | None = None
+    answer: str | None = None
+    volunteered: bool = False
+    detail: str | None = None
+
+
+def _insert_event(conn: sqlite3.Connection, number: int, seq: int, event: Event) -> None:
+    conn.execute(
+        "INSERT INTO events (incident, seq, at, kind, victim, symptom, answer, volunteered, "
+        "detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            number,
+            seq,
+            event.at,
+            event.kind,
+            event.victim,
+            event.symptom,
+            event.answer,
+            int(event.volunteered),
+            event.detail,
+        ),
+    )
+    if event.kind == "victim":
+        conn.execute(
+            "INSERT OR REPLACE INTO victims (incident, idx, name) VALUES (?, ?, ?)",
+            (number, event.victim, event.detail or ""),
+        )
+    elif event.kind == "config":
+        conn.execute("UPDATE incidents SET config = ? WHERE number = ?", (event.detail, number))
+    elif event.kind == "end":
+        conn.execute(
+            "UPDATE incidents SET ended = ?, end_reason = ? WHERE number = ?",
+            (event.at, event.detail, number),
+        )
+
+
+def _dumps(data) -> str:
+    return json.dumps(data, ensure_ascii=False, allow_nan=False, sort_keys=True)
+
+
+def _write_error(path: Path, exc: BaseException) -> StoreError:
+    if isinstance(exc, StoreError):
+        return exc
+    return StoreError(f"cannot write to the incident database {path}: {_error_text(exc)}")
+
+
+class IncidentLog:
+    """One incident open for writing, event by event.
+
+    ``pending`` holds events that could not be written yet; every later write tries them
+    first, in order, in one transaction with the new one.
+    """
+
+    def __init__(self, db: Database, number: int, incident_id: str):
+        self.db = db
+        self.number = number
+        self.id = incident_id
+        self.pending: list[Event] = []
+
+    @property
+    def path(self) -> Path:
+        return self.db.path
+
+    @classmethod
+    def create(
+        cls,
+        kb: dict,
+        config: dict,
+        incident_id: str,
+        started: float,
+        victims: list[str] = (),
+        answers: list[tuple[str, str, float, bool, int]] = (),
+        path: Path | None = None,
+    ) -> IncidentLog:
+        """Store a new incident with its victims (by index, the first may be unnamed) and
+        the answers given so far (symptom id, answer, time, volunteered, victim), all in one
+        transaction, and lock it for this process.
+
+        Raises
+        ------
+        StoreError
+            Nothing was stored.
+        """
+        db = open_database(path)
+        conn = db.conn
+        number = None
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            cursor = conn.execute(
+                "INSERT INTO incidents (id, started, kb_name, kb_digest, kb_chemicals, "
+                "kb_symptoms, config) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (
+                    incident_id,
+                    started,
+                    str(kb.get("name") or ""),
+                    str(kb.get("digest") or ""),
+                    _count(kb.get("chemicals")),
+                    _count(kb.get("symptoms")),
+                    _dumps(config),
+                ),
+            )
+            number = cursor.lastrowid
+            try:  # locked before it is visible, so no other window ever offers it
+                _lock(db.path, number)
+            except StoreError:
+                pass  # held for a database since moved aside: this incident is new anyway
+            conn.execute(
+                "INSERT INTO victims (incident, idx, name) VALUES (?, 0, ?)",
+                (number, (list(victims) or [""])[0]),
+            )
+            events = [Event("victim", started, v, detail=name) for v, name in enumerate(victims)]
+            events = events[1:] + [
+                Event("answer", at, victim, symptom, answer, bool(volunteered))
+                for symptom, answer, at, volunteered, victim in answers
+            ]
+            for seq, event in enumerate(events, start=1):
+                _insert_event(conn, number, seq, event)
+            conn.execute("COMMIT")
+        except (sqlite3.Error, StoreError) as exc:
+            _rollback(conn)
+            if number is not None:
+                _unlock(db.path, number)
+            db.close()
+            raise _write_error(db.path, exc) from None
+        return cls(db, number, incident_id)
+
+    @classmethod
+    def reopen(cls, data: IncidentData, path: Path | None = None) -> IncidentLog:
+        """Continue a stored incident, taking its lock.
+
+        Raises
+        ------
+        StoreError
+            Another responder holds it, or the database cannot be opened.
+        """
+        db = open_database(path, import_journals=False)
+        try:
+            _lock(db.path, data.number)
+        except StoreError:
+            db.close()
+            raise StoreError(
+                f"the incident {data.id} is open in another responder window"
+            ) from None
+        return cls(db, data.number, data.id)
+
+    def close(self) -> None:
+        """Release the lock and the connection (the process exiting does the same)."""
+        _unlock(self.db.path, self.number)
+        self.db.close()
+
+    def append(self, event: Event) -> None:
+        """Write one event (after any pending ones) and commit it durably.
+
+        Raises
+        ------
+        StoreError
+            Nothing of this call reached the disk; the event stays pending.
+        """
+        self.pending.append(event)
+        self.flush()
+
+    def flush(self) -> None:
+        """Write the pending events in one transaction.
+
+        Raises
+        ------
+        StoreError
+        """
+        if not self.pending:
+            return
+        conn = self.db.conn
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            last = conn.execute(
+                "SELECT COALESCE(MAX(seq), 0) FROM events WHERE incident = ?", (self.number,)
+            ).fetchone()[0]
+            for seq, event in enumerate(self.pending, start=last + 1):
+                _insert_event(conn, self.number, seq, event)
+            conn.execute("COMMIT")
+        except sqlite3.Error as exc:
+            _rollback(conn)
+            raise _write_error(self.db.path, exc) from None
+        self.pending.clear()
+
+    # one method per kind of change --------------------------------------------------------
+
+    def answer(
+        self, symptom: str, answer: str, at: float, volunteered: bool, victim: int = 0
+    ) -> None:
+        self.append(Event("answer", at, victim, symptom, answer, volunteered))
+
+    def undo(self, symptom: str, victim: int = 0) -> None:
+        """The last answer (to ``symptom`` for ``victim``) taken back."""
+        self.append(Event("undo", time.time(), victim, symptom))
+
+    def remove(self, symptom: str, victim: int = 0) -> None:
+        self.append(Event("remove", time.time(), victim, symptom))
+
+    def victim(self, index: int, name: str) -> None:
+        """A victim added to the incident (index 1 is the second victim)."""
+        self.append(Event("victim", time.time(), index, detail=name))
+
+    def config(self, config: dict) -> None:
+        self.append(Event("config", time.time(), detail=_dumps(config)))
+
+    def end(self, reason: str) -> None:
+        self.append(Event("end", time.time(), detail=reason))
+
+
+def _count(value) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+# -- reading -----------------------------------------------------------------------------
+
+
+def _json_object(text, where: str, problems: list[str]) -> dict:
+    if text is None:
+        return {}
+    try:
+        value = loads_json(str(text), where)
+    except InputRejected as exc:
+        problems.append(f"{where}: {exc.problem}; not used")
+        return {}
+    if not isinstance(value, dict):
+        problems.append(f"{where}: not a JSON object; not used")
+        return {}
+    return value
+
+
+def _timestamp(value) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value) if 0.0 <= value <= MAX_TIMESTAMP else None
+
+
+def _symptom(value) -> bool:
+    return isinstance(value, str) and bool(value)
+
+
+def _victim_index(value) -> int | None:
+    if isinstance(value, bool) or not isinstance(value, int) or not -1 <= value < MAX_VICTIMS:
+        return None
+    return value
+
+
+_INCIDENT_COLUMNS = (
+    "number, id, started, kb_name, kb_digest, kb_chemicals, kb_symptoms, config, ended, "
+    "end_reason, imported_from, problems_noted"
+)
+
+
+def _incident(row: tuple) -> IncidentData:
+    (number, iid, started, name, digest, chems, symptoms, config, ended, reason, src, noted) = row
+    problems: list[str] = []
+    started_at = _timestamp(started)
+    if started_at is None:
+        problems.append(f"the start time {str(started)[:30]} is out of range")
+    kb = {"name": str(name or ""), "digest": str(digest or "")}
+    kb |= {k: v for k, v in (("chemicals", chems), ("symptoms", symptoms)) if _count(v)}
+    data = IncidentData(
+        number=number,
+        id=str(iid),
+        started=started_at or 0.0,
+        kb=kb,
+        config=_json_object(config, "its settings", problems),
+        finished=ended is not None,
+        ended=_timestamp(ended),
+        end_reason=None if reason is None else str(reason),
+        imported_from=src,
+        problems=problems,
+        problems_noted=noted if isinstance(noted, int) else 0,
+    )
+    data.last_at = data.started
+    return data
+
+
+def _replay(data: IncidentData, events: list[tuple], victims: list[tuple]) -> IncidentData:
+    """Apply an incident's events (seq, at, kind, victim, symptom, answer, volunteered,
+    detail) in order, with the rule the live interview follows."""
+    history: AnswerHistory[StoredAnswer] = AnswerHistory(key=lambda a: (a.victim, a.symptom))
+    for idx, name in victims:
+        if _victim_index(idx) is not None and idx >= 0:
+            data.victims[idx] = str(name or "")[:200]
+    for seq, at, kind, victim, symptom, answer, volunteered, _detail in events:
+        at = _timestamp(at)
+        if at is None:
+            data.problems.append(
+                f"change {seq}: its time is out of range; the previous one is used"
+            )
+            at = data.last_at
+        data.last_at = max(data.last_at, at)
+        data.events += 1
+        if kind == "answer":
+            if not _symptom(symptom) or answer not in ANSWERS or _victim_index(victim) is None:
+                data.problems.append(f"change {seq}: an unreadable answer; skipped")
+                continue
+            history.add(StoredAnswer(symptom, answer, at, volunteered == 1, victim))
+        elif kind == "undo":
+            history.undo()
+        elif kind == "remove":
+            if _symptom(symptom) and _victim_index(victim) is not None:
+                history.remove((victim, symptom))
+        elif kind not in KINDS:
+            data.problems.append(f"change {seq}: an unknown kind of change; skipped")
+    data.answers, data.replaced = history.records, history.replaced
+    return data
+
+
+def _events_of(conn: sqlite3.Connection, numbers: list[int]) -> dict[int, list[tuple]]:
+    out: dict[int, list[tuple]] = {n: [] for n in numbers}
+    if not numbers:
+        return out
+    marks = ", ".join("?" * len(numbers)) if len(numbers) < 500 else None
+    query = (
+        "SELECT incident, seq, at, kind, victim, symptom, answer, volunteered, detail "
+        "FROM events "
+        + (f"WHERE incident IN ({marks}) " if marks else "")
+        + "ORDER BY incident, seq"
+    )
+    for row in conn.execute(query, numbers if marks else ()):
+        if row[0] in out:
+            out[row[0]].append(row[1:])
+    return out
+
+
+def _victims_of(conn: sqlite3.Connection, numbers: list[int]) -> dict[int, list[tuple]]:
+    out: dict[int, list[tuple]] = {n: [] for n in numbers}
+    for incident, idx, name in conn.execute(
+        "SELECT incident, idx, name FROM victims ORDER BY incident, idx"
+    ):
+        if incident in out:
+            out[incident].append((idx, name))
+    return out
+
+
+def read_incidents(
+    conn: sqlite3.Connection, where: str = "", args: tuple = ()
+) -> list[IncidentData]:
+    """The incidents matching ``where`` (an SQL condition on the incidents table), replayed,
+    newest first."""
+    rows = conn.execute(
+        f"SELECT {_INCIDENT_COLUMNS} FROM incidents {('WHERE ' + where) if where else ''}", args
+    ).fetchall()
+    incidents = [_incident(row) for row in rows]
+    numbers = [d.number for d in incidents]
+    events, victims = _events_of(conn, numbers), _victims_of(conn, numbers)
+    out = [_replay(d, events[d.number], victims[d.number]) for d in incidents]
+    out.sort(key=lambda d: (d.started, d.number), reverse=True)
+    return out
+
+
+@dataclass
+class IncidentScan:
+    """The database at start-up: incidents to offer, and what to tell the user."""
+
+    unfinished: list[IncidentData] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)
+    live_elsewhere: int = 0
+
+
+def scan_incidents(path: Path | None = None) -> IncidentScan:
+    """Unfinished incidents with at least one answer (newest first), the notices of opening
+    the database (moved aside, journals imported, damaged rows, reported once), and the
+    count of incidents live in another responder window (never offered here)."""
+    scan = IncidentScan()
+    try:
+        db = open_database(path)
+    except StoreError as exc:
+        scan.notices.append(f"Incidents cannot be read or saved: {exc}.")
+        return scan
+    with db:
+        scan.notices += db.notices
+        try:
+            found = _read(db, "ended IS NULL")
+        except StoreError as exc:
+            scan.notices.append(f"Incidents cannot be read: {exc}.")
+            return scan
+        for data in found:
+            if is_live_elsewhere(db.path, data.number):
+                scan.live_elsewhere += 1
+                continue
+            if not data.answers:
+                continue
+            if len(data.problems) > data.problems_noted:
+                shown = "; ".join(data.problems[:3])
+                more = f"; and {len(data.problems) - 3} more" if len(data.problems) > 3 else ""
+                scan.notices.append(
+                    f"The incident of {data.started_text} ({data.id}) has stored values that "
+                    f"cannot be used ({shown}{more}). Its {len(data.answers)} readable "
+                    "answer(s) are offered for resume."
+                )
+                _note_problems(db.conn, data)
+            scan.unfinished.append(data)
+    scan.unfinished.sort(key=lambda d: (d.last_at, d.started, d.number), reverse=True)
+    return scan
+
+
+def _note_problems(conn: sqlite3.Connection, data: IncidentData) -> None:
+    """Record that these problems were reported, so the next start does not repeat them."""
+    try:
+        conn.execute(
+            "UPDATE incidents SET problems_noted = ? WHERE number = ?",
+            (len(data.problems), data.number),
+        )
+    except sqlite3.Error:
+        pass  # reported again next time: better than not at all
+
+
+def list_incidents(path: Path | None = None) -> tuple[list[IncidentData], list[str]]:
+    """Every incident, newest first, and the notices of opening the database.
+
+    Raises
+    ------
+    StoreError
+    """
+    with open_database(path) as db:
+        return _read(db), db.notices
+
+
+def _read(db: Database, where: str = "", args: tuple = ()) -> list[IncidentData]:
+    """:func:`read_incidents`; damage the quick check missed sets the file aside (with a
+    notice in ``db.notices``) and reads as no incident.
+
+    Raises
+    ------
+    StoreError
+        The file cannot be read for another reason (locked, an I/O error).
+    """
+    try:
+        return read_incidents(db.conn, where, args)
+    except sqlite3.Error as exc:
+        if not _is_damage(exc):
+            raise StoreError(f"cannot read the incident database {db.path}: {exc}") from None
+        db.close()
+        db.notices.append(_set_aside_damaged(db.path, _error_text(exc)))
+        return []
+
+
+def find_incident(key: str, path: Path | None = None) -> tuple[IncidentData | None, list[str]]:
+    """The incident whose id or number is ``key``; a key that is not all digits may also be
+    the unique start of an id ("20260101-12").
+
+    Raises
+    ------
+    StoreError
+        Cannot read the database, or ``key`` starts several ids.
+    """
+    with open_database(path) as db:
+        if key.isdigit():
+            found = _read(db, "number = ? OR id = ?", (int(key) if len(key) <= 18 else -1, key))
+        else:
+            escaped = key.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+            found = _read(db, "id = ? OR id LIKE ? ESCAPE '\\'", (key, escaped + "%"))
+        exact = [d for d in found if d.id == key or str(d.number) == key]
+        if len(exact) == 1 or len(found) == 1:
+            return (exact or found)[0], db.notices
+        if found:
+            ids = ", ".join(d.id for d in found[:5])
+            raise StoreError(f"{key!r} starts several incident ids ({ids}); give more of it")
+        return None, db.notices

@@ -1,0 +1,263 @@
+"""``responder incidents list | show | export`` and ``interview --jsonl --save``: what the
+protocol stores is what the commands list, in a database that is whole and in WAL mode;
+and a protocol killed at any moment loses no answer it had acknowledged."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from responder import paths
+from responder.cli import main
+from responder.config import InterviewConfig
+from responder.core.session import Interview
+from responder.core.store import IncidentLog
+from responder.kb.resolve import load_knowledge
+
+FIXTURE_KB = Path(__file__).resolve().parents[1] / "app" / "fixtures" / "kb"
+
+
+@pytest.fixture(autouse=True)
+def home(tmp_path, monkeypatch) -> Path:
+    monkeypatch.setenv("RESPONDER_HOME", str(tmp_path / "home"))
+    return tmp_path / "home"
+
+
+def protocol(lines: list[dict | str], *options: str, home: Path) -> subprocess.CompletedProcess:
+    text = "".join((x if isinstance(x, str) else json.dumps(x)) + "\n" for x in lines)
+    return subprocess.run(
+        [sys.executable, "-m", "responder.cli", "interview", "--jsonl", *options],
+        input=text,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "RESPONDER_HOME": str(home)},
+        timeout=120,
+    )
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+TWO_VICTIMS = [
+    {"symptom": "cough", "answer": "yes"},
+    {"symptom": "odour_bleach", "answer": "yes", "victim": "driver"},  # the scene: once
+    {"symptom": "tearing", "answer": "no", "victim": "driver"},
+    {"symptom": "headache", "answer": "unknown"},
+    {"symptom": "headache", "answer": "yes"},  # changed
+    {"symptom": "wheezing", "answer": "yes", "victim": "driver"},
+    {"undo": True},
+    {"symptom": "dizziness", "answer": "yes", "victim": "driver"},
+]
+
+
+def test_a_saved_protocol_run_with_two_victims_is_listed_with_every_answer(home, capsys):
+    done = protocol(TWO_VICTIMS, "--save", home=home)
+    assert done.returncode == 0, done.stderr
+    replies = [json.loads(x) for x in done.stdout.splitlines()]
+    assert not [r for r in replies if "error" in r]
+    incident = replies[-1]["incident"]
+    code, out, _ = run(capsys, "incidents", "list", "--json")
+    assert code == 0
+    [listed] = json.loads(out)
+    assert listed["id"] == incident and listed["status"] == "completed"
+    assert [v["name"] for v in listed["victims"]] == ["", "driver"]
+    own = {
+        v["name"]: [(a["symptom"], a["answer"]) for a in v["answers"]] for v in listed["victims"]
+    }
+    assert own == {
+        "": [("cough", "yes"), ("headache", "yes")],
+        "driver": [("tearing", "no"), ("dizziness", "yes")],
+    }
+    assert [(a["symptom"], a["answer"]) for a in listed["incident_answers"]] == [
+        ("odour_bleach", "yes")
+    ]
+    assert listed["answers"] == 5 and len(listed["order"]) == 5
+    # ... exactly what the protocol's last state said each victim had answered
+    last = replies[-1]["victims"]
+    for victim, stated in zip(listed["victims"], last, strict=True):
+        given = [(a["symptom"], a["answer"]) for a in stated["answers"] if not a.get("implied")]
+        mine = [(a["symptom"], a["answer"]) for a in victim["answers"]]
+        assert sorted(given) == sorted(mine + [("odour_bleach", "yes")])
+    assert listed["changed_answers"][0]["was"] == "unknown"
+    assert listed["top"]["text"]  # the bundled knowledge base is available unchanged
+    conn = sqlite3.connect(paths.incident_db())
+    try:
+        assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+        assert conn.execute("PRAGMA foreign_key_check").fetchall() == []
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    finally:
+        conn.close()
+
+
+def test_a_protocol_run_without_save_stores_nothing(home, capsys):
+    done = protocol(TWO_VICTIMS[:2], home=home)
+    assert done.returncode == 0 and json.loads(done.stdout.splitlines()[-1])["incident"] is None
+    assert run(capsys, "incidents", "list", "--json")[1].strip() == "[]"
+
+
+def test_save_that_cannot_write_stops_at_once_with_one_line(home):
+    home.mkdir(parents=True)
+    (home / "data").write_text("a file where the data folder should be")
+    done = protocol(TWO_VICTIMS[:1], "--save", home=home)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.startswith("responder: error: --save: ") and done.stderr.count("\n") == 1
+
+
+def _stored_interview(knowledge, victims: int = 2) -> Interview:
+    it = Interview.start(knowledge, InterviewConfig("chemical", "symptom", "strict"))
+    it.answer(0, "yes")
+    for v in range(1, victims):
+        it.add_victim(f"victim {v}")
+        it.answer(1, "no", victim=v)
+    return it
+
+
+def test_show_lists_every_victims_answers_in_order(home, capsys):
+    knowledge = load_knowledge(str(FIXTURE_KB))
+    it = _stored_interview(knowledge)
+    code, out, _ = run(capsys, "--kb", str(FIXTURE_KB), "incidents", "show", it.id)
+    assert code == 0 and f"Incident {it.id} (open)" in out
+    s0, s1 = (knowledge.symptoms[k] for k in range(2))
+    assert f"Victim 1:\n  {time.strftime('%H:%M:%S', time.localtime(it.records[0].at))}" in out
+    assert f"{s0.label} ({s0.id}): yes" in out and f"{s1.label} ({s1.id}): no" in out
+    assert "Victim 2 (victim 1):" in out and "target chemical" in out and "strict mode" in out
+    code, out, _ = run(capsys, "incidents", "show", it.id, "--json", "--kb", str(FIXTURE_KB))
+    data = json.loads(out)
+    assert [v["label"] for v in data["victims"]] == ["Victim 1", "Victim 2 (victim 1)"]
+    assert data["config"]["mode"] == "strict" and data["top"]["text"]
+
+
+def test_show_without_the_knowledge_base_still_lists_the_answers(home, capsys):
+    knowledge = load_knowledge(str(FIXTURE_KB))
+    it = _stored_interview(knowledge, victims=1)
+    code, out, _ = run(capsys, "incidents", "show", it.id)  # recorded on a test folder
+    assert code == 0 and f"{knowledge.symptoms[0].id}: yes" in out and "give one with --kb" in out
+
+
+def test_list_shows_a_table_and_the_status_of_each(home, capsys):
+    knowledge = load_knowledge(str(FIXTURE_KB))
+    first = _stored_interview(knowledge)
+    first.end("new")
+    second = _stored_interview(knowledge, victims=1)
+    code, out, _ = run(capsys, "--kb", str(FIXTURE_KB), "incidents", "list")
+    lines = out.splitlines()
+    assert code == 0 and lines[0].split()[:3] == ["ID", "Started", "Knowledge"]
+    assert second.id in lines[1] and "open" in lines[1]  # newest first
+    assert first.id in lines[2] and "ended (new interview)" in lines[2] and " 2 " in lines[2]
+
+
+def test_export_writes_the_reports_into_the_exports_folder(home, capsys):
+    knowledge = load_knowledge(str(FIXTURE_KB))
+    it = _stored_interview(knowledge)
+    code, out, _ = run(capsys, "--kb", str(FIXTURE_KB), "incidents", "export", it.id)
+    md, js = (Path(x) for x in out.split())
+    exports = home / "data" / "exports"
+    assert code == 0 and md.parent == exports.resolve() and md.name == f"interview-{it.id}.md"
+    assert "responder interview report" in md.read_text()
+    assert json.loads(js.read_text())["interview_id"] == it.id
+    code, out, _ = run(
+        capsys, "--kb", str(FIXTURE_KB), "incidents", "export", it.id[:10], "--format", "json"
+    )
+    assert code == 0 and out.split() == [str(js)]
+
+
+def test_an_export_name_from_a_stored_id_never_leaves_the_exports_folder(home, capsys):
+    IncidentLog.create({}, {}, "x", 1000.0, answers=[("cough", "yes", 1001.0, False, 0)]).close()
+    conn = sqlite3.connect(paths.incident_db())
+    conn.execute("UPDATE incidents SET id = 'x/../../../escaped'")  # edited by hand
+    conn.commit()
+    conn.close()
+    code, out, err = run(capsys, "--kb", str(FIXTURE_KB), "incidents", "export", "1")
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert "folder separator" in err and "edited by hand" in err
+    assert not list(home.parent.glob("**/escaped*"))
+
+
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (["incidents", "show", "nope"], "no incident 'nope'"),
+        (["incidents", "export", "12345"], "no incident '12345'"),
+        (["incidents", "export", "1", "--format", "pdf"], "invalid choice: 'pdf'"),
+        (["incidents"], "incidents needs a command"),
+        (["incidents", "list", "--kb", "/nonexistent/kb"], "/nonexistent/kb"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(home, capsys, argv, words):
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and out == ""
+    assert err.startswith("responder: error: ") and words in err and err.count("\n") == 1
+
+
+def test_a_newer_database_is_one_line_and_exit_2(home, capsys):
+    paths.incident_db().parent.mkdir(parents=True)
+    conn = sqlite3.connect(paths.incident_db())
+    conn.execute("PRAGMA user_version = 99")
+    conn.close()
+    code, _, err = run(capsys, "incidents", "list")
+    assert code == 2 and "newer responder" in err and err.count("\n") == 1
+
+
+# -- kill -9 at any moment ---------------------------------------------------------------------
+
+
+def test_a_protocol_killed_at_any_moment_loses_no_acknowledged_answer(home):
+    """Answers stream in; the process is killed with SIGKILL after a different number of
+    acknowledged answers each time. Every answer it had replied to is in the database, and
+    the database is whole."""
+    symptoms = [s.id for s in load_knowledge(None).symptoms][:60]
+    env = {**os.environ, "RESPONDER_HOME": str(home)}
+    acknowledged: dict[str, list[str]] = {}
+    # (after how many acknowledged answers, how long the next one may run before the kill)
+    for trial, (kill_after, delay) in enumerate(
+        ((1, 0.0), (4, 0.002), (9, 0.005), (17, 0.01), (30, 0.03))
+    ):
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "responder.cli", "interview", "--jsonl", "--save"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            env=env,
+        )
+        try:
+            proc.stdout.readline()  # the start state
+            given: list[str] = []
+            incident = None
+            for k, symptom in enumerate(symptoms):
+                line = {"symptom": symptom, "answer": "yes" if (k + trial) % 2 else "no"}
+                proc.stdin.write((json.dumps(line) + "\n").encode())
+                proc.stdin.flush()
+                if k == kill_after:
+                    time.sleep(delay)
+                    os.kill(proc.pid, signal.SIGKILL)  # mid-answer: this one may or may not land
+                    break
+                reply = json.loads(proc.stdout.readline())
+                incident = reply["incident"]
+                given.append(symptom)
+            proc.wait(timeout=30)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait(timeout=30)
+        acknowledged[incident] = given
+    conn = sqlite3.connect(paths.incident_db())
+    try:
+        assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+    finally:
+        conn.close()
+    from responder.core.store import list_incidents  # noqa: PLC0415
+
+    found = {d.id: [a.symptom for a in d.answers] for d in list_incidents()[0]}
+    for incident, given in acknowledged.items():
+        assert found[incident][: len(given)] == given
+        assert len(found[incident]) <= len(given) + 1  # at most the one in flight

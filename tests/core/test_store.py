@@ -1,0 +1,319 @@
+"""The incident database: one row per change, committed durably, replayed as the engine
+plays it, and a file that is not a database set aside instead of stopping the app."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+
+import pytest
+from core_fixtures import home, knowledge  # noqa: F401 (pytest fixtures)
+
+from responder import paths
+from responder.config import InterviewConfig
+from responder.core.session import Interview
+from responder.core.store import (
+    SCHEMA_VERSION,
+    IncidentLog,
+    NewerDatabase,
+    StoreError,
+    find_incident,
+    list_incidents,
+    open_database,
+    scan_incidents,
+)
+from responder.engine.state import Answer
+
+STRICT = InterviewConfig("chemical", "symptom", "strict")
+
+
+def stored(interview: Interview):
+    data, _ = find_incident(interview.id)
+    return data
+
+
+def rows(sql: str, *args):
+    conn = sqlite3.connect(paths.incident_db())
+    try:
+        return conn.execute(sql, args).fetchall()
+    finally:
+        conn.close()
+
+
+def test_each_change_is_one_event_row_and_the_incident_row_follows(home, knowledge):
+    it = Interview.start(knowledge, STRICT)
+    it.answer(0, Answer.YES)
+    it.answer(1, Answer.NO, volunteered=True)
+    it.undo()
+    it.set_modes(suggest="category")
+    it.add_victim("driver")
+    it.answer(2, Answer.YES, victim=1)
+    it.end("new")
+    assert paths.incident_db() == home / "data" / "incidents.sqlite"
+    kinds = rows("SELECT seq, kind, victim, symptom, answer FROM events ORDER BY seq")
+    s = [knowledge.symptoms[k].id for k in range(3)]
+    assert kinds == [
+        (1, "answer", 0, s[0], "yes"),  # written with the incident, at the first answer
+        (2, "answer", 0, s[1], "no"),
+        (3, "undo", 0, s[1], None),
+        (4, "config", None, None, None),
+        (5, "victim", 1, None, None),
+        (6, "answer", 1, s[2], "yes"),
+        (7, "end", None, None, None),
+    ]
+    assert rows("SELECT idx, name FROM victims ORDER BY idx") == [(0, ""), (1, "driver")]
+    data = stored(it)
+    assert [(a.symptom, a.answer, a.victim) for a in data.answers] == [
+        (s[0], "yes", 0),
+        (s[2], "yes", 1),
+    ]
+    assert data.config["suggest"] == "category" and data.config == it.stored_config()
+    assert data.finished and data.end_reason == "new" and data.ended is not None
+    assert data.kb["digest"] == knowledge.digest and data.kb["chemicals"] == 10
+
+
+def test_every_change_is_committed_before_the_call_returns(home, knowledge):
+    it = Interview.start(knowledge, STRICT)
+    it.answer(0, Answer.YES)
+    conn = it.incident.db.conn
+    assert conn.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL: fsync per commit
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
+    for k in range(1, 4):
+        it.answer(k, Answer.NO)
+        assert not conn.in_transaction
+        # another connection (as another process would) sees it at once
+        assert rows("SELECT COUNT(*) FROM events WHERE kind = 'answer'") == [(k + 1,)]
+    assert rows("PRAGMA user_version") == [(SCHEMA_VERSION,)]
+
+
+def test_replay_follows_the_engine(knowledge):
+    """Changing an answer moves it to the end; undo puts the replaced answer back."""
+    it = Interview.start(knowledge, STRICT)
+    it.answer(0, Answer.YES)
+    it.answer(3, Answer.NO)
+    it.answer(0, Answer.NO)  # changed
+    it.answer(5, Answer.UNKNOWN, volunteered=True)
+    it.undo()
+    it.undo()  # undoes the change: 0 is yes again, before 3
+    it.remove(3)
+    it.answer(7, Answer.YES)
+    data = stored(it)
+    records = [(knowledge.symptoms[r.query].id, r.answer.value, r.at) for r in it.records]
+    assert [(a.symptom, a.answer, a.at) for a in data.answers] == records
+    assert [(r.query, r.answer) for r in it.records] == [
+        (a.query, a.answer) for a in it.state.answers
+    ]
+    assert [a.symptom for a in data.answers] == [knowledge.symptoms[q].id for q in (0, 7)]
+
+
+def test_undo_after_a_resume_puts_a_changed_answer_back(knowledge):
+    it = Interview.start(knowledge, STRICT)
+    it.answer(0, Answer.YES)
+    it.answer(1, Answer.NO)
+    it.answer(0, Answer.UNKNOWN)  # changed: moves to the end
+    it.incident.close()
+    again, warnings = Interview.resume(knowledge, stored(it))
+    assert not warnings and [r.query for r in again.records] == [1, 0]
+    again.undo()
+    assert [(r.query, r.answer) for r in again.records] == [(0, Answer.YES), (1, Answer.NO)]
+    assert [(a.symptom, a.answer) for a in stored(it).answers] == [
+        (knowledge.symptoms[0].id, "yes"),
+        (knowledge.symptoms[1].id, "no"),
+    ]
+
+
+def test_an_unwritable_folder_is_reported_not_raised(knowledge, home):
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "data").write_text("a file where the folder should be")
+    it = Interview.start(knowledge, STRICT)
+    it.answer(0, Answer.YES)
+    assert it.incident is None and "incident database" in it.journal_error
+    assert it.asked == 1 and it.unsaved == 1  # the answer itself is kept on screen
+    it.answer(1, Answer.NO)
+    assert it.unsaved == 2
+    (home / "data").unlink()  # the disk is writable again: every answer so far is written
+    it.answer(2, Answer.UNKNOWN)
+    assert it.journal_error is None and it.unsaved == 0
+    assert [a.symptom for a in stored(it).answers] == [knowledge.symptoms[q].id for q in (0, 1, 2)]
+
+
+def test_save_retries_the_pending_writes(knowledge, home):
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "data").write_text("in the way")
+    it = Interview.start(knowledge, STRICT)
+    it.answer(0, Answer.YES)
+    assert not it.save() and it.unsaved == 1
+    (home / "data").unlink()
+    assert it.save() and it.unsaved == 0 and it.journal_error is None
+    assert [a.answer for a in stored(it).answers] == ["yes"]
+
+
+def test_unfinished_lists_newest_first_and_skips_finished_and_empty(home):
+    made = []
+    for started in (100.0, 200.0, 300.0):
+        log = IncidentLog.create(
+            {},
+            {},
+            f"incident-{int(started)}",
+            started,
+            answers=[("cough", "yes", started + 1, False, 0)],
+        )
+        made.append(log)
+    made[2].end("completed")
+    IncidentLog.create({}, {}, "no-answers", 400.0)
+    assert [d.id for d in scan_incidents().unfinished] == ["incident-200", "incident-100"]
+    everything, _ = list_incidents()
+    assert [d.id for d in everything] == [
+        "no-answers",
+        "incident-300",
+        "incident-200",
+        "incident-100",
+    ]
+
+
+def test_an_incident_is_found_by_id_number_or_the_start_of_its_id(home):
+    IncidentLog.create({}, {}, "20260101-100000-aaaaaa", 1.0)
+    IncidentLog.create({}, {}, "20260101-110000-bbbbbb", 2.0)
+    assert find_incident("20260101-10")[0].id == "20260101-100000-aaaaaa"
+    assert find_incident("2")[0].id == "20260101-110000-bbbbbb"  # a number is a number
+    assert find_incident("3")[0] is None
+    assert find_incident("nothing")[0] is None
+    with pytest.raises(StoreError, match="starts several incident ids"):
+        find_incident("20260101-1")
+    assert find_incident("%")[0] is None  # no pattern characters of SQL's LIKE
+
+
+# -- a database file that is not one -----------------------------------------------------------
+
+
+def _valid_database_bytes(knowledge) -> bytes:
+    it = Interview.start(knowledge, STRICT)
+    it.answer(0, Answer.YES)
+    it.incident.close()
+    conn = sqlite3.connect(paths.incident_db())
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+    return paths.incident_db().read_bytes()
+
+
+@pytest.mark.parametrize("damage", ["garbage", "truncated", "header only", "folder", "fifo"])
+def test_a_damaged_database_is_moved_aside_reported_once_and_replaced(home, knowledge, damage):
+    db = paths.incident_db()
+    db.parent.mkdir(parents=True)
+    if damage == "garbage":
+        db.write_bytes(b"not a database at all " * 500)
+    elif damage in ("truncated", "header only"):
+        good = _valid_database_bytes(knowledge)
+        for side in ("-wal", "-shm"):
+            if os.path.exists(f"{db}{side}"):
+                os.unlink(f"{db}{side}")
+        db.write_bytes(good[: len(good) // 2 if damage == "truncated" else 100])
+    elif damage == "folder":
+        db.mkdir()
+        (db / "something").write_text("kept")
+    else:
+        os.mkfifo(db)
+    scan = scan_incidents()  # never raises, never blocks on the FIFO
+    moved = list((home / "data" / "damaged").iterdir())
+    assert [p.name.startswith("incidents-") for p in moved if p.suffix == ".sqlite"] == [True]
+    assert len(scan.notices) == 1 and "moved aside to" in scan.notices[0]
+    assert str(next(p for p in moved if p.suffix == ".sqlite")) in scan.notices[0]
+    if damage == "folder":
+        assert (next(p for p in moved if p.is_dir()) / "something").read_text() == "kept"
+    # a fresh database works, and the next start says nothing more
+    it = Interview.start(knowledge, STRICT)
+    it.answer(0, Answer.YES)
+    assert it.unsaved == 0 and stored(it).answers
+    assert scan_incidents().notices == []
+
+
+def test_a_database_of_another_program_is_set_aside_not_used(home):
+    db = paths.incident_db()
+    db.parent.mkdir(parents=True)
+    conn = sqlite3.connect(db)
+    conn.execute("CREATE TABLE incidents (x)")
+    conn.execute("INSERT INTO incidents VALUES ('theirs')")
+    conn.commit()
+    conn.close()
+    with open_database() as opened:
+        assert "another program" in opened.notices[0]
+    moved = next((home / "data" / "damaged").glob("*.sqlite"))
+    assert sqlite3.connect(moved).execute("SELECT x FROM incidents").fetchall() == [("theirs",)]
+
+
+def test_a_newer_schema_is_left_alone_and_reported(home, knowledge):
+    db = paths.incident_db()
+    db.parent.mkdir(parents=True)
+    conn = sqlite3.connect(db)
+    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    conn.execute("CREATE TABLE future (x)")
+    conn.commit()
+    conn.close()
+    before = db.read_bytes()
+    scan = scan_incidents()
+    assert scan.unfinished == [] and len(scan.notices) == 1
+    assert "newer responder" in scan.notices[0] and "left as it is" in scan.notices[0]
+    with pytest.raises(NewerDatabase):
+        open_database()
+    it = Interview.start(knowledge, STRICT)
+    it.answer(0, Answer.YES)  # kept on screen, and the screen says why it is not saved
+    assert it.unsaved == 1 and "newer responder" in it.journal_error
+    assert db.read_bytes() == before and not (home / "data" / "damaged").exists()
+
+
+def test_stored_values_that_cannot_be_used_are_reported_once(home, knowledge):
+    it = Interview.start(knowledge, STRICT)
+    it.answer(0, Answer.YES)
+    it.answer(1, Answer.NO)
+    it.incident.close()
+    conn = sqlite3.connect(paths.incident_db())
+    conn.execute("UPDATE incidents SET config = '{\"noise\": [1'")  # edited by hand
+    conn.execute("PRAGMA ignore_check_constraints = ON")
+    conn.execute("UPDATE events SET answer = 'maybe' WHERE seq = 2")
+    conn.commit()
+    conn.close()
+    scan = scan_incidents()
+    assert len(scan.notices) == 1 and "1 readable answer(s)" in scan.notices[0]
+    assert [a.answer for a in scan.unfinished[0].answers] == ["yes"]
+    resumed, _ = Interview.resume(knowledge, scan.unfinished[0], write=False)
+    assert resumed.asked == 1
+    again = scan_incidents()
+    assert again.notices == [] and len(again.unfinished) == 1
+
+
+def test_an_incident_with_scene_answers_resumes_and_undoes():
+    """A query answered once for the incident is stored as the incident's (victim -1) and
+    comes back as such, for every victim."""
+    from responder.kb.resolve import load_knowledge  # noqa: PLC0415
+
+    bundled = load_knowledge(None)
+    odour, cough = bundled.symptom_index("odour_bleach"), bundled.symptom_index("cough")
+    it = Interview.start(bundled, STRICT)
+    it.answer(odour, Answer.YES)
+    it.add_victim("driver")
+    it.answer(cough, Answer.YES, victim=1)
+    it.undo()
+    it.answer(cough, Answer.NO, victim=1)
+    data = stored(it)
+    assert [(a.symptom, a.victim) for a in data.answers] == [("odour_bleach", -1), ("cough", 1)]
+    again, warnings = Interview.resume(bundled, data)
+    assert not warnings and again.victims == ["", "driver"]
+    assert [(r.query, r.victim) for r in again.records] == [(odour, -1), (cough, 1)]
+    assert [r.query for r in again.victim_records(0)] == [odour]
+    again.undo()
+    again.undo()
+    assert again.records == [] and stored(it).answers == []
+
+
+def test_no_change_the_database_refuses_can_block_later_ones(home):
+    """Writes take any symptom id and victim number (a refused change would stay pending
+    and hold back every later one); reading back bounds the victim number."""
+    log = IncidentLog.create({}, {}, "long", 1.0)
+    log.answer("s" * 5000, "yes", 2.0, False, victim=5)
+    log.answer("cough", "no", 3.0, False, victim=20_000)
+    log.answer("fever", "yes", 4.0, False)
+    assert log.pending == []
+    data, _ = find_incident("long")
+    assert [(a.symptom, a.victim) for a in data.answers] == [("s" * 5000, 5), ("fever", 0)]
+    assert data.problems == ["change 2: an unreadable answer; skipped"]
