@@ -1,7 +1,7 @@
 """Where responder keeps the user's settings, incidents, exports and imported knowledge bases.
 
 Locations follow platformdirs. Setting ``RESPONDER_HOME`` puts everything under that one
-folder instead (``config/`` and ``data/`` inside it), so tests never touch the user's files.
+folder instead (``config/``, ``data/`` and ``cache/`` inside it), so tests never touch the user's files.
 """
 
 from __future__ import annotations
@@ -32,6 +32,12 @@ def data_dir() -> Path:
     base = _override()
     path = base / "data" if base else Path(platformdirs.user_data_dir(APP_NAME))
     return path
+
+
+def cache_dir() -> Path:
+    """Folder for what can be rebuilt at any time (checked knowledge bases)."""
+    base = _override()
+    return base / "cache" if base else Path(platformdirs.user_cache_dir(APP_NAME))
 
 
 def user_kb_dir() -> Path:

@@ -139,7 +139,8 @@ def noise_from_args(args, problem: Problem) -> tuple[NoiseModel | None, list[str
     warnings: list[str] = []
     delta = min_hamming_distance(problem.matrix)
     allowed = default_eps(delta)
-    if str(args.noise_eps).strip().lower() == "auto":
+    automatic = str(args.noise_eps).strip().lower() == "auto"
+    if automatic:
         eps = auto_eps(delta)
     else:
         try:
@@ -158,7 +159,9 @@ def noise_from_args(args, problem: Problem) -> tuple[NoiseModel | None, list[str
         noise = NoiseModel(eps, mask, model=args.noise_model, p=args.noise_p)
     except NoiseSettingsError as exc:
         raise InputError(str(exc)) from None
-    if eps > allowed:
+    # Automatic eps is at least 1 by definition (documented, and the default of simulate):
+    # only an eps the user typed is warned about; the runs' own notes say what it implies.
+    if eps > allowed and not automatic:
         warnings.append(
             f"warning: eps = {eps} exceeds floor((delta-1)/2) = {allowed} (delta = {delta}); "
             "identification is no longer unique: several chemicals may stay possible"

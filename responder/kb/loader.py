@@ -66,6 +66,8 @@ CHEMICALS_DIR = "chemicals"
 
 #: Allowed relative prior weights of a chemical: a ratio of up to 1e12 between two.
 PRIOR_RANGE = (1e-6, 1e6)
+#: A class's short_label fits a class bar or a candidate row at 80 columns.
+MAX_SHORT_LABEL = 18
 _ID_RE = re.compile(r"^[a-z0-9][a-z0-9_]*$")
 _CAS_RE = re.compile(r"^(\d{2,7})-(\d{2})-(\d)$")
 _UN_RE = re.compile(r"^\d{4}$")
@@ -807,13 +809,29 @@ def _check_classes(ck: _Checker, doc: _Doc):
             k,
             t,
             {"id": "str", "label": "str"},
-            {"syndrome": "str", "description": "str"},
+            {"syndrome": "str", "description": "str", "short_label": "str"},
         )
         if "id" not in v or "label" not in v:
             continue
+        short = v.get("short_label", "")
+        if len(short) > MAX_SHORT_LABEL:
+            ck.error(
+                doc.rel,
+                doc.lines.key(doc.lines.table("class", k), "short_label") or anchor,
+                f"short_label is {len(short)} characters",
+                f"keep a short_label to {MAX_SHORT_LABEL} characters (it is shown where "
+                "space is short); the label can be longer",
+            )
+            short = ""
         if ck.new_id(doc.rel, anchor, "class", v["id"], seen):
             classes.append(
-                ChemicalClass(v["id"], v["label"], v.get("syndrome", ""), v.get("description", ""))
+                ChemicalClass(
+                    v["id"],
+                    v["label"],
+                    v.get("syndrome", ""),
+                    v.get("description", ""),
+                    short_label=short,
+                )
             )
     return classes
 
@@ -1496,13 +1514,26 @@ def _same_place(a, b) -> bool:
 def load_bundled() -> KnowledgeBase:
     """Load and validate the knowledge base shipped with responder (strict source rules)."""
     root = bundled_root()
-    return check_files(
+    return _checked(
         _read_tree(root),
         name=BUNDLED_NAME,
         origin=str(root),
         display=lambda rel: str(root.joinpath(rel)),
         strict=True,
     )
+
+
+def _checked(files, *, name: str, origin: str, display, strict: bool) -> KnowledgeBase:
+    """:func:`check_files`, with its engine problem built, or the same knowledge base from
+    the cache when these files were checked before by this code (:mod:`responder.kb.cache`)."""
+    from responder.kb.cache import cache_key, cached  # noqa: PLC0415
+
+    def build() -> KnowledgeBase:
+        kb = check_files(files, name=name, origin=origin, display=display, strict=strict)
+        kb.problem  # noqa: B018 (built now, so it is kept with the knowledge base)
+        return kb
+
+    return cached(cache_key(files, name=name, origin=origin, strict=strict), build)
 
 
 def load_kb(
@@ -1543,7 +1574,7 @@ def load_kb(
             strict = _same_place(root, bundled_root())
         except KBError:
             strict = False
-    return check_files(
+    return _checked(
         _read_tree(root),
         name=name or root.resolve().name,
         origin=str(root),

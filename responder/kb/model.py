@@ -177,6 +177,13 @@ class ChemicalClass:
     syndrome: str = ""
     description: str = ""
     index: int = -1  # the engine's object group; set by KnowledgeBase
+    #: a label for narrow places (class bars, candidate rows at 80 columns); optional
+    short_label: str = ""
+
+    @property
+    def short(self) -> str:
+        """The short label, else the label."""
+        return self.short_label or self.label
 
 
 #: How often victims of a chemical show an observation, strongest first. A cell in a
@@ -245,6 +252,7 @@ class Chemical:
 
     index: int = -1  # the engine's object (matrix row); set by KnowledgeBase
     class_label: str = ""  # set by KnowledgeBase
+    class_short: str = ""  # its class's short label (else label); set by KnowledgeBase
 
     @property
     def unsupported(self) -> frozenset[str]:
@@ -331,6 +339,7 @@ class KnowledgeBase:
         # needs a second copy of these dataclasses.
         cats = {c.id: c for c in self.categories}
         class_label = {c.id: c.label for c in self.classes}
+        class_short = {c.id: c.short for c in self.classes}
         symptoms = tuple(
             replace(
                 s,
@@ -347,7 +356,12 @@ class KnowledgeBase:
         )
         classes = tuple(replace(c, index=g) for g, c in enumerate(self.classes))
         chemicals = tuple(
-            replace(c, index=i, class_label=class_label.get(c.class_id, c.class_id))
+            replace(
+                c,
+                index=i,
+                class_label=class_label.get(c.class_id, c.class_id),
+                class_short=class_short.get(c.class_id, c.class_id),
+            )
             for i, c in enumerate(self.chemicals)
         )
         for name, value in (

@@ -12,6 +12,11 @@ when every chemical of that class in the result has such a step (for example a s
 antidote instead of the class's "no antidote" line). :meth:`NextSteps.uncovered` lists the
 classes that have neither a class step nor a ``[[gap]]``.
 
+A step with ``hallmark = true`` is a warning that defines the agent (lung oedema hours
+later, oxygen for carbon monoxide): a result shows it first, and shows the leading chemical's
+even while no candidate is confident (:meth:`NextSteps.common_to`), when the other steps
+shown are only those common to the leading classes.
+
 A knowledge base without the file has no steps (``NextSteps.empty()``); a bad file raises
 :class:`~responder.kb.model.KBError` listing every problem with its line.
 """
@@ -69,6 +74,8 @@ class Step:
     line: int | None = None
     #: A chemical step that stands in for its class's steps of the same kind.
     replaces: bool = False
+    #: A warning that defines the agent: shown first, and for the leading chemical always.
+    hallmark: bool = False
 
 
 @dataclass(frozen=True)
@@ -103,11 +110,16 @@ class ResultSteps:
     poison_centre: PoisonCentre | None
     specific: bool
     gaps: tuple[Gap, ...] = ()
+    #: hallmark warnings, shown before every kind (and left out of ``by_kind``)
+    hallmarks: tuple[Step, ...] = ()
+    #: set when the steps are only those common to these classes (no candidate confident);
+    #: ``hallmarks`` are then the leading chemical's
+    common_to: tuple[str, ...] = ()
 
     @property
     def sources(self) -> tuple[Source, ...]:
         seen: dict[str, Source] = {}
-        for steps in self.by_kind.values():
+        for steps in (self.hallmarks, *self.by_kind.values()):
             for s in steps:
                 seen.setdefault(s.source.id, s.source)
         if self.poison_centre and self.poison_centre.source:
@@ -115,7 +127,11 @@ class ResultSteps:
         return tuple(seen.values())
 
     def __bool__(self) -> bool:
-        return bool(self.by_kind) or self.poison_centre is not None
+        return bool(self.by_kind) or bool(self.hallmarks) or self.poison_centre is not None
+
+    def all_by_kind(self) -> dict[str, tuple[Step, ...]]:
+        """Every step shown, by kind, each kind's hallmark warnings first."""
+        return _by_kind([*self.hallmarks, *(s for v in self.by_kind.values() for s in v)])
 
     def to_dict(self) -> dict:
         """JSON-ready: the poison-centre line, steps by kind with their source, the sources."""
@@ -125,15 +141,23 @@ class ResultSteps:
             if pc is None
             else {"line": pc.line, "label": pc.label, "note": pc.note},
             "specific": self.specific,
+            "common_to": list(self.common_to),
             "gaps": [
                 {"class": g.class_id, "label": g.label or g.class_id, "reason": g.reason}
                 for g in self.gaps
             ],
+            # every step shown, by kind; a hallmark warning (shown first) is marked
             "steps": {
                 kind: [
-                    {"text": s.text, "for": list(s.targets), "source": s.source.id} for s in steps
+                    {
+                        "text": s.text,
+                        "for": list(s.targets),
+                        "source": s.source.id,
+                        "hallmark": s.hallmark,
+                    }
+                    for s in steps
                 ]
-                for kind, steps in self.by_kind.items()
+                for kind, steps in self.all_by_kind().items()
             },
             "sources": [{"id": s.id, "title": s.title, "url": s.url} for s in self.sources],
         }
@@ -188,14 +212,70 @@ class NextSteps:
                 continue
             specific |= any(t != ANY for t in hits)
             chosen.setdefault(step.kind, []).append((min(rank[t] for t in hits), order, step))
+        ordered = [
+            s
+            for kind in STEP_KINDS
+            for _, _, s in sorted(chosen.get(kind, ()), key=lambda t: t[:2])
+        ]
+        covered = self.covered()
+        gaps = tuple(self.gaps[c] for c in classes if c in self.gaps and c not in covered)
+        return ResultSteps(
+            _by_kind(s for s in ordered if not s.hallmark),
+            self.poison_centre,
+            specific,
+            gaps,
+            hallmarks=tuple(s for s in ordered if s.hallmark),
+        )
+
+    def common_to(
+        self, class_ids, labels=(), leader=(), leader_class: str | None = None
+    ) -> ResultSteps:
+        """The steps that hold for every class of ``class_ids``, for a result no candidate is
+        confident of: the general steps, and a class step whose kind and text are given for
+        each of the classes. ``labels`` name the classes (for the screen). The hallmark
+        warnings of the ``leader`` chemical ids (and of ``leader_class``) come first, so
+        what defines the most likely agent is never left out.
+        """
+        classes = list(dict.fromkeys(class_ids))
+        wanted = set(classes)
+        covers: dict[tuple[str, str], set[str]] = {}
+        for step in self.steps:
+            targets = set(step.targets)
+            covers.setdefault((step.kind, step.text), set()).update(
+                wanted if ANY in targets else targets & wanted
+            )
+        common = {key for key, have in covers.items() if have >= wanted}
+        chosen: dict[str, list[Step]] = {}
+        shown: set[tuple[str, str]] = set()
+        lead = set(leader) | ({leader_class} if leader_class else set())
+        hallmarks = []
+        for step in self.steps:
+            key = (step.kind, step.text)
+            if step.hallmark and lead & set(step.targets) and key not in shown:
+                hallmarks.append(step)
+                shown.add(key)
+        for step in self.steps:
+            key = (step.kind, step.text)
+            if key in common and key not in shown:
+                chosen.setdefault(step.kind, []).append(step)
+                shown.add(key)
+        # class steps first, then the general ones, as for_result orders them
         by_kind = {
-            kind: tuple(s for _, _, s in sorted(chosen[kind], key=lambda t: t[:2]))
+            kind: tuple(sorted(chosen[kind], key=lambda s: ANY in s.targets))
             for kind in STEP_KINDS
             if kind in chosen
         }
+        specific = any(ANY not in s.targets for steps in by_kind.values() for s in steps)
         covered = self.covered()
         gaps = tuple(self.gaps[c] for c in classes if c in self.gaps and c not in covered)
-        return ResultSteps(by_kind, self.poison_centre, specific, gaps)
+        return ResultSteps(
+            by_kind,
+            self.poison_centre,
+            specific or bool(hallmarks),
+            gaps,
+            hallmarks=tuple(hallmarks),
+            common_to=tuple(labels) or tuple(classes),
+        )
 
     def _replaced(self, chems: list[str], classes: list[str], class_of) -> dict[str, set[str]]:
         """Kind -> class ids whose steps of that kind the result's chemicals replace."""
@@ -219,6 +299,13 @@ class NextSteps:
         keys = [chemical_key(c) for c in chemicals]
         class_of = {k: c.class_id for k, c in zip(keys, chemicals)}
         return self.for_result(classes, keys, class_of)
+
+
+def _by_kind(steps) -> dict[str, tuple[Step, ...]]:
+    out: dict[str, list[Step]] = {}
+    for s in steps:
+        out.setdefault(s.kind, []).append(s)
+    return {kind: tuple(out[kind]) for kind in STEP_KINDS if kind in out}
 
 
 def _issue(where: str, line: int | None, problem: str, fix: str) -> KBIssue:
@@ -425,6 +512,16 @@ def parse_next_steps(text: str, kb: KnowledgeBase, where: str) -> NextSteps:
                 )
             )
             bad_replaces = True
+        hallmark = raw.get("hallmark", False)
+        if not isinstance(hallmark, bool):
+            issues.append(
+                _issue(
+                    where,
+                    line,
+                    "hallmark must be true or false",
+                    "write hallmark = true for a warning that defines the agent, or leave it out",
+                )
+            )
         if (
             unknown
             or kind not in STEP_KINDS
@@ -432,6 +529,7 @@ def parse_next_steps(text: str, kb: KnowledgeBase, where: str) -> NextSteps:
             or src is None
             or len(text_value) > MAX_STEP_CHARS
             or bad_replaces
+            or not isinstance(hallmark, bool)
         ):
             continue
         key = (tuple(targets), kind, text_value)
@@ -441,7 +539,7 @@ def parse_next_steps(text: str, kb: KnowledgeBase, where: str) -> NextSteps:
             )
             continue
         seen.add(key)
-        steps.append(Step(tuple(targets), kind, text_value, src, line, replaces))
+        steps.append(Step(tuple(targets), kind, text_value, src, line, replaces, hallmark))
 
     gaps: dict[str, Gap] = {}
     with_steps = {t for s in steps for t in s.targets}
@@ -564,12 +662,27 @@ def steps_for(knowledge) -> NextSteps:
 
 
 def result_steps(knowledge, result) -> ResultSteps:
-    """The steps for an interview result (a result view with ``kind``, ``candidates`` and
-    ``classes``): its chemicals and their classes, or the class it names."""
+    """The steps for an interview result (a result view with ``kind``, ``candidates``,
+    ``classes``, ``confident`` and ``leading_classes``).
+
+    A confident result gets the steps of its leading chemical (every chemical of an
+    identical-profile set) and their classes, or of the class it names. While no candidate is
+    confident, only the steps common to the leading classes, with the leading chemical's
+    hallmark warnings first.
+    """
     ns = steps_for(knowledge)
+    leader = result.candidates[0].chemicals if result.candidates else ()
+    if not getattr(result, "confident", True):
+        leading = getattr(result, "leading_classes", ()) or tuple(c for c, _ in result.classes[:1])
+        return ns.common_to(
+            [c.id for c in leading],
+            [c.label for c in leading],
+            leader=[chemical_key(c) for c in leader],
+            leader_class=leader[0].class_id if leader else None,
+        )
     if result.kind == "class":
         return ns.for_result([result.classes[0][0].id])
-    return ns.for_chemicals([c for row in result.candidates for c in row.chemicals])
+    return ns.for_chemicals(list(leader))
 
 
 def format_steps_text(steps: ResultSteps, what: str) -> str:
@@ -583,16 +696,40 @@ def format_steps_text(steps: ResultSteps, what: str) -> str:
         out.append(f"Poison centre: {pc.line}" + (f" ({pc.label})" if pc.label else ""))
         if pc.note:
             out.append(f"  {pc.note}")
-    if not steps.specific:
+    numbers = {s.id: k for k, s in enumerate(steps.sources, start=1)}
+    if steps.hallmarks:
+        out += ["", hallmark_heading(steps, what)]
+        out += [f"  ! {step.text} [{numbers[step.source.id]}]" for step in steps.hallmarks]
+    if steps.common_to:
+        out += ["", common_heading(steps)]
+    elif not steps.specific:
         out.append(f"No steps specific to {what} are recorded; general first aid only.")
     out += [f"Why no steps for {g.label or g.class_id}: {g.reason}" for g in steps.gaps]
-    numbers = {s.id: k for k, s in enumerate(steps.sources, start=1)}
     for kind, items in steps.by_kind.items():
         out += ["", KIND_LABELS[kind]]
         out += [f"  - {step.text} [{numbers[step.source.id]}]" for step in items]
     out += ["", "Sources"]
     out += [f"  [{numbers[s.id]}] {s.title} <{s.url}>" for s in steps.sources]
     return "\n".join(out)
+
+
+def hallmark_heading(steps: ResultSteps, what: str) -> str:
+    """The heading over the hallmark warnings: whose they are."""
+    if steps.common_to:
+        return f"Warning for the most likely, {what}"
+    return f"Warning for {what}"
+
+
+def common_heading(steps: ResultSteps) -> str:
+    """What the steps below are while no candidate is confident."""
+    return common_heading_text(steps.common_to)
+
+
+def common_heading_text(labels) -> str:
+    names = ", ".join(labels)
+    if len(labels) == 1:
+        return f"No chemical is confident yet: the steps for its class, {names}"
+    return f"No candidate is confident yet: only the steps common to {names}"
 
 
 def act_now_message(urgent_labels, poison_centre: PoisonCentre | None) -> str | None:

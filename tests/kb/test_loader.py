@@ -144,6 +144,24 @@ def test_valid_kb_loads(tmp_path):
     assert len(kb.digest) == 64
 
 
+def test_a_class_short_label_is_optional_and_kept_short(tmp_path):
+    with_short = CLASSES.replace(
+        'label = "Irritant gases"\n', 'label = "Irritant gases"\nshort_label = "Irritants"\n'
+    )
+    kb = load_kb(write_kb(tmp_path / "ok", classes=with_short), strict=True)
+    assert [c.short for c in kb.classes] == ["Irritants", "Corrosives"]  # else the label
+    assert kb.chemicals[0].class_short == "Irritants"
+    too_long = with_short.replace('"Irritants"', '"Irritant and choking gases"')
+    issue = only_error(write_kb(tmp_path / "long", classes=too_long))
+    assert "short_label is 26 characters" in issue.problem
+    assert issue.line == line_of(too_long, "short_label")
+
+
+def test_every_bundled_class_has_a_short_label_that_fits_a_class_bar():
+    kb = load_bundled()
+    assert all(c.short_label and len(c.short_label) <= 18 for c in kb.classes)
+
+
 def test_to_problem(tmp_path):
     kb = load_kb(write_kb(tmp_path))
     problem = kb.to_problem()

@@ -433,7 +433,8 @@ def _chemical_steps(kb, ns, chem_id):
 
 
 def _text(result, kind, *, own_only=False):
-    steps = result.by_kind.get(kind, ())
+    """The steps of ``kind`` shown, the hallmark warnings (shown first) included."""
+    steps = [s for s in result.hallmarks if s.kind == kind] + list(result.by_kind.get(kind, ()))
     if own_only:
         steps = [s for s in steps if ANY not in s.targets]
     return " ".join(s.text for s in steps)
@@ -473,7 +474,7 @@ def test_hydrogen_cyanide_gets_oxygen_and_antidotes(kb, bundled):
 @pytest.mark.parametrize("chem_id", ["chlorine", "phosgene", "nitrogen_dioxide"])
 def test_lung_damaging_gases_warn_that_effects_may_be_delayed(kb, bundled, chem_id):
     result = _chemical_steps(kb, bundled, chem_id)
-    text = " ".join(_text(result, kind, own_only=True) for kind in result.by_kind)
+    text = " ".join(_text(result, kind, own_only=True) for kind in STEP_KINDS)
     assert "delayed" in text, text
 
 
@@ -492,7 +493,7 @@ def test_fifteen_to_thirty_minutes_only_for_the_agents_it_is_true_of(kb, bundled
     assert short_lived < members and {"adamsite_dm", "cr_dibenzoxazepine"} < members
     for chem_id in members:
         result = _chemical_steps(kb, bundled, chem_id)
-        texts = " ".join(s.text for steps in result.by_kind.values() for s in steps)
+        texts = " ".join(_text(result, kind) for kind in STEP_KINDS)
         assert ("15-30 minutes" in texts) == (chem_id in short_lived), chem_id
     adamsite = _chemical_steps(kb, bundled, "adamsite_dm")
     assert "death" in _text(adamsite, "first_aid", own_only=True)

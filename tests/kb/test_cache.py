@@ -1,0 +1,89 @@
+"""A checked knowledge base is kept in the cache folder: the next load with the same files
+reads it back instead of checking every file; any change, damage or error means a check."""
+
+from __future__ import annotations
+
+import pytest
+from kb_helpers import write_files
+from test_loader import CLASSES, CORROSIVES, IRRITANTS, SYMPTOMS
+
+import responder.kb.loader as loader
+from responder.kb import KBError, load_kb
+
+
+@pytest.fixture(autouse=True)
+def home(tmp_path, monkeypatch):
+    monkeypatch.setenv("RESPONDER_HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("RESPONDER_NO_KB_CACHE", raising=False)
+    return tmp_path / "home"
+
+
+@pytest.fixture
+def checks(monkeypatch) -> list[str]:
+    """The names of the knowledge bases checked from their files."""
+    seen: list[str] = []
+    real = loader.check_files
+
+    def counted(files, **kwargs):
+        seen.append(kwargs["name"])
+        return real(files, **kwargs)
+
+    monkeypatch.setattr(loader, "check_files", counted)
+    return seen
+
+
+def folder(root, **edits):
+    return write_files(
+        root,
+        {
+            "symptoms.toml": SYMPTOMS,
+            "classes.toml": edits.get("classes", CLASSES),
+            "chemicals/irritant_gases.toml": IRRITANTS,
+            "chemicals/corrosives.toml": CORROSIVES,
+        },
+    )
+
+
+def test_the_second_load_reads_the_checked_knowledge_base_back(tmp_path, checks, home):
+    root = folder(tmp_path / "kb")
+    first = load_kb(root)
+    second = load_kb(root)
+    assert checks == ["kb"]  # checked once
+    assert [c.name for c in second.chemicals] == [c.name for c in first.chemicals]
+    assert (second.problem.matrix == first.problem.matrix).all()
+    assert second.digest == first.digest
+    assert list((home / "cache" / "kb").glob("*.pickle"))
+
+
+def test_a_changed_file_is_checked_again(tmp_path, checks):
+    root = folder(tmp_path / "kb")
+    load_kb(root)
+    (root / "classes.toml").write_text(CLASSES.replace("Corrosives", "Acids"), "utf-8")
+    assert [c.label for c in load_kb(root).classes] == ["Irritant gases", "Acids"]
+    assert checks == ["kb", "kb"]
+
+
+def test_a_damaged_cache_file_is_a_miss_not_an_error(tmp_path, checks, home):
+    root = folder(tmp_path / "kb")
+    load_kb(root)
+    for path in (home / "cache" / "kb").glob("*.pickle"):
+        path.write_bytes(b"not a pickle")
+    assert len(load_kb(root).chemicals) == 3
+    assert checks == ["kb", "kb"]
+
+
+def test_a_knowledge_base_with_errors_is_never_kept(tmp_path, checks, home):
+    root = folder(tmp_path / "kb", classes=CLASSES.replace('id = "corrosives"', 'id = "Bad Id"'))
+    for _ in range(2):
+        with pytest.raises(KBError, match="not a valid id"):
+            load_kb(root)
+    assert checks == ["kb", "kb"]
+    assert not list((home / "cache" / "kb").glob("*.pickle"))
+
+
+def test_the_cache_can_be_turned_off(tmp_path, checks, monkeypatch):
+    monkeypatch.setenv("RESPONDER_NO_KB_CACHE", "1")
+    root = folder(tmp_path / "kb")
+    load_kb(root)
+    load_kb(root)
+    assert checks == ["kb", "kb"]
