@@ -18,7 +18,7 @@ from responder.core.session import Interview
 from responder.core.views import DISCLAIMER
 from responder.durable import atomic_write_text
 from responder.engine.state import Status
-from responder.kb.next_steps import KIND_LABELS, result_steps
+from responder.kb.next_steps import KIND_LABELS, common_heading_text, result_steps
 
 
 def exports_dir() -> Path:
@@ -142,6 +142,16 @@ def report(interview: Interview, remaining=None) -> dict:
             "kind": result.kind,
             "title": result.title,
             "headline": result.headline,
+            "class_line": result.class_line,
+            "status": result.status,
+            "counts": result.counts,
+            "confident": result.confident,
+            "leader": result.leader,
+            "weighed": {
+                "runner_up": result.runner_up,
+                "for": [_weighing(w) for w in result.favour],
+                "against": [_weighing(w) for w in result.against],
+            },
             "profile_note": result.profile_note,
             "sources": list(result.sources),
             "chemicals": [
@@ -163,6 +173,10 @@ def report(interview: Interview, remaining=None) -> dict:
     return data
 
 
+def _weighing(w) -> dict:
+    return {"symptom": w.symptom.label, "answer": w.answer.value, "log10_ratio": round(w.weight, 3)}
+
+
 _MARK = {
     "match": "✓ match",
     "mismatch": "✗ mismatch",
@@ -174,14 +188,63 @@ _MARK = {
 
 
 def to_markdown(data: dict) -> str:
-    """A readable report of :func:`report`'s data."""
+    """A readable report of :func:`report`'s data, top first: the most likely chemical, its
+    class, what to do now; then what weighed, the profile, the interview and the disclaimer."""
     kb = data["knowledge_base"]
     modes = data["modes"]
     noise = modes["noise"]
-    out = [
-        "# responder interview report",
-        "",
-        f"> **{data['disclaimer']}**",
+    out = ["# responder interview report: decision support, not a diagnosis", ""]
+    result = data.get("result")
+    if result:
+        out += [f"**{result['headline']}**", ""]
+        if result.get("class_line"):
+            out += [result["class_line"], ""]
+        if result.get("status"):
+            out += [result["status"] + ".", ""]
+        out += _next_steps_markdown(result["next_steps"], result.get("leader") or result["title"])
+        weighed = result.get("weighed") or {}
+        words = {"yes": "yes", "no": "no", "unknown": "can't tell"}
+        for key, heading in (("for", "for"), ("against", "against")):
+            rows = weighed.get(key) or []
+            if rows:
+                out += [
+                    f"Answers that weighed most {heading} {result['leader']} "
+                    f"(against {weighed['runner_up']}):",
+                    "",
+                ]
+                out += [
+                    f"- {w['symptom']}: {words[w['answer']]} ({_ratio_text(w['log10_ratio'])})"
+                    for w in rows
+                ]
+                out.append("")
+        if len(result["chemicals"]) > 1:
+            counts = f" ({result['counts']})" if result.get("counts") else ""
+            out += [f"Chemicals in this result{counts}:", ""]
+            out += [
+                f"- {c['name']} (CAS {c['cas'] or '—'}; {c['class']})" for c in result["chemicals"]
+            ]
+            out.append("")
+        out += [
+            "### Symptom profile against the answers given",
+            "",
+            "| Symptom | Answer | Profile |",
+            "| --- | --- | --- |",
+        ]
+        for r in result["profile"]:
+            exp = ", ".join(
+                "yes" if e == 1 else "no" if e == 0 else f"{e:.0%}" for e in r["expected"]
+            )
+            marks = ", ".join(_MARK.get(m, m) for m in r["marks"] if m)
+            out.append(
+                f"| {r['symptom']} | {r['answer'] or '—'} | {exp} {('— ' + marks) if marks else ''} |"
+            )
+        if result.get("profile_note"):
+            out += ["", result["profile_note"].replace("listed above", "listed in the result")]
+        if result["sources"]:
+            out += ["", "Sources:", ""] + [f"- {s}" for s in result["sources"]]
+        out.append("")
+    out += [
+        "## Interview",
         "",
         f"- Interview: `{data['interview_id']}`, started {data['started_at']}",
         f"- Exported: {data['exported_at']} (responder {data['app_version']})",
@@ -199,29 +262,6 @@ def to_markdown(data: dict) -> str:
     if "noise_budget" in data:
         nb = data["noise_budget"]
         out.append(f"- Wrong answers assumed: {nb['used']} of {nb['tolerated']} tolerated")
-    result = data.get("result")
-    if result:
-        out += ["", "## Result", "", f"**{result['headline']}**", ""]
-        if len(result["chemicals"]) > 1:
-            out += ["Chemicals in this result:", ""]
-            out += [
-                f"- {c['name']} (CAS {c['cas'] or '—'}; {c['class']})" for c in result["chemicals"]
-            ]
-            out.append("")
-        out += _next_steps_markdown(result["next_steps"], result["title"])
-        out += ["| Symptom | Answer | Profile |", "| --- | --- | --- |"]
-        for r in result["profile"]:
-            exp = ", ".join(
-                "yes" if e == 1 else "no" if e == 0 else f"{e:.0%}" for e in r["expected"]
-            )
-            marks = ", ".join(_MARK.get(m, m) for m in r["marks"] if m)
-            out.append(
-                f"| {r['symptom']} | {r['answer'] or '—'} | {exp} {('— ' + marks) if marks else ''} |"
-            )
-        if result.get("profile_note"):
-            out += ["", result["profile_note"].replace("listed above", "listed in the result")]
-        if result["sources"]:
-            out += ["", "Sources:", ""] + [f"- {s}" for s in result["sources"]]
     if data["status"] == Status.INCONSISTENT.value:
         why = data.get("no_fit") or {"headline": "No chemical fits every answer", "detail": ""}
         out += ["", f"## {why['headline']}", ""] + ([why["detail"], ""] if why["detail"] else [])
@@ -232,7 +272,7 @@ def to_markdown(data: dict) -> str:
             "| --- | --- | --- |",
         ]
         out += [
-            f"| {' = '.join(c['chemicals'])} | {c['class']} | {c['contradicted_answers']} |"
+            f"| {' / '.join(c['chemicals'])} | {c['class']} | {c['contradicted_answers']} |"
             for c in data["closest"]
         ]
     out += [
@@ -267,7 +307,7 @@ def to_markdown(data: dict) -> str:
             "| --- | --- | --- | --- |",
         ]
         out += [
-            f"| {' = '.join(c['chemicals'])} | {c['class']} | {c['probability']:.1%} | "
+            f"| {' / '.join(c['chemicals'])} | {c['class']} | {c['probability']:.1%} | "
             f"{c['contradicted_answers']} |"
             for c in data["candidates"][:25]
         ]
@@ -280,7 +320,14 @@ def to_markdown(data: dict) -> str:
             for c in data["classes"]
             if c["probability"] > 0
         ]
+    out += ["", f"> **{data['disclaimer']}**"]
     return "\n".join(out) + "\n"
+
+
+def _ratio_text(log10_ratio: float) -> str:
+    """A weight as the likelihood ratio a person reads: "8x likelier"."""
+    ratio = 10 ** abs(log10_ratio)
+    return f"{ratio:.0f}x" if ratio >= 10 else f"{ratio:.1f}x"
 
 
 def _next_steps_markdown(ns: dict, what: str) -> list[str]:
@@ -290,17 +337,27 @@ def _next_steps_markdown(ns: dict, what: str) -> list[str]:
         out.append(f"- **Poison centre: {pc['line']}** {pc['label']}".rstrip())
         if pc["note"]:
             out.append(f"- {pc['note']}")
-    if not ns["specific"]:
+    numbers = {s["id"]: k for k, s in enumerate(ns["sources"], start=1)}
+    common = ns.get("common_to") or []
+    hallmarks = [s for steps in ns["steps"].values() for s in steps if s.get("hallmark")]
+    if hallmarks:
+        who = f"the most likely, {what}" if common else what
+        out += ["", f"**Warning for {who}**", ""]
+        out += [f"- ⚠ {s['text']} [{numbers[s['source']]}]" for s in hallmarks]
+    if common:
+        out += ["", f"*{common_heading_text(common)}*"]
+    elif not ns["specific"]:
         out.append(
             f"- No steps specific to {what} are recorded in this knowledge base; "
             "general first aid only."
         )
     for gap in ns.get("gaps", []):
         out.append(f"- Why no steps for {gap.get('label', gap['class'])}: {gap['reason']}")
-    numbers = {s["id"]: k for k, s in enumerate(ns["sources"], start=1)}
     for kind, steps in ns["steps"].items():
-        out += ["", f"**{KIND_LABELS[kind]}**", ""]
-        out += [f"- {s['text']} [{numbers[s['source']]}]" for s in steps]
+        steps = [s for s in steps if not s.get("hallmark")]
+        if steps:
+            out += ["", f"**{KIND_LABELS[kind]}**", ""]
+            out += [f"- {s['text']} [{numbers[s['source']]}]" for s in steps]
     if ns["sources"]:
         out += ["", "Sources of these steps:", ""]
         out += [f"{numbers[s['id']]}. {s['title']} <{s['url']}>" for s in ns["sources"]]

@@ -60,7 +60,8 @@ class CandidateRow:
 
     @property
     def names(self) -> str:
-        return " = ".join(c.name for c in self.chemicals)
+        """Every name of the row: "Tabun (GA) / Sarin (GB)"."""
+        return " / ".join(c.name for c in self.chemicals)
 
     @property
     def class_labels(self) -> str:
@@ -68,6 +69,24 @@ class CandidateRow:
         for c in self.chemicals:
             seen.setdefault(c.class_label)
         return ", ".join(seen)
+
+    @property
+    def class_short(self) -> str:
+        """The row's classes by their short labels."""
+        seen: dict[str, None] = {}
+        for c in self.chemicals:
+            seen.setdefault(c.class_short or c.class_label)
+        return ", ".join(seen)
+
+
+@dataclass(frozen=True)
+class Weighing:
+    """An answer and how strongly it favours the leading candidate over the runner-up
+    (log10 of the likelihood ratio: +1 = ten times likelier)."""
+
+    symptom: Symptom
+    answer: Answer
+    weight: float
 
 
 @dataclass(frozen=True)
@@ -80,6 +99,11 @@ class ProfileRow:
 
 @dataclass(frozen=True)
 class ResultView:
+    """A result, top first: ``headline`` ("Most likely: Chlorine (Irritant gases) 99%"),
+    ``class_line``, ``status`` (how sure, after how many answers), then what to do now (from
+    :func:`responder.kb.next_steps.result_steps`), then what weighed, the profile and the
+    disclaimer."""
+
     kind: str  # "chemical", "set", "class", "several"
     title: str
     headline: str
@@ -92,6 +116,24 @@ class ResultView:
     disclaimer: str = DISCLAIMER
     #: what the profile's columns leave out (several candidates: only the most probable shown)
     profile_note: str = ""
+    #: "Class: Irritant and choking gases 99% · CAS 7782-50-5 · UN 1017"
+    class_line: str = ""
+    #: why this is the result and how sure: "Identified after 11 answers (99% probable ...)"
+    status: str = ""
+    #: the candidates the result lists: "7 profiles, 10 chemicals" ("" for one chemical)
+    counts: str = ""
+    #: the leading candidate reached the confidence threshold (evidence mode), or is the only
+    #: one left (strict and noise modes); the steps shown are then the leader's own
+    confident: bool = True
+    #: the classes holding most of the probability, for the steps common to them
+    leading_classes: tuple[ChemicalClass, ...] = ()
+    #: the leader's name(s): "Tabun (GA) / Sarin (GB)" for an identical-profile set
+    leader: str = ""
+    #: the answers that weighed most for and against the leader, against ``runner_up``
+    #: (evidence mode)
+    favour: tuple[Weighing, ...] = ()
+    against: tuple[Weighing, ...] = ()
+    runner_up: str = ""
 
 
 @dataclass(frozen=True)
@@ -217,16 +259,6 @@ def scene_steps(it: Interview) -> list[SceneStep]:
     return out
 
 
-@dataclass(frozen=True)
-class Weighing:
-    """An answer and how strongly it favours the leading candidate over the runner-up
-    (log10 of the likelihood ratio: +1 = ten times likelier)."""
-
-    symptom: Symptom
-    answer: Answer
-    weight: float
-
-
 def weighed(it: Interview, limit: int = 3) -> tuple[list[Weighing], list[Weighing], str]:
     """The answers that weighed most for and against the leading candidate, against the
     runner-up (evidence mode; empty lists elsewhere), and the runner-up's name."""
@@ -333,6 +365,58 @@ def history(it: Interview) -> list[HistoryRow]:
 
 EVIDENCE_SHOWN = 0.01  # evidence mode: a result names candidates at least this probable
 PROFILE_COLUMNS = 5  # candidates compared column by column in a result's symptom profile
+#: while no candidate is confident, the steps shown are those common to the classes that
+#: together hold this much probability (at most LEADING_CLASSES_MAX of them)
+LEADING_CLASSES_MASS = 0.95
+LEADING_CLASSES_MAX = 3
+
+
+def plausible(it: Interview) -> tuple[int, int]:
+    """(chemicals still plausible, chemicals in all): in evidence mode, those of rows at
+    least :data:`EVIDENCE_SHOWN` probable (nothing is eliminated there); elsewhere the
+    remaining candidates."""
+    rows = candidates(it)
+    total = len(it.knowledge.chemicals)
+    if it.mode == "evidence":
+        rows = [r for r in rows if r.probability >= EVIDENCE_SHOWN]
+    return sum(len(r.objects) for r in rows), total
+
+
+def counts_text(rows) -> str:
+    """The candidates of ``rows`` counted as the list shows them: "7 profiles, 10 chemicals"
+    (chemicals of one profile share a row), or "3 chemicals"."""
+    chems = sum(len(r.objects) for r in rows)
+    word = "chemical" if chems == 1 else "chemicals"
+    if len(rows) == chems:
+        return f"{chems} {word}"
+    return f"{len(rows)} profiles, {chems} {word}"
+
+
+def confidence_threshold(it: Interview) -> float | None:
+    """The evidence mode's confidence threshold; None in the strict and noise modes."""
+    ev = it.state.evidence
+    return None if ev is None else float(ev.threshold)
+
+
+def leading_classes(it: Interview) -> tuple[ChemicalClass, ...]:
+    """The most likely chemical's class, then the most probable others, until they hold
+    :data:`LEADING_CLASSES_MASS` of the probability (at most :data:`LEADING_CLASSES_MAX`)."""
+    rows = candidates(it)
+    first = rows[0].chemicals[0].class_id if rows else None
+    bars = sorted(class_bars(it), key=lambda bar: bar[0].id != first)  # stable otherwise
+    out, mass = [], 0.0
+    for cls, p in bars:
+        if p <= 0 or len(out) >= LEADING_CLASSES_MAX:
+            break
+        out.append(cls)
+        mass += p
+        if mass >= LEADING_CLASSES_MASS:
+            break
+    return tuple(out)
+
+
+def _answers(n: int) -> str:
+    return f"{n} answer" + ("" if n == 1 else "s")
 
 
 def result(it: Interview) -> ResultView | None:
@@ -340,9 +424,11 @@ def result(it: Interview) -> ResultView | None:
     status = it.status
     if status not in (Status.IDENTIFIED, Status.INDISTINGUISHABLE):
         return None
-    cands = candidates(it)
+    all_rows = candidates(it)
+    cands = list(all_rows)
     bars = [(c, p) for c, p in class_bars(it) if p > 0]
-    if it.mode == "evidence":
+    evidence = it.mode == "evidence"
+    if evidence:
         # Nothing is eliminated: the result is what reached the confidence threshold (or,
         # when no question can help, the candidates still worth naming).
         if status is Status.IDENTIFIED:
@@ -351,38 +437,49 @@ def result(it: Interview) -> ResultView | None:
             cands = [c for c in cands if c.probability >= EVIDENCE_SHOWN] or cands[:1]
             bars = [(c, p) for c, p in bars if p >= EVIDENCE_SHOWN] or bars[:1]
     mism = min((c.mismatches for c in cands), default=0)
+    asked = _answers(it.asked)
     profile_note = ""
+    top = cands[0] if cands else None
+    sure = f"{it.confidence():.0%} probable given the answers" if evidence else ""
     if it.target == "class" and len(bars) == 1:
-        cls = bars[0][0]
+        cls, p_cls = bars[0]
         members = [
             i for c in cands for i in c.objects if it.knowledge.chemicals[i].class_id == cls.id
         ]
         title = cls.label
-        headline = f"Class identified: {cls.label}"
+        kind = "class"
+        headline = f"Most likely: {cls.label} (class) {p_cls:.0%}"
+        status_text = f"Class identified after {asked}" + (f" ({sure})" if sure else "")
         columns = (f"{cls.label} ({len(members)} chemicals left)",)
         profile = _profile(it, [members], share=True)
-        kind = "class"
+        confident = True
     elif len(cands) == 1:
         c = cands[0]
         if len(c.objects) == 1:
             kind, title = "chemical", c.chemicals[0].name
-            headline = f"Identified: {title}"
+            status_text = f"Identified after {asked}"
         else:
             kind, title = "set", c.names
-            headline = (
-                f"Identified as one of {len(c.objects)} chemicals with the same "
-                f"symptom profile: {', '.join(ch.name for ch in c.chemicals)}"
+            status_text = (
+                f"Identified after {asked} as one of {len(c.objects)} chemicals with the same "
+                "symptom profile: no symptom in the knowledge base tells them apart"
             )
+        if sure:
+            status_text += f" ({sure})"
+        headline = f"Most likely: {c.names} ({c.class_short}) {c.probability:.0%}"
         columns = (c.chemicals[0].name if kind == "chemical" else "This set",)
         profile = _profile(it, [list(c.objects)], share=False)
+        confident = not evidence or status is Status.IDENTIFIED
     else:
         kind = "several"
         what = "classes" if it.target == "class" else "chemicals"
         n = len(bars) if it.target == "class" else len(cands)
         title = f"{n} {what} remain"
-        headline = (
-            f"No further symptom can tell these {n} {what} apart "
-            '(some answers were "can\'t tell" or no symptom separates them)'
+        headline = f"Most likely: {top.names} ({top.class_short}) {top.probability:.0%}"
+        listed = f"{len(bars)} classes" if it.target == "class" else counts_text(cands)
+        status_text = (
+            f"Not confident: after {asked} no further symptom tells these {listed} apart "
+            '(some answers were "can\'t tell", or no symptom separates them)'
         )
         shown = cands[:PROFILE_COLUMNS]
         columns = tuple(c.names for c in shown)
@@ -392,13 +489,15 @@ def result(it: Interview) -> ResultView | None:
                 f"The profile shows the {len(shown)} most probable of the "
                 f"{len(cands)} candidates; all {len(cands)} are listed above."
             )
-    if it.mode == "evidence" and kind != "several":
-        headline += f" ({it.confidence():.0%} probable given the answers)"
+        confident = False
+    leading = () if confident else leading_classes(it)
+    class_line = _class_line(kind, top, bars, leading)
     sources: dict[str, None] = {}
     for c in cands:
         for ch in c.chemicals:
             for s in ch.sources:
                 sources.setdefault(s)
+    favour, against, runner_up = weighed(it)
     return ResultView(
         kind,
         title,
@@ -410,7 +509,46 @@ def result(it: Interview) -> ResultView | None:
         tuple(sources),
         mism,
         profile_note=profile_note,
+        class_line=class_line,
+        status=status_text,
+        counts=counts_text(cands) if kind == "several" or len(cands) > 1 else "",
+        confident=confident,
+        leading_classes=leading,
+        leader=top.names if top else title,
+        favour=tuple(favour),
+        against=tuple(against),
+        runner_up=runner_up,
     )
+
+
+def _class_line(kind: str, top: CandidateRow | None, bars, leading) -> str:
+    """The class and identifiers of the result's leader: "Class: Nerve agents · CAS
+    107-44-8 · UN 2810"; while unsure (``leading`` classes given), with the chances."""
+    confident = not leading
+    if kind == "class":
+        cls = bars[0][0]
+        line = f"Class: {cls.label}"
+        if cls.description:
+            line += f" · {cls.description}"
+        if top is not None:
+            line += f" · leading chemical {top.names} {top.probability:.0%}"
+        return line
+    if top is None:
+        return ""
+    p_of = {c.id: p for c, p in bars}
+    chem = top.chemicals[0]
+    parts = [f"Class: {top.class_labels}"]
+    if chem.class_id in p_of and (not confident or p_of[chem.class_id] < 0.995):
+        parts[0] += f" {p_of[chem.class_id]:.0%}"
+    if len(leading) > 1:
+        shown = ", ".join(f"{c.short} {p_of.get(c.id, 0.0):.0%}" for c in leading[1:])
+        parts[0] += f" (then {shown})"
+    if len(top.chemicals) == 1:
+        if chem.cas:
+            parts.append(f"CAS {chem.cas}")
+        if chem.un:
+            parts.append(f"UN {chem.un}")
+    return " · ".join(parts)
 
 
 def _profile(it: Interview, columns: list[list[int]], share: bool) -> list[ProfileRow]:
@@ -446,6 +584,193 @@ def _profile(it: Interview, columns: list[list[int]], share: bool) -> list[Profi
     return rows
 
 
+# -- the main screen, one view per panel ------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PromptView:
+    """The question panel: what to ask, or why the interview stopped."""
+
+    question: QuestionView | None
+    status: Status
+    mode: str
+    #: when no chemical fits
+    no_fit: NoFitView | None = None
+    #: when a result is ready: its first line ("Most likely: ...")
+    result_headline: str = ""
+
+
+def prompt(it: Interview) -> PromptView:
+    status = it.status
+    if status is Status.INCONSISTENT:
+        return PromptView(None, status, it.mode, no_fit=no_fit(it))
+    view = question(it)
+    if view is not None:
+        return PromptView(view, status, it.mode)
+    found = result(it)
+    return PromptView(None, status, it.mode, result_headline=found.headline if found else "")
+
+
+@dataclass(frozen=True)
+class CandidatesView:
+    """The candidates panel: the rows and how to count them."""
+
+    rows: tuple[CandidateRow, ...]
+    mode: str  # "evidence", "strict" or "noise"
+    no_fit: bool  # the rows are the closest chemicals, none fitting every answer
+    #: chemicals still plausible (evidence mode: in rows at least EVIDENCE_SHOWN probable;
+    #: elsewhere: remaining) and in the knowledge base
+    plausible: int
+    total: int
+    #: evidence mode: the answers that count against the first row
+    against_first: tuple[str, ...] = ()
+
+    @property
+    def title(self) -> str:
+        """The panel's title; :attr:`short_title` where it would not fit."""
+        if self.no_fit:
+            return "Closest chemicals (none fits every answer)"
+        if self.mode == "evidence":
+            return (
+                f"Candidates: {self.plausible} plausible (above {EVIDENCE_SHOWN:.0%}) "
+                f"of {self.total}"
+            )
+        return "Candidates: " + counts_text(self.rows)
+
+    @property
+    def short_title(self) -> str:
+        if self.no_fit:
+            return "Closest (none fits)"
+        if self.mode == "evidence":
+            return f"{self.plausible} plausible of {self.total}"
+        return counts_text(self.rows)
+
+
+def candidates_view(it: Interview) -> CandidatesView:
+    inconsistent = it.status is Status.INCONSISTENT
+    rows = closest(it) if inconsistent else candidates(it)
+    shown, total = plausible(it)
+    against: tuple[str, ...] = ()
+    if it.mode == "evidence" and not inconsistent and rows:
+        against = tuple(s.label for s in answers_against(it, rows[0]))
+    return CandidatesView(tuple(rows), it.mode, inconsistent, shown, total, against)
+
+
+@dataclass(frozen=True)
+class AnswersView:
+    """The answers panel: newest first, with those the leading chemical contradicts."""
+
+    rows: tuple[HistoryRow, ...]
+    doubted: frozenset[int] = frozenset()
+    doubt_label: str = ""
+    #: victims of the incident: with more than one, each answer says whose it is
+    victims: int = 1
+
+
+def answers_view(it: Interview) -> AnswersView:
+    rows = tuple(reversed(history(it)))
+    victims = len(it.victims)
+    if it.status is Status.INCONSISTENT:
+        near = closest(it, 1)
+        if near:
+            name = near[0].chemicals[0].name
+            return AnswersView(rows, frozenset(it.contradicted(near[0].objects)), name, victims)
+    elif it.noise_tolerated:
+        cands = candidates(it)
+        if cands:
+            name = cands[0].chemicals[0].name
+            return AnswersView(rows, frozenset(it.contradicted(cands[0].objects)), name, victims)
+    return AnswersView(rows, victims=victims)
+
+
+@dataclass(frozen=True)
+class StatusView:
+    """The status line's figures (the expected questions left come from a helper)."""
+
+    asked: int
+    mode: str
+    confidence: float
+    target: str
+    suggest: str
+    policy: str
+    #: (wrong answers assumed, tolerated) with noise tolerance on
+    noise: tuple[int, int] | None
+    unsaved: int = 0
+    save_error: str = ""
+
+
+def status_view(it: Interview) -> StatusView:
+    return StatusView(
+        it.asked,
+        it.mode,
+        it.confidence(),
+        it.target,
+        it.suggest,
+        it.policy_name,
+        it.noise_budget(),
+        it.unsaved,
+        it.journal_error or "",
+    )
+
+
+def act_now(it: Interview) -> str | None:
+    """The act-now line while a life-threatening sign is answered yes; None otherwise."""
+    from responder.kb.next_steps import act_now_message, steps_for  # noqa: PLC0415
+
+    labels = [
+        it.knowledge.symptoms[r.query].label
+        for r in it.state.answers
+        if r.answer is Answer.YES and it.knowledge.symptoms[r.query].urgent
+    ]
+    return act_now_message(labels, steps_for(it.knowledge).poison_centre)
+
+
+@dataclass(frozen=True)
+class MainView:
+    """Everything the interview screen shows, panel by panel."""
+
+    knowledge_name: str
+    chemicals: int
+    symptoms: int
+    prompt: PromptView
+    candidates: CandidatesView
+    classes: tuple[tuple[ChemicalClass, float], ...]
+    answers: AnswersView
+    status: StatusView
+    victims: tuple[VictimView, ...]
+    act_now: str | None
+    generation: int
+
+
+def main_screen(it: Interview) -> MainView:
+    kn = it.knowledge
+    return MainView(
+        kn.name,
+        len(kn.chemicals),
+        len(kn.symptoms),
+        prompt(it),
+        candidates_view(it),
+        tuple(class_bars(it)),
+        answers_view(it),
+        status_view(it),
+        tuple(victims(it)),
+        act_now(it),
+        it.generation,
+    )
+
+
+def ranks(it: Interview) -> dict[int, tuple[int, float]]:
+    """Each chemical's place in the candidates list now: chemical index -> (rank, row
+    probability); chemicals no longer possible (strict and noise modes) are left out."""
+    out: dict[int, tuple[int, float]] = {}
+    if it.status is Status.INCONSISTENT:
+        return out
+    for rank, row in enumerate(candidates(it), start=1):
+        for i in row.objects:
+            out[i] = (rank, row.probability)
+    return out
+
+
 # -- summary for journals list, exports ------------------------------------------------
 
 
@@ -457,7 +782,4 @@ def top_candidate(it: Interview) -> str:
     if not cands:
         return "—"
     c = cands[0]
-    name = c.chemicals[0].name
-    if len(c.objects) > 1:
-        name += f" +{len(c.objects) - 1} same symptoms"
-    return f"{name} {c.probability:.0%}"
+    return f"{c.names} {c.probability:.0%}"

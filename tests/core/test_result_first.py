@@ -1,0 +1,210 @@
+"""A result a responder can act on: the leader named on the first line, counts that match
+the list, and advice for the leader (or, while nobody is confident, only what is common to
+the leading classes, with the leader's hallmark warnings first)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from core_fixtures import home, knowledge  # noqa: F401 (pytest fixtures)
+
+from responder.config import InterviewConfig
+from responder.core import views
+from responder.core.export import report, to_markdown
+from responder.core.session import Interview
+from responder.engine.state import Answer, Status
+from responder.kb.next_steps import parse_next_steps, result_steps
+
+HEADLINE = re.compile(r"^Most likely: (?P<names>.+) \((?P<cls>[^()]+)\) (?P<p>\d+)%$")
+
+
+@pytest.fixture(scope="module")
+def bundled():
+    from responder.kb.resolve import load_knowledge
+
+    return load_knowledge(None)
+
+
+def answer_as(it: Interview, chemical: str, truthful: int = 99, limit: int = 200) -> None:
+    """Answer each suggestion as ``chemical``'s row says for the first ``truthful``
+    questions, "can't tell" after that, until the interview stops."""
+    kn = it.knowledge
+    row = kn.chemicals[kn.chemical_index(chemical)].symptoms
+    asked = 0
+    while it.status is Status.ASKING and asked < limit:
+        q = views.question(it).items[0].symptom
+        if asked < truthful:
+            it.answer(q.index, Answer.YES if q.id in row else Answer.NO)
+        else:
+            it.answer(q.index, Answer.UNKNOWN)
+        asked += 1
+
+
+# -- the first lines --------------------------------------------------------------------------
+
+
+def test_an_identified_chemical_is_named_first_with_its_short_class_and_chance(bundled):
+    it = Interview(bundled, InterviewConfig(mode="strict"))
+    answer_as(it, "Chlorine")
+    r = views.result(it)
+    m = HEADLINE.match(r.headline)
+    assert m, r.headline
+    assert (m["names"], m["cls"], m["p"]) == ("Chlorine", "Irritant gases", "100")
+    assert r.class_line.startswith("Class: Irritant and choking gases")
+    assert "CAS 7782-50-5" in r.class_line
+    assert r.status == f"Identified after {it.asked} answers" and r.confident
+
+
+def test_an_identical_profile_set_is_named_in_full_on_the_first_line(knowledge):
+    it = Interview(knowledge, InterviewConfig(mode="strict"))
+    answer_as(it, "Lewisite")
+    r = views.result(it)
+    assert r.kind == "set"
+    assert r.headline == "Most likely: Sulfur mustard / Lewisite (Blister agents) 100%"
+    assert r.leader == "Sulfur mustard / Lewisite"
+
+
+def test_several_left_count_profiles_and_chemicals_as_the_list_shows_them(bundled):
+    it = Interview(bundled, InterviewConfig(mode="strict"))
+    for s in bundled.symptoms:
+        it.answer(s.index, Answer.UNKNOWN)
+    r = views.result(it)
+    assert r.kind == "several" and not r.confident
+    profiles, chemicals = len(r.candidates), sum(len(c.objects) for c in r.candidates)
+    assert profiles < chemicals  # the bundled base has chemicals that share a profile
+    assert r.counts == f"{profiles} profiles, {chemicals} chemicals"
+    assert f"these {profiles} profiles, {chemicals} chemicals apart" in r.status
+    top = r.candidates[0]
+    assert r.headline == f"Most likely: {top.names} ({top.class_short}) {top.probability:.0%}"
+
+
+def test_evidence_mode_counts_only_the_plausible_candidates(bundled):
+    it = Interview(bundled, InterviewConfig(mode="evidence"))
+    answer_as(it, "Sarin (GB)", limit=4)
+    shown, total = views.plausible(it)
+    rows = views.candidates(it)
+    expected = sum(len(r.objects) for r in rows if r.probability >= views.EVIDENCE_SHOWN)
+    assert shown == expected and 0 < shown < total == len(bundled.chemicals)
+
+
+def test_the_export_puts_the_leader_and_what_to_do_before_the_rest(bundled):
+    it = Interview(bundled, InterviewConfig(mode="evidence"))
+    answer_as(it, "Chlorine")
+    data = report(it)
+    md = to_markdown(data)
+    lines = [line for line in md.splitlines() if line.strip()]
+    assert lines[1] == "**Most likely: Chlorine (Irritant gases) 99%**"
+    assert lines[2].startswith("Class: Irritant and choking gases")
+    order = [
+        md.index("### What to do now"),
+        md.index("Answers that weighed most for Chlorine"),
+        md.index("### Symptom profile"),
+        md.index("## Answers"),
+        md.index(data["disclaimer"]),
+    ]
+    assert order == sorted(order)
+    assert data["result"]["weighed"]["for"]  # evidence mode: the answers that weighed
+
+
+# -- advice for the leader --------------------------------------------------------------------
+
+
+def _texts(steps) -> str:
+    return " ".join(
+        s.text for s in (*steps.hallmarks, *(x for v in steps.by_kind.values() for x in v))
+    )
+
+
+def test_a_confident_chlorine_gets_chlorines_steps_and_its_delayed_oedema_warning(bundled):
+    it = Interview(bundled, InterviewConfig(mode="evidence"))
+    answer_as(it, "Chlorine")
+    r = views.result(it)
+    assert r.confident and r.title == "Chlorine"
+    steps = result_steps(bundled, r)
+    assert not steps.common_to
+    assert any("delayed" in s.text for s in steps.hallmarks)
+    assert "15-30 minutes" not in _texts(steps)  # the pepper-spray line is not chlorine's
+
+
+@pytest.mark.parametrize(
+    ("chemical", "truthful", "warning"),
+    [("Chlorine", 8, "delayed"), ("Carbon monoxide", 5, "100% oxygen")],
+)
+def test_while_nobody_is_confident_the_common_steps_and_the_leaders_warning_show(
+    bundled, chemical, truthful, warning
+):
+    it = Interview(bundled, InterviewConfig(mode="evidence"))
+    answer_as(it, chemical, truthful=truthful)
+    r = views.result(it)
+    assert r.kind == "several" and not r.confident
+    assert r.headline.startswith(f"Most likely: {chemical} (")
+    assert len(r.leading_classes) >= 2
+    steps = result_steps(bundled, r)
+    assert steps.common_to == tuple(c.label for c in r.leading_classes)
+    assert any(warning in s.text for s in steps.hallmarks)
+    # only what holds for every leading class: no chemical's own step but the leader's warnings
+    leader = {c.id for c in r.candidates[0].chemicals}
+    for kind_steps in steps.by_kind.values():
+        for s in kind_steps:
+            assert not (set(s.targets) & leader)
+            assert "any" in s.targets or {c.id for c in r.leading_classes} <= set(s.targets)
+
+
+def test_common_to_keeps_a_step_given_for_every_leading_class_only(knowledge):
+    text = """
+[[source]]
+id = "s"
+title = "A source"
+url = "https://example.org/a"
+
+[[step]]
+for = "any"
+kind = "first_aid"
+text = "Fresh air."
+source = "s"
+
+[[step]]
+for = "nerve_agents"
+kind = "decontamination"
+text = "Take off clothing."
+source = "s"
+
+[[step]]
+for = "irritant_gases"
+kind = "decontamination"
+text = "Take off clothing."
+source = "s"
+
+[[step]]
+for = "irritant_gases"
+kind = "treatment"
+text = "Only for irritant gases."
+source = "s"
+
+[[step]]
+for = "chlorine"
+kind = "first_aid"
+text = "Lung oedema may come hours later."
+hallmark = true
+source = "s"
+
+[[step]]
+for = "chlorine"
+kind = "treatment"
+text = "Chlorine's own step."
+source = "s"
+"""
+    ns = parse_next_steps(text, knowledge, "next_steps.toml")
+    common = ns.common_to(
+        ["irritant_gases", "nerve_agents"], ["Irritant gases", "Nerve agents"], ["chlorine"]
+    )
+    assert [s.text for s in common.hallmarks] == ["Lung oedema may come hours later."]
+    shown = {k: [s.text for s in v] for k, v in common.by_kind.items()}
+    assert shown == {"first_aid": ["Fresh air."], "decontamination": ["Take off clothing."]}
+    assert common.common_to == ("Irritant gases", "Nerve agents")
+    alone = ns.for_result(["irritant_gases"], ["chlorine"])
+    assert [s.text for s in alone.hallmarks] == ["Lung oedema may come hours later."]
+    assert "Only for irritant gases." in [s.text for s in alone.by_kind["treatment"]]
+    with pytest.raises(Exception, match="hallmark must be true or false"):
+        parse_next_steps(text.replace("hallmark = true", 'hallmark = "yes"'), knowledge, "x")
