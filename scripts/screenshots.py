@@ -3,8 +3,9 @@
     python scripts/screenshots.py [--kb NAME|PATH] [--out screenshots]
 
 Drives the real app with Textual's Pilot on a private RESPONDER_HOME (your own settings and
-incidents are never touched), on the bundled knowledge base by default. The answers come
-from one chemical's own symptom profile, so the interview ends in a result.
+incidents are never touched), on the bundled knowledge base by default, at the design size
+80x24 (``--size 120x36`` for another). The answers come from one chemical's own symptom
+profile, so the interview ends in a result.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-SIZE = (120, 40)
+SIZE = (80, 24)
 
 
 async def _settle(pilot, seconds: float = 0.0) -> None:
@@ -34,11 +35,15 @@ async def _wait_remaining(pilot, app, timeout: float = 60.0) -> None:
 
 
 async def _new_interview(pilot, app) -> None:
-    """Settle; decline the resume offer an earlier run's interview brings up."""
+    """Settle; decline the resume offer an earlier run's interview brings up; skip the scene
+    step a new interview opens with."""
     await _settle(pilot)
     if app.interview_screen is None:
         await pilot.press("n")
         await _settle(pilot, 0.2)
+    if type(app.screen).__name__ == "SceneScreen":
+        await pilot.press("escape")
+        await _settle(pilot)
 
 
 async def _volunteer(pilot, app, query: int, typed: str) -> None:
@@ -62,7 +67,9 @@ def _pick_chemical(app, wanted: str | None):
     return kn.chemicals[0]
 
 
-async def shoot(kb: str | None, out: Path, chemical: str | None) -> list[Path]:
+async def shoot(
+    kb: str | None, out: Path, chemical: str | None, size: tuple[int, int] = SIZE
+) -> list[Path]:
     from responder.app.main import prepare
     from responder.app.widgets.panels import QuestionPanel
     from responder.engine.state import Status
@@ -74,11 +81,25 @@ async def shoot(kb: str | None, out: Path, chemical: str | None) -> list[Path]:
         written.append(Path(path))
 
     app = prepare(kb)
-    async with app.run_test(size=SIZE) as pilot:
-        await _settle(pilot)
+    async with app.run_test(size=size) as pilot:
+        await _settle(pilot, 0.3)
         target = _pick_chemical(app, chemical)
         kn = app.knowledge
         panel = app.interview_screen.query_one(QuestionPanel)
+
+        # 0. the scene step a new interview opens with: one of the target's scene facts keyed
+        if type(app.screen).__name__ == "SceneScreen":
+            page = app.screen.steps[0]
+            keyed = next(
+                (o.key for o in page.options if o.observation.id in target.symptoms), None
+            )
+            if keyed:
+                await pilot.press(keyed)
+                await _settle(pilot)
+            await _wait_remaining(pilot, app)
+            save(app, "scene")
+            await pilot.press("escape")
+            await _settle(pilot)
 
         async def answer_one() -> None:
             q = panel.selected_query
@@ -97,15 +118,27 @@ async def shoot(kb: str | None, out: Path, chemical: str | None) -> list[Path]:
         await _wait_remaining(pilot, app)
         save(app, "category")
 
-        # 3. noise mode, with a volunteered symptom
+        # 3. noise mode (strict answers, v; then e), with one more answer
         await pilot.press("m")
         await _settle(pilot)
+        if app.interview.mode == "evidence":
+            await pilot.press("v")
+            await _settle(pilot)
         await pilot.press("e")
         await _settle(pilot)
         await answer_one()
         await _wait_remaining(pilot, app)
         save(app, "noise")
-        await pilot.press("e")
+        await pilot.press("v")  # back to the evidence mode
+        await _settle(pilot)
+
+        # 3b. a second victim of the same incident, one answer each
+        await pilot.press("plus")
+        await _settle(pilot)
+        await answer_one()
+        await _wait_remaining(pilot, app)
+        save(app, "victims")
+        await pilot.press("1")
         await _settle(pilot)
 
         # 4. the volunteer search
@@ -145,7 +178,7 @@ async def shoot(kb: str | None, out: Path, chemical: str | None) -> list[Path]:
     # ("stomach pain"), then answers from chlorine's profile. Mid-way the candidates show the
     # answers against each chemical; the result shows what to do now and the contradiction.
     app = prepare(kb)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=size) as pilot:
         await _new_interview(pilot, app)
         kn = app.knowledge
         chlorine, pain = kn.chemical_index("Chlorine"), kn.symptom_index("abdominal_pain")
@@ -167,7 +200,7 @@ async def shoot(kb: str | None, out: Path, chemical: str | None) -> list[Path]:
 
     # 8. no chemical fits, in the paper's strict mode (evidence mode eliminates nobody)
     app = prepare(kb)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=size) as pilot:
         await _new_interview(pilot, app)
         if app.interview.mode == "evidence":
             await pilot.press("v")
@@ -194,12 +227,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--kb", default=None, help="knowledge base (default: bundled)")
     parser.add_argument("--out", default=str(ROOT / "screenshots"), help="output folder")
     parser.add_argument("--chemical", default=None, help="chemical whose profile answers")
+    parser.add_argument("--size", default="80x24", help="terminal size, WIDTHxHEIGHT")
     args = parser.parse_args(argv)
+    size = tuple(int(n) for n in args.size.lower().split("x"))
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as home:
         os.environ["RESPONDER_HOME"] = home
-        written = asyncio.run(shoot(args.kb, out, args.chemical))
+        written = asyncio.run(shoot(args.kb, out, args.chemical, size))
     for path in written:
         print(path)
     return 0

@@ -35,3 +35,29 @@ def test_readme_class_and_chemical_question_counts_are_current():
         assert (class_figure, chemical_figure) == (f"{gisa:.1f}", f"{gbs:.1f}")
     # The wording must agree with the figures: "saves little" only while the class is cheaper.
     assert gisa < gbs or "saves little" not in text
+
+
+def test_the_readme_key_table_lists_every_key_of_the_interview_screen():
+    from responder.app.screens.interview import InterviewScreen
+
+    text = README.read_text(encoding="utf-8")
+    table = text[text.index("### Keys") :]
+    table = table[: table.index("\n\n", table.index("| Key | Action |"))]
+    shown = {
+        "up": "↑",
+        "down": "↓",
+        "pageup": "pgup",
+        "pagedown": "pgdn",
+        "question_mark": "?",
+        "slash": "/",
+        "plus": "+",
+        "backspace": "⌫",
+        "f1": "F1",
+    }
+    for binding in InterviewScreen.BINDINGS:
+        if binding.id.startswith("victim.") and binding.id != "victim.add":
+            assert "`1`-`9`" in table
+            continue
+        for key in binding.key.split(","):
+            key = shown.get(key, key)
+            assert f"`{key}`" in table, (binding.id, key)

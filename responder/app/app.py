@@ -1,8 +1,14 @@
 """The Textual application: holds the interview and routes every action to it.
 
-The app owns one :class:`~responder.core.session.Interview` at a time (``app.interview``);
-screens read it and call the app's methods to change it, so every change goes through the
-same path: engine, incident database (committed durably), redraw.
+The app owns one :class:`~responder.core.session.Interview` at a time (``app.interview``).
+Screens show view objects built from it (:mod:`responder.core.views`) and post messages
+(:mod:`responder.app.messages`) to change it; the app handles each the same way: engine,
+incident database (committed durably), redraw, then ``interview_changed`` for any other
+screen showing the interview.
+
+Notifications never cover a dialog or the figures a responder decides on: on the interview
+screen they sit over the answers panel, and while a dialog or another screen is up they go
+to a status line instead.
 """
 
 from __future__ import annotations
@@ -13,7 +19,10 @@ from pathlib import Path
 
 from textual.app import App
 from textual.binding import Binding
+from textual.screen import ModalScreen
+from textual.signal import Signal
 
+from responder.app import messages
 from responder.config import ConfigError, NoiseSettings
 from responder.core import views
 from responder.core.session import Interview
@@ -84,6 +93,9 @@ class ResponderApp(App):
         self.first_question_at: float | None = None
         self.interview_screen = None
         self._remaining_service = None
+        #: published after every change to the interview, for screens that show it
+        self.interview_changed: Signal[int] = Signal(self, "interview-changed")
+        self._pending_notices: list[tuple[str, str]] = []
 
     @property
     def remaining_service(self):
@@ -97,6 +109,69 @@ class ResponderApp(App):
     def on_unmount(self) -> None:
         if self._remaining_service is not None:
             self._remaining_service.close()
+
+    # -- notices --------------------------------------------------------------------------
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: str = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """A toast on the interview screen (over the answers panel); anywhere else (a
+        dialog, the result, history or browse screen) the screen's status line says it."""
+        screen = self.screen if self.screen_stack else None
+        if screen is not None and screen is self.interview_screen:
+            super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
+            return
+        here = screen if hasattr(screen, "show_notice") else None
+        if isinstance(screen, ModalScreen) or here is None:
+            here = self.interview_screen
+        if here is None or not here.is_mounted:
+            self._pending_notices.append((message, severity))  # once the interview is up
+            return
+        here.show_notice(message, severity, timeout)
+
+    # -- messages from the screens ---------------------------------------------------------
+
+    def on_answer_given(self, message: messages.AnswerGiven) -> None:
+        self.record_answer(message.query, message.answer, volunteered=message.volunteered)
+
+    def on_answer_changed(self, message: messages.AnswerChanged) -> None:
+        self.change_answer(message.query, message.answer)
+
+    def on_none_of_group(self, message: messages.NoneOfGroup) -> None:
+        self.answer_group_none(message.group)
+
+    def on_undo_requested(self, message: messages.UndoRequested) -> None:
+        self.undo_last()
+
+    def on_modes_change_requested(self, message: messages.ModesChangeRequested) -> None:
+        self.change_modes(**message.changes)
+
+    def on_victim_added(self, message: messages.VictimAdded) -> None:
+        self.add_victim()
+
+    def on_victim_selected(self, message: messages.VictimSelected) -> None:
+        self.select_victim(message.victim)
+
+    def on_screen_requested(self, message: messages.ScreenRequested) -> None:
+        opener = {
+            "scene": self.show_scene,
+            "result": self.show_result,
+            "volunteer": lambda: self.action_volunteer(message.argument),
+            "history": self.action_history,
+            "noise": self.action_noise_settings,
+            "browse": self.action_browse,
+            "export": self.action_export,
+            "new": self.action_new_interview,
+            "settings": self.action_settings,
+            "help": self.action_help,
+        }[message.name]
+        opener()
 
     # -- start-up -------------------------------------------------------------------------
 
@@ -137,7 +212,11 @@ class ResponderApp(App):
             self.push_screen(ResumeScreen(self.unfinished), self._after_resume_choice)
         else:
             self.start_new()
-        for message, severity in self.notices:
+
+    def _show_notices(self) -> None:
+        """The notices gathered before the interview screen was up, once it is."""
+        waiting, self._pending_notices = [*self.notices, *self._pending_notices], []
+        for message, severity in waiting:
             self.notify(message, severity=severity, timeout=12 if severity != "information" else 6)
 
     def _after_resume_choice(self, choice: IncidentData | None) -> None:
@@ -192,6 +271,7 @@ class ResponderApp(App):
         if self.interview_screen is None:
             self.interview_screen = InterviewScreen()
             self.push_screen(self.interview_screen)
+            self.call_after_refresh(self._show_notices)
         else:
             while self.screen is not self.interview_screen and len(self.screen_stack) > 1:
                 self.pop_screen()
@@ -214,6 +294,8 @@ class ResponderApp(App):
     def _redraw(self, **kwargs) -> None:
         if self.interview_screen is not None and self.interview_screen.is_mounted:
             self.interview_screen.refresh_view(**kwargs)
+        if self.interview is not None:
+            self.interview_changed.publish(self.interview.generation)
 
     def record_answer(self, query: int, answer: Answer, volunteered: bool = False) -> None:
         it = self.interview
@@ -354,7 +436,11 @@ class ResponderApp(App):
                 q, answer = result
                 self.record_answer(q, answer, volunteered=True)  # the Answers panel shows it
 
-        self.push_screen(SymptomSearchScreen(self.interview, query), done)
+        it = self.interview
+        answers = {
+            q: a for q in range(len(it.knowledge.symptoms)) if (a := it.answer_of(q)) is not None
+        }
+        self.push_screen(SymptomSearchScreen(it.knowledge.symptoms, answers, query), done)
 
     def action_history(self) -> None:
         from responder.app.screens.history import HistoryScreen  # noqa: PLC0415
@@ -373,13 +459,19 @@ class ResponderApp(App):
     def action_browse(self) -> None:
         from responder.app.screens.browse import BrowseScreen  # noqa: PLC0415
 
-        self.push_screen(BrowseScreen(self.knowledge))
+        self.push_screen(BrowseScreen(self.knowledge, views.ranks(self.interview)))
 
     def action_export(self) -> None:
         from responder.app.screens.export import ExportScreen  # noqa: PLC0415
 
         remaining = self.interview_screen.remaining if self.interview_screen else None
-        self.push_screen(ExportScreen(self.interview, remaining))
+
+        def done(written) -> None:
+            if written:
+                md, js = written
+                self.notify(f"Exported:\n{md}\n{js}", timeout=10)
+
+        self.push_screen(ExportScreen(self.interview, remaining), done)
 
     def action_help(self) -> None:
         from responder.app.screens.help import HelpScreen  # noqa: PLC0415
@@ -389,7 +481,13 @@ class ResponderApp(App):
     def action_settings(self) -> None:
         from responder.app.screens.settings import SettingsScreen  # noqa: PLC0415
 
-        self.push_screen(SettingsScreen(self.settings, self.interview))
+        def done(settings: Settings | None) -> None:
+            if settings is not None and self.save_settings(settings):
+                if settings.theme != self.theme and settings.theme in self.available_themes:
+                    self.theme = settings.theme
+
+        current = self.interview.noise if self.interview is not None else None
+        self.push_screen(SettingsScreen(self.settings, current), done)
 
     def action_new_interview(self) -> None:
         from responder.app.screens.confirm import ConfirmScreen  # noqa: PLC0415

@@ -64,7 +64,26 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def app_only_kb(argv: list[str]) -> tuple[bool, str | None]:
+    """Whether ``argv`` only starts the app (nothing, or ``--kb NAME``), and the knowledge
+    base named: the app then starts without importing every command's module."""
+    kb = None
+    k = 0
+    while k < len(argv):
+        arg = argv[k]
+        if arg == "--kb" and k + 1 < len(argv) and not argv[k + 1].startswith("-"):
+            kb, k = argv[k + 1], k + 2
+        elif arg.startswith("--kb=") and len(arg) > len("--kb="):
+            kb, k = arg[len("--kb=") :], k + 1
+        else:
+            return False, None
+    return True, kb
+
+
 def main(argv: list[str] | None = None) -> int:
+    only_app, kb = app_only_kb(sys.argv[1:] if argv is None else list(argv))
+    if only_app:  # the responder's own command: first question on screen as soon as can be
+        return run_app(argparse.Namespace(kb=kb))
     parser = build_parser()
     try:
         args = parser.parse_args(argv)

@@ -48,3 +48,17 @@ async def until(pilot, condition, timeout: float = 10.0) -> bool:
         waited += 0.02
     await pilot.pause()
     return True
+
+
+def static_text(widget) -> str:
+    """The plain text a Static shows (its content drawn at its width), whatever the content
+    is: a string, a Rich Text, or a group of tables."""
+    import io
+
+    from rich.console import Console
+
+    console = Console(
+        width=max(widget.size.width, 40), file=io.StringIO(), record=True, legacy_windows=False
+    )
+    console.print(widget.content)
+    return console.export_text()

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from app_helpers import answer_from_row, settle
+from app_helpers import answer_from_row, settle, static_text
 from conftest import SIZE, make_app
 
 from responder.app.screens.interview import InterviewScreen
@@ -27,7 +27,7 @@ async def test_result_screen_shows_next_steps_with_sources():
         await settle(pilot)
         await answer_from_row(pilot, app, "Sarin (GB)")
         assert isinstance(app.screen, ResultScreen)
-        text = str(app.screen.query_one("#result-next").render())
+        text = static_text(app.screen.query_one("#result-next"))
         assert "1-800-222-1222" in text
         assert "atropine" in text and "pralidoxime" in text
         assert "ATSDR Medical Management Guidelines for Nerve Agents" in text
@@ -41,7 +41,7 @@ async def test_a_class_without_steps_says_so_and_keeps_first_aid():
         # strychnine: the convulsants are a recorded gap and strychnine has no steps of its own
         await answer_from_row(pilot, app, "Strychnine")
         assert isinstance(app.screen, ResultScreen)
-        text = str(app.screen.query_one("#result-next").render())
+        text = static_text(app.screen.query_one("#result-next"))
         assert "No steps specific to" in text
         assert "fresh air" in text and "1-800-222-1222" in text
         # the class is a recorded gap: the screen says why, from kb/next_steps.toml
@@ -177,52 +177,68 @@ async def test_a_bad_next_steps_file_is_one_notice_not_a_crash(tmp_path):
         assert isinstance(app.screen, InterviewScreen)
 
 
-async def test_notifications_sit_at_the_top_off_the_status_line():
-    from textual.widgets._toast import Toast
+@pytest.mark.parametrize("size", [(80, 24), (120, 36)])
+async def test_a_toast_sits_over_the_answers_panel_only(size):
+    app = make_app()
+    async with app.run_test(size=size, notifications=True) as pilot:
+        await settle(pilot)
+        app.notify("hello there, a notice of some length to see where it wraps", timeout=10)
+        await settle(pilot, 4)
+        toasts = list(app.screen.query("Toast"))
+        assert toasts
+        answers = app.screen.query_one("#answers-box").region
+        for panel in ("#question", "#candidates", "#classes-box", "#status"):
+            region = app.screen.query_one(panel).region
+            assert not any(t.region.overlaps(region) for t in toasts), panel
+        assert all(answers.contains_region(t.region) for t in toasts)
 
+
+async def test_no_toast_over_a_dialog_the_status_line_says_it():
     app = make_app()
     async with app.run_test(size=(80, 24), notifications=True) as pilot:
         await settle(pilot)
-        app.notify("hello there", timeout=10)
+        await pilot.press("question_mark")
+        await settle(pilot)
+        assert app.screen.is_modal
+        app.notify("Settings saved somewhere", timeout=10)
         await settle(pilot, 4)
-        toasts = list(app.screen.query(Toast))
-        assert toasts
-        assert all(t.region.bottom <= 12 for t in toasts), [t.region for t in toasts]
+        assert not list(app.screen.query("Toast"))
+        await pilot.press("escape")
+        await settle(pilot)
+        assert isinstance(app.screen, InterviewScreen)
+        assert not list(app.screen.query("Toast"))
+        assert "Settings saved somewhere" in static_text(app.screen.query_one("#status"))
 
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 36)])
-async def test_candidate_names_stay_readable_and_the_class_is_shown(size):
-    """Issue 12: at 80 columns the candidates' class was cut to five letters (and later the
-    names to two). Narrow: the class goes under the name; wide: its own column."""
-    from responder.app.widgets.panels import MIN_NAME_WIDTH, CandidatesTable
+async def test_an_identical_profile_row_names_every_chemical_in_full(size):
+    """A row of chemicals with the same profile named only the first ("Tabun (GA) +1 same
+    symptoms"): now every name, wrapped to the column, with the class's short label."""
+    from responder.app.widgets.panels import CandidatesTable
 
-    app = make_app(None, mode=None)  # bundled knowledge base, evidence mode
+    app = make_app(None)  # bundled knowledge base, strict mode
     async with app.run_test(size=size) as pilot:
         await settle(pilot)
-        for key in ("y", "n", "y"):
-            await pilot.press(key)
-            await settle(pilot)
+        for q in (_index(app, "pinpoint_pupils"), _index(app, "slow_breathing")):
+            app.record_answer(q, Answer.YES)
+        await settle(pilot)
         table = app.interview_screen.query_one(CandidatesTable)
-        await settle(pilot, 3)
-        assert table.virtual_size.width <= table.size.width  # nothing scrolls sideways
+        rows = views.candidates(app.interview)
+        k, shared = next((k, r) for k, r in enumerate(rows) if len(r.chemicals) > 2)
         labels = [str(c.label) for c in table.ordered_columns]
-        top = views.candidates(app.interview)[0]
-        name_label = "Chemical / class" if size[0] < 100 else "Chemical"
-        name_cell = table.get_row_at(0)[labels.index(name_label)]
-        name_col = table.ordered_columns[labels.index(name_label)]
-        assert name_col.get_render_width(table) - 2 >= MIN_NAME_WIDTH
-        if size[0] < 100:
-            assert "Class" not in labels
-            name_line, class_line = str(name_cell).split("\n")
-            assert top.class_labels.startswith(class_line.rstrip("…"))
-        else:
-            class_cell = str(table.get_row_at(0)[labels.index("Class")])
-            assert top.class_labels.startswith(class_cell.rstrip("…")) and len(class_cell) >= 12
-            name_line = str(name_cell)
-        assert top.chemicals[0].name.startswith(name_line.split(" +")[0].split(",")[0].rstrip("…"))
+        name_col = next(i for i, label in enumerate(labels) if label.startswith("Chemical"))
+        cell = str(table.get_row_at(k)[name_col])
+        width = table.ordered_columns[name_col].get_render_width(table) - 2
+        assert table.virtual_size.width <= table.size.width  # nothing scrolls sideways
+        lines = cell.split("\n")
+        assert all(len(line) <= width for line in lines) and "…" not in cell
+        flat = " ".join(lines)
+        assert all(c.name in flat for c in shared.chemicals), flat
+        short = shared.chemicals[0].class_short
+        assert short in cell or short in str(table.get_row_at(k)[labels.index("Class")])
 
 
-@pytest.mark.parametrize("width", [80, 100, 120, 140, 158, 200])
+@pytest.mark.parametrize("width", [80, 100, 120, 140, 168, 200])
 async def test_the_footer_never_overflows_and_keeps_the_essential_keys(width):
     """The footer lost keys (80 columns) and, with the evidence mode's extra key, overflowed
     at 120 ("? ▏^p palettet"): mode keys now leave it whenever all would not fit."""
@@ -234,7 +250,9 @@ async def test_the_footer_never_overflows_and_keeps_the_essential_keys(width):
         await pilot.press("y")
         await settle(pilot, 3)
         footer = screen_text(app).rstrip("\n").split("\n")[-1]
-        assert len(footer) <= width and footer.rstrip().endswith("^p palette"), footer
+        wide = width >= app.interview_screen.footer_width()
+        assert len(footer) <= width and "^q Quit" in footer, footer  # quit, always
+        assert footer.rstrip().endswith("^p palette") == wide, footer
         for key in (
             "y Yes",
             "n No",
@@ -246,7 +264,7 @@ async def test_the_footer_never_overflows_and_keeps_the_essential_keys(width):
             "? Help",
         ):
             assert key in footer, (key, footer)
-        wide = width >= app.interview_screen.footer_width()
-        # the bundled key map needs 158 columns for every key (scene and victim included)
-        assert wide == (width >= 158)
+        # the bundled key map needs 168 columns for every key (scene, victim and quit
+        # included) and the palette's hint
+        assert wide == (width >= 168)
         assert ("v Evidence/strict" in footer) == wide and ("t Target" in footer) == wide

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
-from app_helpers import answer_from_row, settle, suggested, until
+from app_helpers import answer_from_row, settle, static_text, suggested, until
 from conftest import SIZE, make_app
 
 from responder.app.screens.history import HistoryScreen
@@ -173,7 +175,7 @@ async def test_switching_modes_keeps_every_answer():
         await pilot.press("e")
         await settle(pilot)
         assert it.state.noise is not None
-        assert "Noise on" in status_text(app) and "errors 0/1" in status_text(app)
+        assert re.search(r"Noise on (errors )?0/1", status_text(app))
         table = app.interview_screen.query_one(CandidatesTable)
         assert "errors" in [str(c.value) for c in table.columns]
         assert it.state.answers == answers
@@ -202,7 +204,7 @@ async def test_noise_settings_screen_changes_eps_and_model():
         assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
         noise = app.interview.state.noise
         assert noise is not None and noise.eps == 2 and noise.model == 2 and noise.p == 0.1
-        assert "errors 0/2" in status_text(app)
+        assert re.search(r"Noise on (errors )?0/2", status_text(app))
 
 
 async def test_noise_settings_reject_a_bad_value_with_a_message():
@@ -263,7 +265,7 @@ async def test_expected_questions_left_from_the_helper_process(monkeypatch):
                 break
         remaining = app.interview_screen.remaining
         assert remaining is not None and remaining.method in ("exact", "monte-carlo")
-        assert "?" not in status_text(app).split("Expected left")[1]
+        assert "?" not in re.split("[Ll]eft", status_text(app))[1]
         # the figure came from the helper process, not from the app's own
         assert helpers and all(pid not in (None, os.getpid()) for pid in helpers)
 
@@ -460,7 +462,7 @@ async def test_browse_filters_and_answers_a_symptom():
         await pilot.press(*"7782")
         await settle(pilot)
         assert [app.knowledge.chemicals[i].name for i in screen.chem_rows] == ["Chlorine"]
-        assert "Fixture source C" in str(screen.query_one("#chem-detail").render())
+        assert "Fixture source C" in static_text(screen.query_one("#chem-detail"))
         await pilot.press("tab")
         await settle(pilot)
         await pilot.press(*"blister")
@@ -470,7 +472,7 @@ async def test_browse_filters_and_answers_a_symptom():
         assert await until(pilot, lambda: isinstance(app.screen, SymptomSearchScreen))
         await pilot.press("y")
         await settle(pilot)
-        assert {c.names for c in views.candidates(app.interview)} == {"Sulfur mustard = Lewisite"}
+        assert {c.names for c in views.candidates(app.interview)} == {"Sulfur mustard / Lewisite"}
 
 
 async def test_export_writes_markdown_and_json(home):
@@ -487,7 +489,7 @@ async def test_export_writes_markdown_and_json(home):
     js = list(exports.glob("*.json"))
     assert len(md) == 1 and len(js) == 1
     text = md[0].read_text()
-    assert "Identified: Phosgene" in text and "not a diagnosis" in text
+    assert "**Most likely: Phosgene (Irritant gases) 100%**" in text and "not a diagnosis" in text
 
 
 async def test_new_interview_asks_first_and_ends_the_old_incident(home):

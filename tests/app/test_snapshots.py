@@ -1,9 +1,13 @@
-"""Snapshots of the main screens at 80x24 and 120x36, plus layout checks up to 200x50.
+"""Snapshots of every screen at 80x24 (the design size) and 120x36, plus layout checks up
+to 200x50.
 
 A snapshot is the screen's text exactly as the SVG screenshot draws it (the same compositor
-render), with times and private paths masked. ``RESPONDER_UPDATE_SNAPSHOTS=1 pytest
-tests/app/test_snapshots.py`` rewrites them; review the diff like code. Beside the text each
-run writes the SVG to ``tests/app/snapshots/out/`` (git-ignored) to look at.
+render), with times, interview ids and private paths masked. ``RESPONDER_UPDATE_SNAPSHOTS=1
+pytest tests/app/test_snapshots.py`` rewrites them; review the diff like code. Beside the text
+each run writes the SVG to ``tests/app/snapshots/out/`` (git-ignored) to look at.
+
+Every snapshot is also checked for what makes a screen complete at that size: nothing drawn
+past its edge, and quit in the footer of every full screen.
 """
 
 from __future__ import annotations
@@ -47,6 +51,11 @@ def screen_text(app) -> str:
     text = console.export_text()
     text = re.sub(r"\d\d:\d\d:\d\d", "HH:MM:SS", text)
     text = re.sub(r"\d{4}-\d\d-\d\d \d\d:\d\d", "YYYY-MM-DD HH:MM", text)
+    if getattr(app, "interview", None) is not None:
+        text = text.replace(app.interview.id, "INCIDENT-ID")
+    home = os.environ.get("RESPONDER_HOME")
+    if home:
+        text = text.replace(home, "$RESPONDER_HOME")
     return text
 
 
@@ -80,6 +89,40 @@ def check(app, name: str) -> str:
     return text
 
 
+SCENE = Path(__file__).with_name("fixtures") / "scene" / "scene.toml"
+
+
+def footer_of(text: str) -> str:
+    return text.rstrip("\n").split("\n")[-1]
+
+
+#: scene facts given to chemicals of the test knowledge base: (file, chemical's row, added)
+SCENE_CELLS = (
+    ("irritant_gases", '"wheezing", "headache"]', '"odour_bleach", "setting_pool"'),
+    ("cellular_asphyxiants", '"seizures", "shortness_of_breath"]', '"odour_almonds", "odour_none"'),
+    ("nerve_agents", '"seizures", "headache", "sweating"]', '"setting_subway", "odour_none"'),
+)
+
+
+@pytest.fixture
+def scene_kb(tmp_path) -> str:
+    """The test knowledge base with two scene categories (smell, place), a few chemicals
+    listing scene facts."""
+    import shutil
+
+    from conftest import FIXTURE_KB
+
+    kb = tmp_path / "scene-kb"
+    shutil.copytree(FIXTURE_KB, kb)
+    shutil.copy(SCENE, kb / "scene.toml")
+    for name, row_end, added in SCENE_CELLS:
+        path = kb / "chemicals" / f"{name}.toml"
+        text = path.read_text(encoding="utf-8")
+        assert row_end in text
+        path.write_text(text.replace(row_end, row_end[:-1] + ", " + added + "]", 1), "utf-8")
+    return str(kb)
+
+
 async def wait_remaining(pilot, app) -> None:
     assert await until(pilot, lambda: app.interview_screen.remaining is not None, 20)
     await settle(pilot)
@@ -102,6 +145,8 @@ async def test_main_and_category_screens(size):
         await two_answers(pilot, app)
         text = check(app, "main")
         assert "Asked 2" in text and re.search(r"[Ll]eft\s+[≈\d]", text)  # figures survive
+        assert "decision support, not a diagnosis" in text.split("\n")[0]  # whole
+        assert "^q Quit" in footer_of(text)
         await pilot.press("m")
         await settle(pilot)
         await wait_remaining(pilot, app)
@@ -118,6 +163,8 @@ async def test_history_result_and_dialogs(size):
         await settle(pilot)
         text = check(app, "history")
         assert "✓ yes" in text or "✗ no" in text  # the answer column is visible
+        assert "HH:MM:SS" in text and "Category" in text  # so are the time and the category
+        assert "^q Quit" in footer_of(text)
         await pilot.press("escape")
         await settle(pilot)
         await pilot.press("question_mark")
@@ -146,7 +193,10 @@ async def test_history_result_and_dialogs(size):
         await settle(pilot)
         await answer_from_row(pilot, app, "Sarin (GB)")
         assert isinstance(app.screen, ResultScreen)
-        check(app, "result")
+        text = check(app, "result")
+        first = text.lstrip().split("\n")[0]
+        assert first.startswith("Most likely: Sarin (GB) (Nerve agents) 100%")
+        assert "What to do now" in text  # on the first screen, before the profile
 
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 36), (200, 50)], ids=lambda s: f"{s[0]}x{s[1]}")
@@ -184,3 +234,103 @@ async def test_question_status_and_keys_always_visible(size):
         footer = " " + text.rstrip("\n").split("\n")[-1]
         for key in (" y ", " n ", " u ", " z ", " / ", " ? "):
             assert key in footer, (key, footer)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_scene_step_and_two_victims(size, scene_kb):
+    app = make_app(scene_kb, scene_first=True)
+    async with app.run_test(size=size) as pilot:
+        assert await until(pilot, lambda: type(app.screen).__name__ == "SceneScreen")
+        await pilot.press("1")  # no smell noticed
+        await settle(pilot)
+        await wait_remaining(pilot, app)
+        text = check(app, "scene")
+        assert "✓ No smell noticed" in text and "Scene 1/2" in text
+        await pilot.press("escape")
+        await settle(pilot)
+        await pilot.press("u")
+        await settle(pilot)
+        await pilot.press("plus")
+        await settle(pilot)
+        await pilot.press("u")
+        await settle(pilot)
+        await wait_remaining(pilot, app)
+        text = check(app, "victims")
+        assert re.search(r"V(ictim )?1 \(1\).*V(ictim )?2 \(1\)", text)
+        assert "^q Quit" in footer_of(text)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_browse_export_and_new_interview_dialogs(size, monkeypatch):
+    from pathlib import PurePosixPath
+
+    import responder.app.screens.export as export_screen
+
+    monkeypatch.setattr(
+        export_screen, "exports_dir", lambda: PurePosixPath("/srv/responder/exports")
+    )
+    app = make_app()
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        await two_answers(pilot, app)
+        await pilot.press("b")
+        await settle(pilot)
+        await pilot.press(*"gb")
+        await settle(pilot, 3)
+        text = check(app, "browse")
+        assert "Sarin (GB)" in text and "Now ranked 1" in text
+        await pilot.press("escape")
+        await settle(pilot)
+        await pilot.press("x")
+        await settle(pilot)
+        text = check(app, "export")
+        assert "Export (enter)" in text and "Cancel (esc)" in text
+        await pilot.press("escape")
+        await settle(pilot)
+        await pilot.press("ctrl+n")
+        await settle(pilot)
+        text = check(app, "new-interview")
+        assert "Start a new interview?" in text
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_no_fit(size):
+    from responder.engine.state import Answer
+
+    app = make_app()
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        kn = app.knowledge
+        for sid in ("pinpoint_pupils", "skin_burns"):  # no fixture chemical has both
+            app.record_answer(kn.symptom_index(sid), Answer.YES)
+        await settle(pilot)
+        text = check(app, "no-fit")
+        assert "No chemical fits" in text and "matches all 2 answers" in text
+        assert "turn on noise tolerance" in text  # every key it offers, at 80 columns too
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_a_result_no_candidate_is_confident_of(size):
+    app = make_app()
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        while app.interview.status.value == "asking":
+            await pilot.press("u")
+            await settle(pilot)
+        assert await until(pilot, lambda: isinstance(app.screen, ResultScreen))
+        text = check(app, "result-unsure")
+        assert text.lstrip().startswith("Most likely:")
+        assert "No candidate is confident yet" in text
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_resume_offer(size):
+    app = make_app()
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        await two_answers(pilot, app)
+    app = make_app()
+    async with app.run_test(size=size) as pilot:
+        assert await until(pilot, lambda: type(app.screen).__name__ == "ResumeScreen")
+        text = check(app, "resume")
+        assert "Resume" in footer_of(text) and "Quit" in footer_of(text)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from rich.console import Group
+from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -9,6 +11,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Static, TabbedContent, TabPane
 
+from responder.app.messages import ScreenRequested
 from responder.app.widgets.panels import clip
 from responder.kb.model import KnowledgeBase
 
@@ -18,6 +21,31 @@ SCROLLBAR = 2  # the table's vertical scrollbar
 
 class BrowseScreen(Screen):
     """Type to filter; ↑↓ to move; Tab switches between chemicals and symptoms."""
+
+    DEFAULT_CSS = """
+    BrowseScreen .screen-title {
+        height: auto;
+        background: $primary;
+        text-style: bold;
+        padding: 0 1;
+    }
+    BrowseScreen #browse-tabs, BrowseScreen #browse-tabs TabPane,
+    BrowseScreen #browse-tabs ContentSwitcher {
+        height: 1fr;
+    }
+    BrowseScreen .browse-split {
+        height: 1fr;
+    }
+    BrowseScreen .browse-split DataTable {
+        width: 3fr;
+        height: 1fr;
+    }
+    BrowseScreen .browse-detail {
+        width: 2fr;
+        border-left: solid $primary;
+        padding: 0 1;
+    }
+    """
 
     BINDINGS = [
         Binding("escape", "close", "Back", id="browse.close"),
@@ -29,23 +57,25 @@ class BrowseScreen(Screen):
         Binding("enter", "answer", "Answer this symptom", id="browse.answer", priority=True),
     ]
 
-    def __init__(self, knowledge: KnowledgeBase):
+    def __init__(self, knowledge: KnowledgeBase, ranks: dict[int, tuple[int, float]] | None = None):
         super().__init__()
         self.knowledge = knowledge
+        #: each chemical's place in the interview's candidates: index -> (rank, chance)
+        self.ranks = ranks or {}
         self.chem_rows: list[int] = []
         self.sym_rows: list[int] = []
 
     def compose(self) -> ComposeResult:
         kn = self.knowledge
         yield Static(
-            f" Knowledge base {kn.name}: {len(kn.chemicals)} chemicals, "
-            f"{len(kn.symptoms)} symptoms, {len(kn.classes)} classes · {kn.origin}",
+            f"Knowledge base {kn.name}: {len(kn.chemicals)} chemicals, "
+            f"{len(kn.symptoms)} symptoms, {len(kn.classes)} classes",
             classes="screen-title",
         )
         with TabbedContent(id="browse-tabs"):
             with TabPane("Chemicals", id="chemicals"):
                 yield Input(
-                    placeholder="Filter chemicals by name, CAS, UN or class…", id="chem-filter"
+                    placeholder="Name, short name (GB), CAS, UN or class…", id="chem-filter"
                 )
                 with Horizontal(classes="browse-split"):
                     yield DataTable(id="chem-table", cursor_type="row", zebra_stripes=True)
@@ -61,6 +91,7 @@ class BrowseScreen(Screen):
 
     def on_mount(self) -> None:
         self.widths = {"chem-table": (30, 20), "sym-table": (30, 14, 9)}
+        self.rank_w = max(len("Rank"), len(str(len(self.knowledge.chemicals))))
         self.fill_chemicals("")
         self.fill_symptoms("")
         self.query_one("#chem-filter", Input).focus()
@@ -81,7 +112,7 @@ class BrowseScreen(Screen):
         for table_id, fixed_need, flexible_need in (
             (
                 "chem-table",
-                [max((len(c.class_label) for c in kn.chemicals), default=5)],
+                [max((len(c.class_short) for c in kn.chemicals), default=5)],
                 max((len(c.name) for c in kn.chemicals), default=8),
             ),
             (
@@ -102,6 +133,7 @@ class BrowseScreen(Screen):
                 widths = (name_w, cat_w, count_w)
             else:
                 class_need = fixed_need[0]
+                avail -= self.rank_w + CELL_PADDING  # the rank column
                 class_w = min(class_need, max(8, avail * 2 // 5))
                 widths = (max(10, min(flexible_need, avail - class_w)), class_w)
             if self.widths.get(table_id) != widths or not table.columns:
@@ -119,13 +151,34 @@ class BrowseScreen(Screen):
         table = self.query_one("#chem-table", DataTable)
         name_w, class_w = self.widths["chem-table"]
         table.clear(columns=True)
+        table.add_column("Rank", width=self.rank_w)
         table.add_column("Chemical", width=name_w)
         table.add_column("Class", width=class_w)
-        found = self.knowledge.search_chemicals(text)
+        found = self.find_chemicals(text)
         self.chem_rows = [c.index for c in found]
         for c in found:
-            table.add_row(clip(c.name, name_w), clip(c.class_label, class_w))
+            rank = self.ranks.get(c.index)
+            table.add_row(
+                Text(str(rank[0]) if rank else "–", justify="right"),
+                clip(c.name, name_w),
+                clip(c.class_short, class_w),
+            )
         self.show_chemical()
+
+    def find_chemicals(self, text: str) -> list:
+        """The chemicals ``text`` finds, best first: the one it names exactly (an id, CAS
+        number, the name without its bracket, or a bracketed short name such as "GB") before
+        those whose name, CAS, UN or class merely match."""
+        kn = self.knowledge
+        found = kn.search_chemicals(text)
+        if text.strip():
+            try:
+                named = kn.resolve_chemical(text)
+            except KeyError:  # no chemical, or several, go by that name
+                named = None
+            if named is not None:
+                found = [named, *(c for c in found if c.index != named.index)]
+        return found
 
     def fill_symptoms(self, text: str) -> None:
         table = self.query_one("#sym-table", DataTable)
@@ -166,25 +219,30 @@ class BrowseScreen(Screen):
         c = self.knowledge.chemicals[self.chem_rows[min(table.cursor_row, len(self.chem_rows) - 1)]]
         text = Text()
         text.append(c.name + "\n", style="bold")
+        rank = self.ranks.get(c.index)
+        if rank is not None:
+            text.append(
+                f"Now ranked {rank[0]} among the candidates ({rank[1]:.1%})\n", style="bold"
+            )
+        elif self.ranks:
+            text.append("No longer possible given the answers\n", style="dim")
         text.append(f"Class: {c.class_label}\n")
         if c.cas:
             text.append(f"CAS {c.cas}   ")
         if c.un:
             text.append(f"UN {c.un}")
-        text.append("\n\nSymptoms\n", style="bold underline")
-        for s in self.knowledge.symptoms:
-            if s.id in c.symptoms:
-                text.append(f"  • {s.label}", style="")
-                text.append(f"  ({s.category_label})\n", style="dim")
-        text.append("\nSources\n", style="bold underline")
-        for src in c.sources:
-            text.append(f"  • {src}\n")
+        text.append("\n")
+        signs = [(s.label, s.category_label) for s in self.knowledge.symptoms if s.id in c.symptoms]
+        sources = [(src, "") for src in c.sources]
+        parts = [text, _bullets("Symptoms", signs), _bullets("Sources", sources)]
         if not c.source_checked:
-            text.append(
-                "  (source text not re-checked by the knowledge base's authors)\n",
-                style="dim italic",
+            parts.append(
+                Text(
+                    "(source text not re-checked by the knowledge base's authors)",
+                    style="dim italic",
+                )
             )
-        detail.update(text)
+        detail.update(Group(*parts))
 
     def show_symptom(self) -> None:
         table = self.query_one("#sym-table", DataTable)
@@ -200,11 +258,8 @@ class BrowseScreen(Screen):
         text.append("Enter: answer this symptom now\n\n", style="italic")
         B = self.knowledge.problem.matrix
         have = [self.knowledge.chemicals[i] for i in range(B.shape[0]) if B[i, s.index]]
-        text.append(f"Listed for {len(have)} chemical(s)\n", style="bold underline")
-        for c in have:
-            text.append(f"  • {c.name}", style="")
-            text.append(f"  ({c.class_label})\n", style="dim")
-        detail.update(text)
+        listed = [(c.name, c.class_short) for c in have]
+        detail.update(Group(text, _bullets(f"Listed for {len(have)} chemical(s)", listed)))
 
     def action_cursor(self, step: int) -> None:
         table = self.query_one(
@@ -231,7 +286,20 @@ class BrowseScreen(Screen):
             return
         q = self.sym_rows[min(table.cursor_row, len(self.sym_rows) - 1)]
         self.app.pop_screen()
-        self.app.action_volunteer(q)
+        self.app.post_message(ScreenRequested("volunteer", q))  # this screen closes
 
     def action_close(self) -> None:
         self.app.pop_screen()
+
+
+def _bullets(title: str, items: list[tuple[str, str]]) -> Group:
+    """A heading and its items, each wrapped under itself, with a dim note after it."""
+    table = Table.grid(padding=(0, 1))
+    table.add_column(no_wrap=True)
+    table.add_column(ratio=1)
+    for label, note in items:
+        line = Text(label)
+        if note:
+            line.append(f"  ({note})", style="dim")
+        table.add_row(" •", line)
+    return Group(Text(title, style="bold underline"), table, Text(""))

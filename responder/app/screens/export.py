@@ -5,9 +5,9 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
+from responder.app.screens.dialog import Dialog
 from responder.core.export import (
     export_interview,
     export_paths,
@@ -18,7 +18,7 @@ from responder.core.export import (
 from responder.paths import UnsafePathError
 
 
-class ExportScreen(ModalScreen[tuple | None]):
+class ExportScreen(Dialog[tuple | None]):
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="export.cancel")]
 
     def __init__(self, interview, remaining=None):
@@ -81,7 +81,6 @@ class ExportScreen(ModalScreen[tuple | None]):
                 f"Cannot write to {folder}: {exc.strerror or exc}. Choose another folder."
             )
             return
-        self.app.notify(f"Exported:\n{md}\n{js}", timeout=10)
         self.dismiss((md, js))
 
     def action_cancel(self) -> None:

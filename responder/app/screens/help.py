@@ -7,9 +7,9 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from responder.app.screens.dialog import Dialog
 from responder.core.views import DISCLAIMER
 
 # (binding id, what it does), in the order shown.
@@ -145,7 +145,7 @@ def keys_for(screen, binding_id: str) -> str:
     return " / ".join(seen) or "—"
 
 
-class HelpScreen(ModalScreen[None]):
+class HelpScreen(Dialog[None]):
     BINDINGS = [Binding("escape,question_mark,f1,q", "close", "Close", id="help.close")]
 
     def compose(self) -> ComposeResult:

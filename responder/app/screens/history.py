@@ -10,14 +10,36 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
-from responder.app.widgets.panels import ANSWER_MARK
+from responder.app.messages import AnswerChanged
+from responder.app.widgets.notice import NoticeLine
+from responder.app.widgets.panels import ANSWER_MARK, clip
 from responder.core import views
-from responder.core.views import ANSWER_TEXT
+from responder.core.views import ANSWER_TEXT, HistoryRow
 from responder.engine.state import Answer
+
+CELL_PADDING = 2  # a DataTable cell's padding, one column each side
+SCROLLBAR = 2
 
 
 class HistoryScreen(Screen):
     """The answer history: ↑↓ to pick an answer, y / n / u to change it, d to remove it."""
+
+    DEFAULT_CSS = """
+    HistoryScreen #history-title {
+        height: auto;
+        background: $primary;
+        text-style: bold;
+        padding: 0 1;
+    }
+    HistoryScreen #history-table {
+        height: 1fr;
+    }
+    HistoryScreen #history-help {
+        height: auto;
+        color: $text-muted;
+        padding: 0 1;
+    }
+    """
 
     BINDINGS = [
         Binding("escape,h", "close", "Back", id="history.close"),
@@ -27,56 +49,94 @@ class HistoryScreen(Screen):
         Binding("d,delete", "remove", "Remove", id="history.remove"),
     ]
 
+    def __init__(self):
+        super().__init__()
+        self.rows: list[HistoryRow] = []
+        self.doubted: frozenset[int] = frozenset()
+        self._cursor: int | None = None
+
     def compose(self) -> ComposeResult:
-        yield Static(id="history-title", classes="screen-title")
+        yield Static(id="history-title")
         yield DataTable(id="history-table", cursor_type="row", zebra_stripes=True)
-        yield Static(id="history-help", classes="hint")
-        yield Footer()
+        yield Static(id="history-help")
+        yield NoticeLine()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
-        self.fill()
+        self.app.interview_changed.subscribe(self, self._interview_changed)
+        self.load()
         self.query_one(DataTable).focus()
 
-    @property
-    def interview(self):
-        return self.app.interview
+    def on_resize(self) -> None:
+        self.fill(self.query_one(DataTable).cursor_row)
+
+    def _interview_changed(self, _generation: int) -> None:
+        self.load(self._cursor)
+
+    def show_notice(self, message: str, severity: str = "information", timeout=None) -> None:
+        self.query_one(NoticeLine).say(message, severity, timeout)
+
+    def load(self, cursor: int | None = None) -> None:
+        """Read the answers (and those the leader contradicts, with noise on) and show them."""
+        it = self.app.interview
+        self.rows = views.history(it)
+        self.doubted = views.answers_view(it).doubted
+        self.fill(cursor)
 
     def fill(self, cursor: int | None = None) -> None:
-        it = self.interview
-        rows = views.history(it)
+        rows = self.rows
         table = self.query_one(DataTable)
+        # the answer comes right after the number so a narrow terminal never hides it; the
+        # symptom takes what the number, answer, time and category leave
+        width = table.size.width or self.app.size.width
+        n_w = len(str(max(len(rows), 1)))
+        answer_w, time_w = len("? can't tell"), len("HH:MM:SS")
+        cat_need = max((len(r.symptom.category_label) for r in rows), default=8)
+        note_need = max((len(self._note(r)) for r in rows), default=0)
+        fixed = n_w + answer_w + time_w + CELL_PADDING * (5 + bool(note_need)) + SCROLLBAR
+        room = max(20, width - fixed)
+        cat_w = min(cat_need, max(8, room // 3))
+        note_w = min(note_need, max(0, room - cat_w - 24))
+        sym_w = max(12, room - cat_w - note_w)
         table.clear(columns=True)
-        # the answer comes right after the number so a narrow terminal never hides it
-        table.add_columns("#", "Answer", "Symptom", "Time", "Category", "")
-        cands = views.candidates(it)
-        doubted = set(it.contradicted(cands[0].objects)) if cands else set()
+        table.add_column("#", width=n_w)
+        table.add_column("Answer", width=answer_w)
+        table.add_column("Symptom", width=sym_w)
+        table.add_column("Time", width=time_w)
+        table.add_column("Category", width=cat_w)
+        if note_need:
+            table.add_column("", width=max(note_w, 1))
         for k, row in enumerate(rows, start=1):
             mark, style = ANSWER_MARK[row.record.answer]
-            note = []
-            if row.record.volunteered:
-                note.append("volunteered")
-            if row.symptom.index in doubted and it.noise_tolerated:
-                note.append("contradicts the top candidate")
-            table.add_row(
+            cells = [
                 str(k),
                 Text(f"{mark} {ANSWER_TEXT[row.record.answer]}", style=style),
-                row.symptom.label,
+                clip(row.symptom.label, sym_w),
                 datetime.fromtimestamp(row.record.at).strftime("%H:%M:%S"),
-                row.symptom.category_label,
-                Text(", ".join(note), style="dim italic"),
-                key=str(row.symptom.index),
-            )
+                clip(row.symptom.category_label, cat_w),
+            ]
+            if note_need:
+                cells.append(Text(clip(self._note(row), max(note_w, 1)), style="dim italic"))
+            table.add_row(*cells, key=str(row.symptom.index))
         if rows:
             target = len(rows) - 1 if cursor is None else min(cursor, len(rows) - 1)
             table.move_cursor(row=target)
         self.query_one("#history-title", Static).update(
-            f" Answer history: {len(rows)} answer(s), oldest first"
+            f"Answer history: {len(rows)} answer(s), oldest first"
         )
         self.query_one("#history-help", Static).update(
             "↑↓ pick · y / n / u change · d remove · Esc back"
             if rows
             else "No answers yet. Esc goes back to the interview."
         )
+
+    def _note(self, row: HistoryRow) -> str:
+        note = []
+        if row.record.volunteered:
+            note.append("volunteered")
+        if row.symptom.index in self.doubted:
+            note.append("contradicts the top candidate")
+        return ", ".join(note)
 
     def _selected(self) -> int | None:
         table = self.query_one(DataTable)
@@ -90,21 +150,20 @@ class HistoryScreen(Screen):
         if q is None:
             self.app.bell()
             return
-        self.app.change_answer(q, Answer(value))
-        label = self.interview.knowledge.symptoms[q].label
-        self.notify(f"{label}: now {ANSWER_TEXT[Answer(value)]} (moved to the end).", timeout=3)
-        self.fill()
+        self._cursor = None  # the changed answer moves to the end: follow it
+        label = next(r.symptom.label for r in self.rows if r.symptom.index == q)
+        self.post_message(AnswerChanged(q, Answer(value)))
+        self.show_notice(f"{label}: now {ANSWER_TEXT[Answer(value)]} (moved to the end).")
 
     def action_remove(self) -> None:
         q = self._selected()
         if q is None:
             self.app.bell()
             return
-        row = self.query_one(DataTable).cursor_row
-        self.app.change_answer(q, None)
-        self.notify(f"Removed: {self.interview.knowledge.symptoms[q].label}.", timeout=3)
-        self.fill(cursor=row)
+        self._cursor = self.query_one(DataTable).cursor_row
+        label = next(r.symptom.label for r in self.rows if r.symptom.index == q)
+        self.post_message(AnswerChanged(q, None))
+        self.show_notice(f"Removed: {label}.")
 
     def action_close(self) -> None:
         self.app.pop_screen()
-        self.app.interview_screen.refresh_view()

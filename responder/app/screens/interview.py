@@ -4,28 +4,41 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, Vertical
 from textual.css.query import NoMatches
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Footer
 from textual.worker import get_current_worker
 
+from responder.app.messages import (
+    AnswerGiven,
+    ModesChangeRequested,
+    NoneOfGroup,
+    ScreenRequested,
+    UndoRequested,
+    VictimAdded,
+    VictimSelected,
+)
+from responder.app.widgets.notice import NOTICE_SECONDS, STYLES
 from responder.app.widgets.panels import (
+    ActNow,
     AnswersPanel,
     CandidatesTable,
     ClassBars,
+    PanelBox,
     QuestionPanel,
     StatusLine,
+    TitleBar,
     VictimsStrip,
 )
 from responder.core import views
 from responder.core.remaining import Remaining
 from responder.core.session import Interview
 from responder.engine.state import Answer, Status
-from responder.kb.next_steps import act_now_message, steps_for
 
 
 class InterviewScreen(Screen):
@@ -70,31 +83,34 @@ class InterviewScreen(Screen):
         super().__init__()
         self.remaining: Remaining | None = None
         self.note: str | None = None
+        self._notice: Text | None = None
+        self._notice_timer = None
         self._result_seen: int | None = None
         self._remaining_timer = None
+        self.main: views.MainView | None = None
 
     @property
     def interview(self) -> Interview:
         return self.app.interview
 
     def compose(self) -> ComposeResult:
-        yield Static(id="titlebar")
-        yield Static(id="act-now")
+        yield TitleBar(id="titlebar")
+        yield ActNow(id="act-now")
         yield VictimsStrip(id="victims")
         with Horizontal(id="body"):
             with Vertical(id="left"):
                 yield QuestionPanel(id="question")
                 yield CandidatesTable(id="candidates")
             with Vertical(id="right"):
-                with VerticalScroll(id="classes-box", can_focus=False):
+                with PanelBox(id="classes-box"):
                     yield ClassBars(id="classes")
-                with VerticalScroll(id="answers-box", can_focus=False):
+                with PanelBox(id="answers-box"):
                     yield AnswersPanel(id="answers")
         yield StatusLine(id="status")
         yield Footer(compact=True)
 
     #: Mode keys left out of the footer when it is too narrow for every key (still in help
-    #: and ctrl+p), so the answer keys, undo, /, history, result and help always fit.
+    #: and ctrl+p), so the answer keys, undo, /, history, result, help and quit always fit.
     PALETTE_WIDTH = 14  # the footer's "▏^p palette" at its right end
     NARROW_HIDDEN = frozenset(
         {"mode.target", "mode.suggest", "mode.noise", "mode.evidence", "scene", "victim.add"}
@@ -107,18 +123,18 @@ class InterviewScreen(Screen):
     def on_resize(self, event) -> None:
         self._fit_footer(event.size.width)
 
-    def footer_width(self) -> int:
-        """Columns the compact footer needs to show every key it lists, mode keys included
-        (each key is drawn as " key label ")."""
+    def footer_width(self, with_palette: bool = True) -> int:
+        """Columns the compact footer needs to show every key it lists, mode keys and the
+        app's quit included (each key is drawn as " key label ")."""
         shown = {
             b.id: b
             for bindings in self._bindings.key_to_bindings.values()
             for b in bindings
             if b.show or b.id in self.NARROW_HIDDEN
         }
-        return self.PALETTE_WIDTH + sum(
-            len(b.key_display or b.key) + len(b.description) + 3 for b in shown.values()
-        )
+        keys = sum(len(b.key_display or b.key) + len(b.description) + 3 for b in shown.values())
+        quit_key = len("^q Quit") + 3
+        return keys + quit_key + (self.PALETTE_WIDTH if with_palette else 0)
 
     def _fit_footer(self, width: int) -> None:
         narrow = width < self.footer_width()
@@ -130,27 +146,26 @@ class InterviewScreen(Screen):
             if fitted != bindings:
                 self._bindings.key_to_bindings[key] = fitted
                 changed = True
+        # the palette's hint gives way to quit on a narrow screen (ctrl+p still works)
+        footer = self.query_one(Footer)
+        footer.show_command_palette = not narrow
         if changed:
             self.refresh_bindings()
 
     # -- refresh --------------------------------------------------------------------------
 
     def refresh_view(self, keep_selection: int | None = None, auto_result: bool = True) -> None:
-        """Redraw every panel from the interview; start the expected-questions job."""
+        """Redraw every panel from the interview's views; start the expected-questions job."""
         it = self.interview
-        kn = it.knowledge
-        self.query_one("#titlebar", Static).update(
-            f" responder · {kn.name}: {len(kn.chemicals)} chemicals, {len(kn.symptoms)} symptoms"
-            " · decision support, not a diagnosis"
-        )
-        self._show_act_now()
-        self.query_one(VictimsStrip).show(it)
-        view = views.question(it)
-        self.query_one(QuestionPanel).show(it, view, keep_selection)
-        self.query_one(CandidatesTable).show(it)
-        self.query_one(ClassBars).show(it)
+        main = self.main = views.main_screen(it)
+        self.query_one(TitleBar).show(main.knowledge_name, main.chemicals, main.symptoms)
+        self.query_one(ActNow).show(main.act_now)
+        self.query_one(VictimsStrip).show(main.victims)
+        self.query_one(QuestionPanel).show(main.prompt, keep_selection)
+        self.query_one(CandidatesTable).show(main.candidates)
+        self.query_one(ClassBars).show(main.classes)
         answers = self.query_one(AnswersPanel)
-        answers.show(it)
+        answers.show(main.answers)
         self.query_one("#classes-box").border_title = "Classes"
         box = self.query_one("#answers-box")
         box.border_title = answers.title
@@ -160,35 +175,37 @@ class InterviewScreen(Screen):
         self._schedule_remaining()
         self.refresh_bindings()  # the footer shows only the keys that work now
         self.app.first_question_shown()
-        status = it.status
+        status = main.prompt.status
         if (
             auto_result
             and status in (Status.IDENTIFIED, Status.INDISTINGUISHABLE)
-            and self._result_seen != it.generation
-            and it.asked > 0
+            and self._result_seen != main.generation
+            and main.status.asked > 0
             and self.app.screen is self  # not under the scene step or a dialog
         ):
-            self._result_seen = it.generation
-            self.call_after_refresh(self.app.show_result)
+            self._result_seen = main.generation
+            self.call_after_refresh(self.post_message, ScreenRequested("result"))
 
-    def _show_act_now(self) -> None:
-        """A banner over the screen while a life-threatening finding is answered "yes";
-        it takes no focus and no key, so the interview goes on underneath."""
-        it = self.interview
-        labels = [
-            it.knowledge.symptoms[r.query].label
-            for r in it.state.answers
-            if r.answer is Answer.YES and getattr(it.knowledge.symptoms[r.query], "urgent", False)
-        ]
-        message = act_now_message(labels, steps_for(it.knowledge).poison_centre)
-        banner = self.query_one("#act-now", Static)
-        banner.display = message is not None
-        banner.update(message or "")
+    def show_notice(self, message: str, severity: str = "information", timeout=None) -> None:
+        """A message on the status line's second line (no toast over a dialog), for a while."""
+        self._notice = Text(" ".join(message.split()), style=STYLES.get(severity, ""))
+        if self._notice_timer is not None:
+            self._notice_timer.stop()
+        seconds = timeout if timeout is not None else NOTICE_SECONDS.get(severity, 6.0)
+        self._notice_timer = self.set_timer(seconds, self._clear_notice)
+        if self.main is not None:
+            self._update_status()
+
+    def _clear_notice(self) -> None:
+        self._notice = None
+        self._notice_timer = None
+        if self.is_mounted and self.main is not None:
+            self._update_status()
 
     def _update_status(self) -> None:
         rem = self.remaining
-        it = self.interview
-        if it.status is Status.INCONSISTENT:
+        main = self.main
+        if main.prompt.status is Status.INCONSISTENT:
             text = "—"
         elif rem is None:
             text = "…"
@@ -197,8 +214,7 @@ class InterviewScreen(Screen):
         else:
             # exact for yes/no answers: each "can't tell" adds a question, so the figure can rise
             text = f"{rem.text} if y/n" if rem.method == "exact" else "≈" + rem.text.lstrip("≈")
-
-        self.query_one(StatusLine).show(it, text, self.note)
+        self.query_one(StatusLine).show(main.status, text, self._notice or self.note)
 
     def _schedule_remaining(self) -> None:
         """Start E[K] for the current answers once the responder pauses (0.2 s)."""
@@ -265,7 +281,7 @@ class InterviewScreen(Screen):
         if q is None:
             self.app.bell()
             return
-        self.app.record_answer(q, Answer(value))
+        self.post_message(AnswerGiven(q, Answer(value)))
 
     def action_move(self, step: int) -> None:
         self.query_one(QuestionPanel).move(step)
@@ -277,19 +293,19 @@ class InterviewScreen(Screen):
         if view is None or view.group is None:
             self.app.bell()
             return
-        self.app.answer_group_none(view.group)
+        self.post_message(NoneOfGroup(view.group))
 
     def action_scene(self) -> None:
-        self.app.show_scene()
+        self.post_message(ScreenRequested("scene"))
 
     def action_add_victim(self) -> None:
-        self.app.add_victim()
+        self.post_message(VictimAdded())
 
     def action_select_victim(self, victim: int) -> None:
-        self.app.select_victim(victim)
+        self.post_message(VictimSelected(victim))
 
     def action_undo(self) -> None:
-        self.app.undo_last()
+        self.post_message(UndoRequested())
 
     def action_scroll_candidates(self, direction: int) -> None:
         table = self.query_one(CandidatesTable)
@@ -301,63 +317,68 @@ class InterviewScreen(Screen):
     # -- screens and modes ----------------------------------------------------------------
 
     def action_volunteer(self) -> None:
-        self.app.action_volunteer()
+        self.post_message(ScreenRequested("volunteer"))
 
     def action_history(self) -> None:
-        self.app.action_history()
+        self.post_message(ScreenRequested("history"))
 
     def action_result(self) -> None:
-        it = self.interview
-        if views.result(it) is None:
-            left = sum(len(r.objects) for r in views.candidates(it))
-            self.app.notify(
-                f"No result yet: {left} chemical(s) still possible. Keep answering; "
+        main = self.main
+        if main is not None and not main.prompt.result_headline:
+            shown, total = main.candidates.plausible, main.candidates.total
+            what = "plausible (above 1%)" if main.status.mode == "evidence" else "still possible"
+            self.notify(
+                f"No result yet: {shown} of {total} chemicals {what}. Keep answering; "
                 "the result opens by itself.",
                 timeout=4,
             )
             return
-        self.app.show_result()
+        self.post_message(ScreenRequested("result"))
 
     def action_toggle_target(self) -> None:
-        it = self.interview
-        self.app.change_modes(target="class" if it.target == "chemical" else "chemical")
+        target = self.main.status.target
+        self.post_message(
+            ModesChangeRequested(target="class" if target == "chemical" else "chemical")
+        )
 
     def action_toggle_suggest(self) -> None:
-        it = self.interview
-        self.app.change_modes(suggest="category" if it.suggest == "symptom" else "symptom")
+        suggest = self.main.status.suggest
+        self.post_message(
+            ModesChangeRequested(suggest="category" if suggest == "symptom" else "symptom")
+        )
 
     def action_toggle_evidence(self) -> None:
         """Evidence <-> strict; from the noise mode, to the evidence mode."""
-        it = self.interview
-        self.app.change_modes(mode="strict" if it.mode == "evidence" else "evidence")
+        mode = self.main.status.mode
+        self.post_message(ModesChangeRequested(mode="strict" if mode == "evidence" else "evidence"))
 
     def action_toggle_noise(self) -> None:
         """Strict <-> noise. The evidence mode already tolerates wrong answers: it stays,
         and the notice says how to reach the paper's noise tolerance."""
-        it = self.interview
-        if it.mode == "evidence":
-            self.app.notify(
+        mode = self.main.status.mode
+        if mode == "evidence":
+            self.notify(
                 "Evidence mode already tolerates wrong answers: none rules a chemical out. "
                 "For the paper's noise tolerance, press v (strict), then e.",
                 timeout=6,
             )
             return
-        self.app.change_modes(mode="strict" if it.mode == "noise" else "noise")
+        self.post_message(ModesChangeRequested(mode="strict" if mode == "noise" else "noise"))
 
     def action_noise_settings(self) -> None:
-        self.app.action_noise_settings()
+        self.post_message(ScreenRequested("noise"))
 
     def action_browse(self) -> None:
-        self.app.action_browse()
+        self.post_message(ScreenRequested("browse"))
 
     def action_export(self) -> None:
-        self.app.action_export()
+        self.post_message(ScreenRequested("export"))
 
     def action_new_interview(self) -> None:
-        self.app.action_new_interview()
+        self.post_message(ScreenRequested("new"))
 
     def action_settings(self) -> None:
-        self.app.action_settings()
+        self.post_message(ScreenRequested("settings"))
 
     def action_help(self) -> None:
-        self.app.action_help()
+        self.post_message(ScreenRequested("help"))

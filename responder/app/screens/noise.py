@@ -7,17 +7,26 @@ from dataclasses import replace
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, RadioSet, SelectionList, Static, Switch
 
+from responder.app.screens.dialog import Dialog
 from responder.app.widgets.toggles import MarkedRadioButton
 from responder.config import ConfigError, NoiseSettings
 from responder.core.session import Interview
 from responder.engine.noise import NoiseSettingsError
 
 
-class NoiseScreen(ModalScreen[NoiseSettings | None]):
+class NoiseScreen(Dialog[NoiseSettings | None]):
     """Edit the noise settings; dismisses with the new :class:`NoiseSettings` or None."""
+
+    DEFAULT_CSS = """
+    NoiseScreen #noise-form {
+        height: 1fr;
+    }
+    NoiseScreen #noise-prone {
+        height: 12;
+    }
+    """
 
     BINDINGS = [
         Binding("escape", "cancel", "Cancel", id="noise.cancel"),

@@ -1,8 +1,10 @@
-"""The result: what was identified, its profile against the answers, sources, and the
-reminder that this is decision support."""
+"""The result, top first: the most likely chemical and its class, what to do now, then what
+weighed for and against it, the other candidates, its profile against the answers, sources,
+and the reminder that this is decision support."""
 
 from __future__ import annotations
 
+from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -11,9 +13,17 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
+from responder.app.messages import ModesChangeRequested, ScreenRequested, UndoRequested
+from responder.app.widgets.notice import NoticeLine
 from responder.core import views
 from responder.core.views import ANSWER_TEXT, ResultView
-from responder.kb.next_steps import KIND_LABELS, ResultSteps, result_steps
+from responder.kb.next_steps import (
+    KIND_LABELS,
+    ResultSteps,
+    common_heading,
+    hallmark_heading,
+    result_steps,
+)
 
 MARKS = {
     "match": ("✓ match", "bold green"),
@@ -25,39 +35,65 @@ MARKS = {
 }
 
 
-def next_steps_text(steps: ResultSteps, what: str) -> Text:
-    """What to do now, kind by kind, each step tagged with its source number."""
-    text = Text()
-    text.append("What to do now\n", style="bold underline")
+def _lines(rows) -> Table:
+    """Rows of (indent and bullet, text): wrapped text keeps its indent."""
+    table = Table.grid(padding=(0, 1))
+    table.add_column(no_wrap=True)
+    table.add_column(ratio=1)
+    for bullet, text in rows:
+        table.add_row(bullet, text)
+    return table
+
+
+def next_steps_text(steps: ResultSteps, what: str) -> Group:
+    """What to do now: the hallmark warnings first, then kind by kind, each step tagged
+    with its source number."""
+    rows: list[tuple[Text | str, Text]] = []
     pc = steps.poison_centre
     if pc is not None:
-        text.append("  ☎ Poison centre: ", style="bold")
-        text.append(pc.line, style="bold reverse")
-        text.append(f"  {pc.label}\n" if pc.label else "\n", style="dim")
+        line = Text.assemble(("Poison centre: ", "bold"), (pc.line, "bold reverse"))
+        if pc.label:
+            line.append(f"  {pc.label}", style="dim")
+        rows.append(("☎", line))
         if pc.note:
-            text.append(f"    {pc.note}\n", style="bold yellow")
-    if not steps.specific:
-        text.append(
-            f"  No steps specific to {what} are recorded in this knowledge base; "
-            "general first aid only.\n",
-            style="yellow",
+            rows.append(("", Text(pc.note, style="bold yellow")))
+    numbers = {s.id: k for k, s in enumerate(steps.sources, start=1)}
+
+    def step_line(step, style: str = "") -> Text:
+        return Text.assemble((step.text, style), " ", (f"[{numbers[step.source.id]}]", "dim"))
+
+    if steps.hallmarks:
+        rows.append(("⚠", Text(hallmark_heading(steps, what), style="bold red")))
+        rows += [("  •", step_line(step, "bold")) for step in steps.hallmarks]
+    if steps.common_to:
+        rows.append(("!", Text(common_heading(steps), style="bold yellow")))
+    elif not steps.specific:
+        rows.append(
+            (
+                "!",
+                Text(
+                    f"No steps specific to {what} are recorded in this knowledge base; "
+                    "general first aid only.",
+                    style="yellow",
+                ),
+            )
         )
     for gap in steps.gaps:
-        text.append(
-            f"  Why no steps for {gap.label or gap.class_id}: {gap.reason}\n", style="dim yellow"
+        rows.append(
+            ("", Text(f"Why no steps for {gap.label or gap.class_id}: {gap.reason}", style="dim"))
         )
-    numbers = {s.id: k for k, s in enumerate(steps.sources, start=1)}
     for kind, items in steps.by_kind.items():
-        text.append(f"  {KIND_LABELS[kind]}\n", style="bold")
-        for step in items:
-            text.append(f"    • {step.text} ")
-            text.append(f"[{numbers[step.source.id]}]\n", style="dim")
+        rows.append(("", Text(KIND_LABELS[kind], style="bold")))
+        rows += [("  •", step_line(step)) for step in items]
+    parts: list = [Text("What to do now", style="bold underline"), _lines(rows)]
     if steps.sources:
-        text.append("  Sources: ", style="dim")
-        text.append(
-            "; ".join(f"[{numbers[s.id]}] {s.title}" for s in steps.sources) + "\n", style="dim"
+        parts.append(
+            Text(
+                "Sources: " + "; ".join(f"[{numbers[s.id]}] {s.title}" for s in steps.sources),
+                style="dim",
+            )
         )
-    return text
+    return Group(*parts)
 
 
 def _expected(value: float, share: bool) -> Text:
@@ -66,8 +102,31 @@ def _expected(value: float, share: bool) -> Text:
     return Text("yes" if value >= 1 else "no", style="bold" if value >= 1 else "dim")
 
 
+def _ratio(weight: float) -> str:
+    ratio = 10 ** abs(weight)
+    return f"{ratio:.0f}x" if ratio >= 10 else f"{ratio:.1f}x"
+
+
 class ResultScreen(Screen):
     """Shown when the target is identified, or when nothing can narrow the list further."""
+
+    DEFAULT_CSS = """
+    ResultScreen #result-body {
+        padding: 0 1;
+    }
+    ResultScreen #result-body > Static {
+        height: auto;
+        margin-bottom: 1;
+    }
+    ResultScreen #result-headline {
+        background: $boost;
+        padding: 0 1;
+    }
+    ResultScreen .disclaimer {
+        border: round $warning;
+        padding: 0 1;
+    }
+    """
 
     BINDINGS = [
         Binding("escape,enter", "back", "Back", id="result.back"),
@@ -78,24 +137,41 @@ class ResultScreen(Screen):
         Binding("question_mark,f1", "help", "Help", id="result.help", key_display="?"),
     ]
 
+    def __init__(self):
+        super().__init__()
+        self.result: ResultView | None = None
+
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="result-body"):
             yield Static(id="result-headline")
             yield Static(id="result-next")
-            yield Static(id="result-disclaimer", classes="disclaimer")
+            yield Static(id="result-weighed")
             yield Static(id="result-summary")
             yield Static(id="result-profile")
             yield Static(id="result-sources")
+            yield Static(id="result-disclaimer", classes="disclaimer")
+        yield NoticeLine()
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
+        self.app.interview_changed.subscribe(self, self._interview_changed)
         self.refresh_view()
         self.query_one("#result-body").focus()
 
+    def _interview_changed(self, _generation: int) -> None:
+        if self.app.screen is self:
+            self.refresh_view()
+
+    def on_resize(self) -> None:
+        if self.result is not None:
+            self._show(self.result)
+
+    def show_notice(self, message: str, severity: str = "information", timeout=None) -> None:
+        self.query_one(NoticeLine).say(message, severity, timeout)
+
     def check_action(self, action: str, parameters) -> bool | None:
         if action == "chemical":
-            it = self.app.interview
-            return it is not None and it.target == "class"
+            return self.result is not None and self.result.kind == "class"
         return True
 
     def refresh_view(self) -> None:
@@ -104,99 +180,128 @@ class ResultScreen(Screen):
         if result is None:
             self.app.pop_screen()
             return
+        self.result = result
+        self.steps = result_steps(it.knowledge, result)
+        self.asked = it.asked
+        self.class_target = it.target == "class"
+        self._show(result)
+        self.refresh_bindings()
+
+    def _show(self, result: ResultView) -> None:
+        width = max((self.size.width or 80) - 4, 40)
         self.query_one("#result-headline", Static).update(self._headline(result))
-        steps = result_steps(it.knowledge, result)
         nxt = self.query_one("#result-next", Static)
-        nxt.display = bool(steps)
-        nxt.update(next_steps_text(steps, result.title))
-        self.query_one("#result-disclaimer", Static).update(Text(result.disclaimer, style="bold"))
-        self.query_one("#result-summary", Static).update(self._summary(result))
-        self.query_one("#result-profile", Static).update(self._profile(result))
+        nxt.display = bool(self.steps)
+        nxt.update(next_steps_text(self.steps, result.leader or result.title))
+        weighed = self.query_one("#result-weighed", Static)
+        weighed.display = bool(result.favour or result.against)
+        weighed.update(self._weighed(result))
+        summary = self.query_one("#result-summary", Static)
+        summary.display = len(result.candidates) > 1
+        summary.update(self._summary(result, width))
+        self.query_one("#result-profile", Static).update(self._profile(result, width))
         src = Text()
-        src.append("Sources\n", style="bold underline")
+        src.append("Sources of the symptom profiles\n", style="bold underline")
         for s in result.sources:
             src.append(f"  • {s}\n")
         if not result.sources:
             src.append("  none given in the knowledge base\n", style="dim")
         self.query_one("#result-sources", Static).update(src)
+        self.query_one("#result-disclaimer", Static).update(Text(result.disclaimer, style="bold"))
 
     def _headline(self, r: ResultView) -> Text:
-        it = self.app.interview
         text = Text()
-        style = "bold green" if r.kind in ("chemical", "set", "class") else "bold yellow"
+        style = "bold green" if r.confident else "bold yellow"
         text.append(r.headline + "\n", style=style)
-        details = [f"after {it.asked} answer(s)"]
-        if it.noise_tolerated:
-            details.append(f"noise tolerance on: contradicts {r.mismatches} answer(s)")
-        text.append(", ".join(details), style="dim")
-        if r.kind == "chemical":
-            c = r.candidates[0].chemicals[0]
-            ids = [f"class: {c.class_label}"]
-            if c.cas:
-                ids.append(f"CAS {c.cas}")
-            if c.un:
-                ids.append(f"UN {c.un}")
-            text.append("\n" + " · ".join(ids))
-        elif r.kind == "set":
-            classes = r.candidates[0].class_labels
-            text.append(f"\nclass: {classes} · no symptom in the knowledge base tells these apart")
-        elif r.kind == "class":
-            cls = r.classes[0][0]
-            if cls.description:
-                text.append("\n" + cls.description)
-            if it.target == "class":
-                text.append(
-                    "\nPress t to go on and identify the chemical itself; answers are kept.",
-                    style="italic",
-                )
+        text.append(r.class_line + "\n")
+        text.append(r.status, style="dim")
+        if r.kind == "class" and self.class_target:
+            text.append(
+                "\nPress t to go on and identify the chemical itself; answers are kept.",
+                style="italic",
+            )
         return text
 
-    def _summary(self, r: ResultView) -> Table | Text:
-        self.query_one("#result-summary").display = r.kind != "chemical"
-        if r.kind == "chemical":
-            return Text("")
+    def _weighed(self, r: ResultView) -> Group:
+        rows = []
+        for label, found, style in (("for", r.favour, "green"), ("against", r.against, "red")):
+            if found:
+                rows.append(
+                    (
+                        Text(f"Most {label}:", style=f"bold {style}"),
+                        Text(
+                            "; ".join(
+                                f"{w.symptom.label} {ANSWER_TEXT[w.answer]} ({_ratio(w.weight)})"
+                                for w in found
+                            )
+                        ),
+                    )
+                )
+        return Group(
+            Text(
+                f"The answers that weighed most, {r.leader} against {r.runner_up}",
+                style="bold underline",
+            ),
+            _lines(rows),
+        )
+
+    def _summary(self, r: ResultView, width: int) -> Table:
+        title = "Still possible" + (f": {r.counts}" if r.counts else "")
         table = Table(
-            title="Still possible",
+            title=title,
             title_justify="left",
+            title_style="bold underline",
             expand=False,
             box=None,
-            padding=(0, 2),
+            padding=(0, 1),
             header_style="bold",
         )
-        table.add_column("Chemical(s)")
-        table.add_column("Class")
-        table.add_column("Probability", justify="right")
+        table.add_column("Chemical(s)", ratio=3, overflow="fold")
+        table.add_column("Class", ratio=2, overflow="fold")
+        table.add_column("Chance", justify="right", no_wrap=True)
         for c in r.candidates[:20]:
-            table.add_row(c.names, c.class_labels, f"{c.probability:.1%}")
+            table.add_row(
+                c.names, c.class_short if width < 100 else c.class_labels, f"{c.probability:.1%}"
+            )
         if len(r.candidates) > 20:
-            table.add_row(f"… {len(r.candidates) - 20} more", "", "")
+            rest = r.candidates[20:]
+            table.add_row(f"… {views.counts_text(rest)} more", "", "")
         return table
 
-    def _profile(self, r: ResultView) -> Table:
+    def _profile(self, r: ResultView, width: int) -> Table:
         share = r.kind == "class"
-        single = len(r.columns) == 1
+        # as many candidate columns as stay readable: the symptom keeps about 24 columns
+        fit = max(1, min(len(r.columns), (width - 24 - 11) // 13))
+        columns = r.columns[:fit]
+        single = len(columns) == 1 and len(r.columns) == 1
+        caption = r.profile_note
+        if len(columns) < len(r.columns):
+            caption = (
+                f"The profile compares the {len(columns)} most probable; a wider window shows "
+                f"up to {len(r.columns)}."
+            )
         table = Table(
             title="Symptom profile against the answers given",
             title_justify="left",
+            title_style="bold underline",
             box=None,
-            padding=(0, 2),
+            padding=(0, 1),
             header_style="bold",
             expand=False,
-            caption=r.profile_note or None,
+            caption=caption or None,
             caption_justify="left",
         )
-        table.add_column("Symptom")
-        table.add_column("Your answer")
+        table.add_column("Symptom", min_width=min(24, width // 3), ratio=3)
+        table.add_column("Answer", no_wrap=True)
         if single:
             if share:
-                table.add_column("Chemicals of the class listing it")
+                table.add_column("Chemicals listing it", no_wrap=True)
             else:
-                what = "this chemical" if r.kind == "chemical" else "this set"
-                table.add_column(f"Listed for {what}?")
-            table.add_column("Fit")
+                table.add_column("Listed?", no_wrap=True)
+            table.add_column("Fit", no_wrap=True)
         else:
-            for col in r.columns:
-                table.add_column(col[:30])
+            for col in columns:
+                table.add_column(col, ratio=2, overflow="fold")
         for row in r.profile:
             cells = [
                 Text(row.symptom.label),
@@ -205,14 +310,14 @@ class ResultScreen(Screen):
                     style="" if row.answer else "dim",
                 ),
             ]
-            for e, m in zip(row.expected, row.marks):
+            for e, m in list(zip(row.expected, row.marks))[: len(columns)]:
                 label, style = MARKS.get(m, (m, ""))
                 if single:
                     cells += [_expected(e, share), Text(label, style=style)]
                 else:
                     cell = _expected(e, share)
                     if label:
-                        cell.append("  " + label.split(",")[0], style=style)
+                        cell.append(" " + label.split(",")[0].split(" ")[0], style=style)
                     cells.append(cell)
             table.add_row(*cells)
         return table
@@ -222,19 +327,20 @@ class ResultScreen(Screen):
     def action_back(self) -> None:
         self.app.pop_screen()
 
+    # Closing the screen drops its message queue: what follows a close goes to the app.
     def action_undo(self) -> None:
         self.app.pop_screen()
-        self.app.undo_last()
+        self.app.post_message(UndoRequested())
 
     def action_chemical(self) -> None:
         self.app.pop_screen()
-        self.app.change_modes(target="chemical")
+        self.app.post_message(ModesChangeRequested(target="chemical"))
 
     def action_export(self) -> None:
-        self.app.action_export()
+        self.post_message(ScreenRequested("export"))
 
     def action_new(self) -> None:
-        self.app.action_new_interview()
+        self.post_message(ScreenRequested("new"))
 
     def action_help(self) -> None:
-        self.app.action_help()
+        self.post_message(ScreenRequested("help"))

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
+from responder.app.widgets.panels import wrap_names
 from responder.core import views
 from responder.core.session import Interview
 from responder.core.store import IncidentData, time_text
@@ -19,6 +21,22 @@ def last_answer_at(data: IncidentData) -> float | None:
 
 class ResumeScreen(Screen[IncidentData | None]):
     """Enter resumes the highlighted interview; n starts a new one."""
+
+    DEFAULT_CSS = """
+    ResumeScreen .screen-title {
+        height: auto;
+        background: $primary;
+        text-style: bold;
+        padding: 0 1;
+    }
+    ResumeScreen #resume-table {
+        height: 1fr;
+    }
+    ResumeScreen .hint {
+        color: $text-muted;
+        margin-bottom: 1;
+    }
+    """
 
     BINDINGS = [
         Binding("enter,r", "resume", "Resume", id="resume.resume", priority=True),
@@ -43,15 +61,12 @@ class ResumeScreen(Screen[IncidentData | None]):
             "unfinished ones are set aside; they stay in the incident database)",
             classes="hint",
         )
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
-        table = self.query_one(DataTable)
-        table.add_columns(
-            "Started", "Last answer", "Answers", "Target", "Knowledge base", "Most likely now"
-        )
         kn = self.app.knowledge
-        for k, data in enumerate(self.unfinished):
+        self.rows = []
+        for data in self.unfinished:
             try:
                 interview, _ = Interview.resume(kn, data, write=False)  # read only
                 top = views.top_candidate(interview)
@@ -59,16 +74,52 @@ class ResumeScreen(Screen[IncidentData | None]):
                 top = "?"
             cfg = data.config
             last_answer = last_answer_at(data)
-            table.add_row(
-                data.started_text,
-                time_text(last_answer, "%H:%M:%S") if last_answer else "—",
-                str(len(data.answers)),
-                f"{cfg.get('target', '?')} / {cfg.get('suggest', '?')}",
-                str(data.kb.get("name", "?")),
-                top,
-                key=str(k),
+            self.rows.append(
+                (
+                    data.started_text,
+                    time_text(last_answer, "%H:%M:%S") if last_answer else "—",
+                    str(len(data.answers)),
+                    top,
+                    f"{cfg.get('target', '?')} / {cfg.get('suggest', '?')}",
+                    str(data.kb.get("name", "?")),
+                )
             )
-        table.focus()
+        self.fill()
+        self.query_one(DataTable).focus()
+
+    def on_resize(self) -> None:
+        if getattr(self, "rows", None) is not None:
+            self.fill()
+
+    HEADINGS = ("Started", "Last answer", "Answers", "Most likely now", "Target", "Knowledge base")
+
+    def fill(self) -> None:
+        """The columns that fit, most likely chemical first among the optional ones; it
+        wraps rather than being cut."""
+        table = self.query_one(DataTable)
+        cursor = table.cursor_row
+        width = (table.size.width or self.app.size.width) - 2  # the scrollbar
+        needs = [
+            max([len(h), *(len(r[k]) for r in self.rows)]) for k, h in enumerate(self.HEADINGS)
+        ]
+        used = sum(needs[:3]) + 2 * 4  # three columns and the most likely's padding
+        least = min(needs[3], 24)
+        extra = []
+        for k in (4, 5):  # target, knowledge base: only where the most likely keeps room
+            if used + needs[k] + 2 + least <= width:
+                extra.append(k)
+                used += needs[k] + 2
+        top_w = max(16, min(needs[3], width - used))
+        table.clear(columns=True)
+        columns = [0, 1, 2, 3, *extra]
+        for k in columns:
+            table.add_column(self.HEADINGS[k], width=top_w if k == 3 else needs[k])
+        for n, row in enumerate(self.rows):
+            lines = wrap_names(row[3].split(" / "), top_w)
+            cells = [Text("\n".join(lines)) if k == 3 else row[k] for k in columns]
+            table.add_row(*cells, key=str(n), height=len(lines))
+        if self.rows:
+            table.move_cursor(row=min(max(cursor, 0), len(self.rows) - 1))
 
     def action_resume(self) -> None:
         table = self.query_one(DataTable)

@@ -17,12 +17,14 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from responder.app.messages import AnswerChanged, AnswerGiven
 from responder.core import views
 from responder.engine.state import Answer
 
 
 class SceneScreen(ModalScreen[None]):
-    """The scene step; answers go through the app (``record_answer``) as they are keyed."""
+    """The scene step; each key posts its answer to the app, and the page shows it once the
+    app has recorded it."""
 
     DEFAULT_CSS = """
     SceneScreen {
@@ -55,6 +57,7 @@ class SceneScreen(ModalScreen[None]):
     def __init__(self, page: int = 0):
         super().__init__()
         self.page = page
+        self.steps: list[views.SceneStep] = []
 
     def compose(self) -> ComposeResult:
         with Vertical(id="scene-dialog"):
@@ -63,14 +66,11 @@ class SceneScreen(ModalScreen[None]):
             yield Static(id="scene-keys")
 
     def on_mount(self) -> None:
+        self.app.interview_changed.subscribe(self, lambda _generation: self.refresh_page())
         self.refresh_page()
 
-    @property
-    def steps(self) -> list[views.SceneStep]:
-        return views.scene_steps(self.app.interview)
-
     def refresh_page(self) -> None:
-        steps = self.steps
+        self.steps = steps = views.scene_steps(self.app.interview)
         if not steps:
             self.dismiss(None)
             return
@@ -124,10 +124,9 @@ class SceneScreen(ModalScreen[None]):
         event.stop()
         q = option.observation.index
         if option.answer is Answer.YES:
-            self.app.change_answer(q, None)
+            self.post_message(AnswerChanged(q, None))
         else:
-            self.app.record_answer(q, Answer.YES, volunteered=True)
-        self.refresh_page()
+            self.post_message(AnswerGiven(q, Answer.YES, volunteered=True))
 
     def action_page(self, step: int) -> None:
         steps = self.steps

@@ -5,26 +5,33 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Label, RadioSet, Select, Static
 
+from responder.app.screens.dialog import Dialog
 from responder.app.widgets.toggles import MarkedCheckbox, MarkedRadioButton
+from responder.config import NoiseSettings
 from responder.settings import Settings, settings_path
 
 #: The answer modes in the order the settings form shows them.
 MODES_SHOWN = ("evidence", "strict", "noise")
 
 
-class SettingsScreen(ModalScreen[None]):
+class SettingsScreen(Dialog[Settings | None]):
+    DEFAULT_CSS = """
+    SettingsScreen #settings-form {
+        height: 1fr;
+    }
+    """
     BINDINGS = [
         Binding("escape", "cancel", "Cancel", id="settings.cancel"),
         Binding("ctrl+s", "save", "Save", id="settings.save"),
     ]
 
-    def __init__(self, settings: Settings, interview=None):
+    def __init__(self, settings: Settings, current_noise: NoiseSettings | None = None):
         super().__init__()
         self.settings = settings
-        self.interview = interview
+        #: the open interview's noise settings, offered as the new defaults
+        self.current_noise = current_noise
 
     def compose(self) -> ComposeResult:
         s = self.settings
@@ -68,7 +75,7 @@ class SettingsScreen(ModalScreen[None]):
                         yield MarkedRadioButton(
                             "strictly, tolerating wrong answers", value=s.mode == "noise"
                         )
-                if self.interview is not None:
+                if self.current_noise is not None:
                     with Horizontal(classes="field"):
                         yield Label("", classes="field-label")
                         yield MarkedCheckbox(
@@ -115,8 +122,8 @@ class SettingsScreen(ModalScreen[None]):
         mode = MODES_SHOWN[max(0, self.query_one("#set-mode", RadioSet).pressed_index)]
         noise = s.noise
         current = self.query("#set-noise-current")
-        if current and current.first(Checkbox).value and self.interview is not None:
-            noise = self.interview.noise
+        if current and current.first(Checkbox).value and self.current_noise is not None:
+            noise = self.current_noise
         return s.with_changes(
             target=target,
             suggest=suggest,
@@ -127,11 +134,7 @@ class SettingsScreen(ModalScreen[None]):
         )
 
     def action_save(self) -> None:
-        new = self.read()
-        if self.app.save_settings(new):
-            if new.theme != self.app.theme:
-                self.app.theme = new.theme
-            self.dismiss(None)
+        self.dismiss(self.read())  # the app saves them, and says where or why not
 
     def action_cancel(self) -> None:
         self.dismiss(None)

@@ -2,25 +2,38 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
+from responder.app.screens.dialog import Dialog
 from responder.app.search import rank_symptoms
 from responder.app.widgets.panels import ANSWER_MARK, key_hint
-from responder.core.session import Interview
 from responder.core.views import ANSWER_TEXT
 from responder.engine.state import Answer
+from responder.kb.model import Symptom
 
 
-class SymptomSearchScreen(ModalScreen[tuple[int, Answer] | None]):
+class SymptomSearchScreen(Dialog[tuple[int, Answer] | None]):
     """Pick a symptom by typing part of its name, then answer it.
 
     Dismisses with ``(query, answer)``, or None when cancelled.
+    """
+
+    DEFAULT_CSS = """
+    SymptomSearchScreen #search-results {
+        height: auto;
+        max-height: 14;
+    }
+    SymptomSearchScreen #search-prompt {
+        height: auto;
+        margin-top: 1;
+    }
     """
 
     BINDINGS = [
@@ -33,9 +46,13 @@ class SymptomSearchScreen(ModalScreen[tuple[int, Answer] | None]):
         Binding("u", "answer('unknown')", "Can't tell", id="search.unknown"),
     ]
 
-    def __init__(self, interview: Interview, query: int | None = None):
+    def __init__(
+        self, symptoms: Sequence[Symptom], answers: Mapping[int, Answer], query: int | None = None
+    ):
         super().__init__()
-        self.interview = interview
+        self.symptoms = symptoms
+        #: the answers given so far, by symptom (query) index
+        self.answers = answers
         self.chosen: int | None = query
         self.matches: list[int] = []
 
@@ -60,8 +77,7 @@ class SymptomSearchScreen(ModalScreen[tuple[int, Answer] | None]):
     # -- list -----------------------------------------------------------------------------
 
     def _fill(self, text: str) -> None:
-        kn = self.interview.knowledge
-        found = rank_symptoms(kn.symptoms, text)
+        found = rank_symptoms(self.symptoms, text)
         self.matches = [m.symptom.index for m in found]
         options = self.query_one(OptionList)
         options.clear_options()
@@ -70,7 +86,7 @@ class SymptomSearchScreen(ModalScreen[tuple[int, Answer] | None]):
             label = Text.assemble((s.label, "bold"), ("  ", ""), (s.category_label, "dim"))
             if m.via:
                 label.append(f"  “{m.via}”", style="italic")
-            ans = self.interview.answer_of(s.index)
+            ans = self.answers.get(s.index)
             if ans is not None:
                 mark, style = ANSWER_MARK[ans]
                 label.append(f"   {mark} answered {ANSWER_TEXT[ans]}", style=style)
@@ -116,8 +132,8 @@ class SymptomSearchScreen(ModalScreen[tuple[int, Answer] | None]):
 
     def _choose(self, query: int) -> None:
         self.chosen = query
-        s = self.interview.knowledge.symptoms[query]
-        ans = self.interview.answer_of(query)
+        s = self.symptoms[query]
+        ans = self.answers.get(query)
         parts = [
             Text.assemble(("Does the victim have:  ", "dim"), (f"{s.label}?", "bold")),
             Text.assemble(("How to check:  ", "dim"), s.check or "—"),

@@ -8,11 +8,12 @@ from collections.abc import Callable
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
+from responder.app.screens.dialog import Dialog
 
-class UnsavedScreen(ModalScreen[str]):
+
+class UnsavedScreen(Dialog[str]):
     """Dismisses with ``"saved"`` (a retry wrote everything), ``"discard"`` (go on without
     the unsaved changes) or ``"back"``.
 

@@ -1,17 +1,27 @@
-"""The interview screen's panels. Each shows one view object from
-:mod:`responder.core.session`; none holds interview state of its own beyond the selection."""
+"""The interview screen's panels. Each shows one view object from :mod:`responder.core.views`
+(never the interview itself) and keeps no interview state beyond the selection; its look is
+in its ``DEFAULT_CSS``, the screen's layout in ``app.tcss``."""
 
 from __future__ import annotations
+
+import textwrap
 
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
+from textual.containers import VerticalScroll
 from textual.widget import Widget
 from textual.widgets import DataTable, Static
 
-from responder.core import views
-from responder.core.session import Interview
-from responder.core.views import ANSWER_TEXT, CandidateRow, QuestionView
+from responder.core.views import (
+    ANSWER_TEXT,
+    AnswersView,
+    CandidateRow,
+    CandidatesView,
+    PromptView,
+    StatusView,
+    VictimView,
+)
 from responder.engine.state import Answer, Status
 
 ANSWER_MARK = {
@@ -19,6 +29,8 @@ ANSWER_MARK = {
     Answer.NO: ("✗", "bold red"),
     Answer.UNKNOWN: ("?", "bold yellow"),
 }
+
+DISCLAIMER_SHORT = "decision support, not a diagnosis"
 
 
 def accent(widget: Widget) -> str:
@@ -29,14 +41,137 @@ def accent(widget: Widget) -> str:
         return "cyan"
 
 
-def key_hint(*pairs: tuple[str, str]) -> Text:
+def key_hint(*pairs: tuple[str, str], gap: str = "   ") -> Text:
     text = Text()
     for k, (key, label) in enumerate(pairs):
         if k:
-            text.append("   ")
+            text.append(gap)
         text.append(f" {key} ", style="bold reverse")
         text.append(f" {label}")
     return text
+
+
+def fitted_key_hint(width: int, *pairs: tuple[str, str]) -> Text:
+    """``key_hint`` on one line of ``width``: the spacing narrows, then the last keys go
+    (they are all in the footer too)."""
+    pairs_left = list(pairs)
+    while pairs_left:
+        for gap in ("   ", "  ", " "):
+            hint = key_hint(*pairs_left, gap=gap)
+            if hint.cell_len <= width:
+                return hint
+        pairs_left.pop()
+    return Text()
+
+
+def wrapped_key_hint(width: int, *pairs: tuple[str, str]) -> Text:
+    """``key_hint`` over as many lines of ``width`` as it needs: every key stays."""
+    lines: list[list[tuple[str, str]]] = [[]]
+    for pair in pairs:
+        if lines[-1] and key_hint(*lines[-1], pair).cell_len > width:
+            lines.append([])
+        lines[-1].append(pair)
+    return Text("\n").join(key_hint(*line) for line in lines if line)
+
+
+def clip(text: str, width: int) -> str:
+    """``text`` cut to ``width`` characters, ending in "…" when cut."""
+    return text if len(text) <= width else text[: max(width - 1, 0)] + "…"
+
+
+def wrap_names(names: list[str], width: int) -> list[str]:
+    """Every name, joined by " / ", wrapped to ``width`` columns at the separators (a name
+    longer than the width is broken at its spaces). Nothing is dropped."""
+    width = max(width, 8)
+    lines: list[str] = []
+    line = ""
+    for k, name in enumerate(names):
+        piece = name + (" /" if k < len(names) - 1 else "")
+        if not line:
+            candidate = piece
+        else:
+            candidate = f"{line} {piece}"
+        if len(candidate) <= width:
+            line = candidate
+            continue
+        if line:
+            lines.append(line)
+        parts = textwrap.wrap(piece, width) or [piece]
+        lines += parts[:-1]
+        line = parts[-1]
+    if line:
+        lines.append(line)
+    return lines
+
+
+class TitleBar(Static):
+    """The app's name, the disclaimer (always whole) and the knowledge base."""
+
+    DEFAULT_CSS = """
+    TitleBar {
+        height: 1;
+        background: $primary;
+        color: $text;
+        text-style: bold;
+    }
+    """
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self._facts: tuple[str, int, int] = ("", 0, 0)
+
+    def show(self, name: str, chemicals: int, symptoms: int) -> None:
+        self._facts = (name, chemicals, symptoms)
+        self.update(self._text())
+
+    def on_resize(self) -> None:
+        self.update(self._text())
+
+    def _text(self) -> str:
+        name, chemicals, symptoms = self._facts
+        width = self.size.width or 80
+        head = f" responder · {DISCLAIMER_SHORT}"
+        for tail in (
+            f" · knowledge base {name}: {chemicals} chemicals, {symptoms} symptoms",
+            f" · {name}: {chemicals} chemicals, {symptoms} symptoms",
+            f" · {name}: {chemicals} chemicals",
+            "",
+        ):
+            if len(head + tail) <= width:
+                return head + tail
+        return head
+
+
+class ActNow(Static):
+    """A banner while a life-threatening finding is answered "yes"; it takes no focus and
+    no key, so the interview goes on underneath."""
+
+    DEFAULT_CSS = """
+    ActNow {
+        height: auto;
+        background: $error;
+        color: $text;
+        text-style: bold;
+        padding: 0 1;
+        display: none;
+    }
+    """
+
+    def show(self, message: str | None) -> None:
+        self.display = message is not None
+        self.update(message or "")
+
+
+class PanelBox(VerticalScroll, can_focus=False):
+    """A bordered, titled panel that scrolls its content."""
+
+    DEFAULT_CSS = """
+    PanelBox {
+        border: round $primary;
+        border-title-style: bold;
+        padding: 0 1;
+    }
+    """
 
 
 class QuestionPanel(Widget):
@@ -45,55 +180,70 @@ class QuestionPanel(Widget):
     Also says plainly when the interview is over: a result is ready, or no chemical fits.
     """
 
+    DEFAULT_CSS = """
+    QuestionPanel {
+        height: auto;
+        border: round $accent;
+        border-title-style: bold;
+        padding: 0 1;
+    }
+    """
+
     can_focus = False
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
-        self.view: QuestionView | None = None
+        self.prompt: PromptView | None = None
         self.selected = 0
-        self.interview: Interview | None = None
-        self.status: Status = Status.ASKING
 
-    def show(
-        self, interview: Interview, view: QuestionView | None, keep_selection: int | None = None
-    ) -> None:
-        self.interview = interview
-        self.view = view
-        self.status = interview.status
+    @property
+    def view(self):
+        """The question shown, if any."""
+        return self.prompt.question if self.prompt is not None else None
+
+    def show(self, prompt: PromptView, keep_selection: int | None = None) -> None:
+        self.prompt = prompt
         self.selected = 0
+        view = prompt.question
         if view is not None and keep_selection is not None:
             for k, item in enumerate(view.items):
                 if item.symptom.index == keep_selection:
                     self.selected = k
                     break
         self.border_title = self._title()
+        self.border_subtitle = view.victim if view is not None and view.victim else ""
         self.refresh(layout=True)
 
     def _title(self) -> str:
-        if self.status is Status.INCONSISTENT:
+        prompt = self.prompt
+        if prompt.status is Status.INCONSISTENT:
             return "No chemical fits"
-        if self.view is None:
+        view = prompt.question
+        if view is None:
             return "Result ready"
-        if self.view.kind == "category" and self.view.category:
-            return f"Check category: {self.view.category.label}"
-        return "Ask next"
+        if view.kind == "category" and view.category:
+            return f"Check category: {view.category.label}"
+        return f"Ask next · {view.items[0].symptom.category_label}"
 
     @property
     def selected_query(self) -> int | None:
-        if self.view is None or not self.view.items:
+        view = self.view
+        if view is None or not view.items:
             return None
-        return self.view.items[min(self.selected, len(self.view.items) - 1)].symptom.index
+        return view.items[min(self.selected, len(view.items) - 1)].symptom.index
 
     def move(self, step: int) -> None:
-        if self.view is None or not self.view.items:
+        view = self.view
+        if view is None or not view.items:
             return
-        self.selected = (self.selected + step) % len(self.view.items)
+        self.selected = (self.selected + step) % len(view.items)
         self.refresh()
 
     def select_query(self, query: int) -> bool:
-        if self.view is None:
+        view = self.view
+        if view is None:
             return False
-        for k, item in enumerate(self.view.items):
+        for k, item in enumerate(view.items):
             if item.symptom.index == query:
                 self.selected = k
                 self.refresh()
@@ -101,35 +251,34 @@ class QuestionPanel(Widget):
         return False
 
     def render(self):
-        it = self.interview
-        if it is None:
+        prompt = self.prompt
+        if prompt is None:
             return Text("…")
-        if self.status is Status.INCONSISTENT:
-            why = views.no_fit(it)
+        width = max(self.size.width, 20)
+        if prompt.status is Status.INCONSISTENT and prompt.no_fit is not None:
+            why = prompt.no_fit
+            keys = [("z", "undo the last answer"), ("h", "change an answer")]
+            if prompt.mode == "strict":
+                keys.append(("e", "turn on noise tolerance"))
+            elif prompt.mode == "noise":
+                keys.append(("E", "tolerate more wrong answers"))
             return Group(
                 Text(f"{why.headline}.", style="bold red"),
                 Text(why.detail),
-                Text(""),
-                key_hint(
-                    ("z", "undo the last answer"),
-                    ("h", "change an answer"),
-                    ("e", "turn on noise tolerance"),
-                ),
+                wrapped_key_hint(width, *keys),
             )
-        if self.view is None:
-            result = views.result(it)
-            title = result.headline if result else "The interview is complete."
+        view = prompt.question
+        if view is None:
             return Group(
-                Text(title, style="bold green"),
-                Text(""),
-                key_hint(
+                Text(prompt.result_headline or "The interview is complete.", style="bold green"),
+                wrapped_key_hint(
+                    width,
                     ("r", "show the result"),
-                    ("z", "undo the last answer"),
+                    ("z", "undo"),
                     ("/", "add a symptom"),
                     ("ctrl+n", "new interview"),
                 ),
             )
-        view = self.view
         opening = [Text(view.invitation, style=f"italic {accent(self)}")] if view.invitation else []
         if view.kind == "symptom":
             s = view.items[0].symptom
@@ -138,9 +287,9 @@ class QuestionPanel(Widget):
                     ("Does the victim have:  ", "dim"), (f"{s.label}?", f"bold {accent(self)}")
                 ),
                 Text.assemble(("How to check:  ", "dim"), s.check or "—"),
-                Text.assemble(("Category:  ", "dim"), s.category_label),
-                Text(""),
-                key_hint(("y", "yes"), ("n", "no"), ("u", "can't tell"), ("/", "other symptom")),
+                fitted_key_hint(
+                    width, ("y", "yes"), ("n", "no"), ("u", "can't tell"), ("/", "other")
+                ),
             ]
             return Group(*parts)
         rows = list(opening)
@@ -180,122 +329,118 @@ class QuestionPanel(Widget):
             rows.append(line)
         if below:
             rows.append(Text(f"   ↓ {below} more", style="dim"))
-        q = self.selected_query
-        s = it.knowledge.symptoms[q]
+        s = view.items[min(self.selected, len(view.items) - 1)].symptom
         rows.append(
             Text.assemble(
                 ("How to check ", "dim"), (s.label, "bold"), (":  ", "dim"), s.check or "—"
             )
         )
         rows.append(
-            key_hint(
+            fitted_key_hint(
+                width,
                 ("y", "yes"),
                 ("n", "no"),
                 ("u", "can't tell"),
                 ("↑↓", "choose"),
-                ("/", "other symptom"),
+                ("/", "other"),
             )
         )
         return Group(*rows)
 
 
 MAX_ROWS = 100  # rows in the candidates table; the rest are counted on one line
-
-
 MIN_NAME_WIDTH = 18  # below this a chemical's name is unreadable: stack the class under it
 
 
 class CandidatesTable(DataTable):
-    """Remaining chemicals with class and probability; identical profiles on one row."""
+    """Remaining chemicals with class and probability; chemicals with identical profiles
+    share a row that names every one of them ("Tabun (GA) / Sarin (GB)"), wrapped."""
+
+    DEFAULT_CSS = """
+    CandidatesTable {
+        border: round $primary;
+        border-title-style: bold;
+    }
+    """
 
     can_focus = False
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.candidates: CandidatesView | None = None
+        self._shown_width = 0
 
     def on_mount(self) -> None:
         self.cursor_type = "none"
         self.zebra_stripes = True
 
-    _interview: Interview | None = None
-    _shown_width = 0
-
     def on_resize(self) -> None:
-        if self._interview is not None and self.size.width != self._shown_width:
-            self.show(self._interview)
+        if self.candidates is not None and self.size.width != self._shown_width:
+            self.show(self.candidates)
 
-    def show(self, interview: Interview) -> None:
-        self._interview = interview
+    def show(self, view: CandidatesView) -> None:
+        self.candidates = view
         self._shown_width = self.size.width
-        noisy = interview.noise_tolerated
-        inconsistent = interview.status is Status.INCONSISTENT
-        rows: list[CandidateRow] = (
-            views.closest(interview) if inconsistent else views.candidates(interview)
-        )
-        # Evidence mode removes nobody, so each chemical shows how many answers count
-        # against it, and the subtitle names them for the most probable one.
-        weighed = interview.mode == "evidence" and not inconsistent
-        counted = (noisy or weighed) and not inconsistent
+        inconsistent = view.no_fit
+        noisy = view.mode == "noise" and not inconsistent
+        weighed = view.mode == "evidence" and not inconsistent
+        counted = noisy or weighed
+        rows = view.rows
         shown = rows[:MAX_ROWS]
-        # Share the width between the names and the classes; nothing scrolls sideways
-        # (at 80 columns the panel is about 40 wide). Clip only what does not fit: the names
-        # keep about 60% when both are too long; when even that leaves a name too short to
-        # read, each row takes two lines, the class under the name.
+        # Share the width between the names and the classes (short labels); nothing scrolls
+        # sideways. A row grows to as many lines as its names need; when the class column
+        # would leave the names too narrow, the class goes under the names.
         width = self.size.width or 70
-        fixed = (
-            len(str(min(len(rows), MAX_ROWS)))
-            + (11 if inconsistent else 6)
-            + (6 if noisy and not inconsistent else 2 if weighed else 0)
-        )
+        rank_w = len(str(min(len(rows), MAX_ROWS)))
+        chance_w = 11 if inconsistent else 6
+        extra_w = 6 if noisy else 1 if weighed else 0
         n_columns = 4 + counted
+        fixed = rank_w + chance_w + extra_w
         avail = max(18, width - 2 - fixed - 2 * n_columns)
-        name_need = max(
-            (
-                len(r.chemicals[0].name)
-                + (len(f" +{len(r.chemicals) - 1} same symptoms") if len(r.chemicals) > 1 else 0)
-                for r in shown
-            ),
-            default=8,
-        )
-        class_need = max((len(r.class_labels) for r in shown), default=5)
+        name_need = max((max(len(n) for n in _names(r)) for r in shown), default=8)
+        class_need = max((len(r.class_short) for r in shown), default=5)
         stacked = False
         if name_need + class_need <= avail:
-            name_w, class_w = name_need, class_need
+            name_w, class_w = avail - class_need, class_need
         else:
-            class_w = max(7, min(class_need, avail - max(10, int(avail * 0.6))))
-            name_w = max(10, avail - class_w)
-            if name_w < MIN_NAME_WIDTH:
-                stacked = True  # the class column's room goes to the name
-                name_w = class_w = max(18, width - 2 - fixed - 2 * (n_columns - 1))
+            class_w = min(class_need, max(7, avail - max(MIN_NAME_WIDTH, int(avail * 0.6))))
+            name_w = avail - class_w
+            if class_w < class_need or name_w < MIN_NAME_WIDTH:
+                stacked = True  # the class column's room goes to the names
+                name_w = max(MIN_NAME_WIDTH, width - 2 - fixed - 2 * (n_columns - 1))
         self.clear(columns=True)
-        self.add_column("#", key="rank")
+        self.add_column("#", key="rank", width=rank_w)
         if inconsistent:
-            self.add_column("Contradicts", key="errors")
+            self.add_column("Contradicts", key="errors", width=chance_w)
         else:
-            self.add_column("Chance", key="prob")
+            self.add_column("Chance", key="prob", width=chance_w)
         if stacked:
-            self.add_column("Chemical / class", key="chemical")
+            self.add_column("Chemical / class", key="chemical", width=name_w)
         else:
-            self.add_column("Chemical", key="chemical")
-            self.add_column("Class", key="class")
-        if noisy and not inconsistent:
-            self.add_column("Errors", key="errors")
+            self.add_column("Chemical", key="chemical", width=name_w)
+            self.add_column("Class", key="class", width=class_w)
+        if noisy:
+            self.add_column("Errors", key="errors", width=extra_w)
         elif weighed:
-            self.add_column("✗", key="errors")  # answers against; the subtitle says so
+            self.add_column("✗", key="errors", width=extra_w)  # answers against; see subtitle
         for k, row in enumerate(shown, start=1):
-            cells = [str(k)]
+            cells: list = [str(k)]
             if inconsistent:
                 cells.append(Text(f"{row.mismatches} answer(s)", style="red"))
             else:
                 cells.append(Text(f"{row.probability:6.1%}", style="bold" if k == 1 else ""))
+            lines = wrap_names(_names(row), name_w)
             if stacked:
-                cells.append(
-                    Text.assemble(
-                        set_name(row, name_w), "\n", (_clip(row.class_labels, class_w), "dim")
-                    )
-                )
+                cell = Text("\n".join(lines))
+                cell.append("\n" + clip(row.class_short, name_w), style="dim")
+                cells.append(cell)
+                height = len(lines) + 1
             else:
-                cells += [set_name(row, name_w), _clip(row.class_labels, class_w)]
+                cells += [Text("\n".join(lines)), clip(row.class_short, class_w)]
+                height = len(lines)
             if counted:  # answers the row contradicts (evidence mode: the answers against it)
                 cells.append(Text(str(row.mismatches), style="yellow" if row.mismatches else "dim"))
-            self.add_row(*cells, height=2 if stacked else 1)
+            self.add_row(*cells, height=height)
         if len(rows) > len(shown):
             more = sum(len(r.objects) for r in rows[len(shown) :])
             line = f"… {more} less likely chemical(s) not listed"
@@ -304,79 +449,49 @@ class CandidatesTable(DataTable):
             self.add_row(
                 "",
                 "",
-                Text(_clip(line, name_w), style="dim italic"),
+                Text(clip(line, name_w), style="dim italic"),
                 *([] if stacked else [""]),
                 *([""] if counted else []),
             )
         self.border_subtitle = ""
-        if weighed and rows:
-            labels = [s.label for s in views.answers_against(interview, rows[0])]
-            if labels:
-                self.border_subtitle = _clip(
-                    "✗ against #1: " + "; ".join(labels), max(20, (self.size.width or 70) - 6)
-                )
-        chems = sum(len(r.objects) for r in rows)
-        if inconsistent:
-            self.border_title = "Closest chemicals (none fits every answer)"
-        else:
-            sets = len(rows)
-            extra = f" in {sets} profiles" if sets != chems else ""
-            title = f"Candidates: {chems} chemical(s){extra}"
-            if len(title) > width - 6:  # narrow: the counts must stay readable
-                title = f"{chems} chemicals" + (f", {sets} profiles" if sets != chems else "")
-            self.border_title = title
+        if weighed and view.against_first:
+            self.border_subtitle = clip(
+                "✗ against #1: " + "; ".join(view.against_first), max(20, width - 6)
+            )
+        title = view.title
+        self.border_title = title if len(title) <= width - 6 else view.short_title
 
 
-def clip(text: str, width: int) -> str:
-    """``text`` cut to ``width`` characters, ending in "…" when cut."""
-    return text if len(text) <= width else text[: max(width - 1, 0)] + "…"
-
-
-_clip = clip
-
-
-def set_name(row: CandidateRow, width: int = 44) -> Text:
-    """One chemical, or a set of same-profile chemicals as "A, B + 3 same symptoms"."""
-    names = [c.name for c in row.chemicals]
-    if len(names) == 1:
-        return Text(_clip(names[0], width))
-    shown, rest = names[0], names[1:]
-    while rest and len(shown) + len(rest[0]) + 2 + 18 <= width:
-        shown += ", " + rest.pop(0)
-    suffix = f" +{len(rest)} same symptoms" if rest else " (same symptoms)"
-    if len(shown) + len(suffix) > width:
-        suffix = f" +{len(rest)} same" if rest else " (same)"
-    return Text.assemble((_clip(shown, width - len(suffix)), ""), (suffix, "italic dim"))
-
-
-def _prob(p: float, acc: str) -> Text:
-    width = 6
-    filled = int(round(p * width))
-    return Text.assemble(
-        (f"{p:6.1%} ", "bold"), ("█" * filled, acc), ("░" * (width - filled), "dim")
-    )
+def _names(row: CandidateRow) -> list[str]:
+    return [c.name for c in row.chemicals]
 
 
 class ClassBars(Widget):
-    """Probability of each class as a bar."""
+    """Probability of each class as a bar, by the classes' short labels."""
+
+    DEFAULT_CSS = """
+    ClassBars {
+        height: auto;
+    }
+    """
 
     can_focus = False
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
-        self.bars: list = []
+        self.bars: tuple = ()
 
-    def show(self, interview: Interview) -> None:
-        self.bars = views.class_bars(interview)
-        self.border_title = "Classes"
+    def show(self, bars) -> None:
+        self.bars = tuple(bars)
         self.refresh(layout=True)
 
     def render(self):
         if not self.bars:
             return Text("This knowledge base has no classes.", style="dim")
-        width = max(self.size.width, 30)
-        bar_w = max(6, min(16, width - 34))
-        label_w = max(10, width - bar_w - 8)
+        width = max(self.size.width, 24)
+        label_need = max(len(c.short) for c, _ in self.bars)
+        label_w = min(label_need, max(10, width - 6 - 4 - 2))
+        bar_w = max(4, min(16, width - label_w - 4 - 2))
         table = Table.grid(padding=(0, 1))
         table.add_column(width=label_w, no_wrap=True, overflow="ellipsis")
         table.add_column(width=bar_w, no_wrap=True)
@@ -388,7 +503,7 @@ class ClassBars(Widget):
             bar = "█" * full + ("▌" if filled - full >= 0.5 else "")
             style = "" if p > 0 else "dim"
             table.add_row(
-                Text(cls.label, style=style),
+                Text(cls.short, style=style),
                 Text.assemble((bar, acc), ("·" * (bar_w - len(bar)), "dim")),
                 Text(f"{p:.0%}" if p > 0 else "–", style="bold" if p > 0 else "dim"),
             )
@@ -401,74 +516,102 @@ class ClassBars(Widget):
 class AnswersPanel(Static):
     """The answers so far, newest first."""
 
+    DEFAULT_CSS = """
+    AnswersPanel {
+        height: auto;
+    }
+    """
+
     can_focus = False
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
-        self.rows: list = []
-        self.contradicted: set[int] = set()
+        self.answers = AnswersView(())
 
-    def show(self, interview: Interview) -> None:
-        self.rows = list(reversed(views.history(interview)))
-        self.contradicted = set()
-        self.doubt_label = "doubted"
-        if interview.status is Status.INCONSISTENT:
-            closest = views.closest(interview, 1)
-            if closest:
-                self.contradicted = set(interview.contradicted(closest[0].objects))
-                self.doubt_label = f"contradicts {closest[0].chemicals[0].name}"
-        else:
-            cands = views.candidates(interview)
-            if cands and interview.noise_tolerated:
-                self.contradicted = set(interview.contradicted(cands[0].objects))
-                self.doubt_label = f"contradicts {cands[0].chemicals[0].name}"
+    def show(self, view: AnswersView) -> None:
+        self.answers = view
         self.update(self._content())
 
     @property
     def title(self) -> str:
-        return f"Answers ({len(self.rows)})"
+        return f"Answers ({len(self.answers.rows)})"
 
     def _content(self):
-        if not self.rows:
+        view = self.answers
+        if not view.rows:
             return Text(
                 "No answers yet. Answer the question on the left, or press / to enter "
                 "a symptom the victim shows.",
                 style="dim",
             )
-        lines = []
-        for row in self.rows:
+        table = Table.grid(padding=(0, 1))
+        table.add_column(no_wrap=True)
+        table.add_column(ratio=1)
+        for row in view.rows:
             mark, style = ANSWER_MARK[row.record.answer]
-            line = Text.assemble(
-                (f"{mark} ", style),
-                (f"{ANSWER_TEXT[row.record.answer]:<10} ", style),
-                row.symptom.label,
-            )
+            label = Text(row.symptom.label)
+            if view.victims > 1:  # whose answer: a scene fact is the whole incident's
+                who = "all" if row.symptom.per == "incident" else f"V{row.record.victim + 1}"
+                label = Text.assemble((f"{who} ", "dim"), label)
             if row.record.volunteered:
-                line.append("  volunteered", style="dim italic")
-            if row.symptom.index in self.contradicted:
-                line.append(f"  ← {self.doubt_label}", style="yellow italic")
-            lines.append(line)
-        return Group(*lines)
+                label.append("  volunteered", style="dim italic")
+            if row.symptom.index in view.doubted:
+                label.append(f"  ← contradicts {view.doubt_label}", style="yellow italic")
+            table.add_row(Text(f"{mark} {ANSWER_TEXT[row.record.answer]}", style=style), label)
+        return table
 
 
 class StatusLine(Static):
     """Questions asked, expected questions left, mode and the noise budget.
 
-    The figures come first so a narrow terminal never loses them; labels shorten below 110
-    columns, and a note that does not fit goes on a second line instead of being cut.
+    The figures come first so a narrow terminal never loses them, on one line (the labels
+    shorten when the long ones do not fit); a note or a notice goes on a second line, cut
+    to fit: the line never grows past two.
+    """
+
+    DEFAULT_CSS = """
+    StatusLine {
+        height: auto;
+        max-height: 2;
+        background: $boost;
+        padding: 0 1;
+    }
     """
 
     can_focus = False
 
-    def show(self, interview: Interview, remaining_text: str, note: str | None = None) -> None:
+    def show(self, view: StatusView, remaining_text: str, note: Text | str | None = None) -> None:
         width = self.size.width or (self.app.size.width if self.is_attached else 120)
-        short = width < 110
-        target = "chemical" if interview.target == "chemical" else "class"
-        suggest = "one symptom" if interview.suggest == "symptom" else "a category"
-        budget = interview.noise_budget()
-        mode = interview.mode
+        room = max(width - 2, 20)
+        line = self._figures(view, remaining_text, short=False)
+        if line.cell_len > room:
+            line = self._figures(view, remaining_text, short=True)
+        line.truncate(room, overflow="ellipsis")
+        extra = None
+        if view.unsaved:
+            extra = Text(
+                f"NOT SAVED ({view.unsaved} change(s) waiting, retried on "
+                f"the next answer): {view.save_error}",
+                style="bold red",
+            )
+        elif note:
+            extra = note if isinstance(note, Text) else Text(note, style="yellow")
+        if extra is not None:
+            if line.cell_len + 3 + extra.cell_len <= room:
+                line = Text(" │ ").join([line, extra])
+            else:
+                extra = extra.copy()
+                extra.truncate(room, overflow="ellipsis")
+                line = Text("\n").join([line, extra])
+        self.update(line)
+
+    @staticmethod
+    def _figures(view: StatusView, remaining_text: str, short: bool) -> Text:
+        target = "chemical" if view.target == "chemical" else "class"
+        suggest = "one symptom" if view.suggest == "symptom" else "a category"
+        mode = view.mode
         parts = [
-            Text.assemble(("Asked ", "dim"), (str(interview.asked), "bold")),
+            Text.assemble(("Asked ", "dim"), (str(view.asked), "bold")),
             Text.assemble(
                 ("Left " if short else "Expected left ", "dim"), (remaining_text, "bold")
             ),
@@ -476,22 +619,19 @@ class StatusLine(Static):
                 ("" if short else "Mode ", "dim"),
                 (mode, "bold yellow" if mode == "noise" else "bold"),
                 (" " if short else " │ Confidence ", "dim"),
-                (f"{interview.confidence():.0%}", "bold"),
+                (f"{view.confidence:.0%}", "bold"),
             ),
             Text.assemble(("" if short else "Target ", "dim"), (target, "bold")),
             Text.assemble(
                 ("" if short else "Suggest ", "dim"),
                 ("" if short else suggest, "bold"),
-                (
-                    f"{' ' if not short else ''}{interview.policy_name.upper()}",
-                    "bold" if short else "dim",
-                ),
+                (f"{' ' if not short else ''}{view.policy.upper()}", "bold" if short else "dim"),
             ),
         ]
-        if budget is None:
+        if view.noise is None:
             parts.append(Text.assemble(("Noise ", "dim"), ("off", "bold")))
         else:
-            used, eps = budget
+            used, eps = view.noise
             parts.append(
                 Text.assemble(
                     ("Noise ", "dim"),
@@ -500,22 +640,7 @@ class StatusLine(Static):
                     (f"{used}/{eps}", "bold red" if used >= eps and eps else "bold"),
                 )
             )
-        line = Text(" │ ").join(parts)
-        extra = None
-        if interview.unsaved:
-            extra = Text(
-                f"NOT SAVED ({interview.unsaved} change(s) waiting, retried on "
-                f"the next answer): {interview.journal_error}",
-                style="bold red",
-            )
-        elif note:
-            extra = Text(note, style="yellow")
-        if extra is not None:
-            if line.cell_len + 3 + extra.cell_len <= width - 2:
-                line = Text(" │ ").join([line, extra])
-            else:
-                line = Text("\n").join([line, extra])
-        self.update(line)
+        return Text(" │ ").join(parts)
 
 
 class VictimsStrip(Static):
@@ -533,8 +658,7 @@ class VictimsStrip(Static):
 
     can_focus = False
 
-    def show(self, interview: Interview) -> None:
-        rows = views.victims(interview)
+    def show(self, rows: tuple[VictimView, ...] | list[VictimView]) -> None:
         self.display = len(rows) > 1
         if not self.display:
             return

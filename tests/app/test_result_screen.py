@@ -1,0 +1,95 @@
+"""The result at the design size: the leader on the first line and what to do now on the
+first screen; the panels count what is plausible; browse finds any chemical and its rank;
+the status line keeps to two lines."""
+
+from __future__ import annotations
+
+import pytest
+from app_helpers import answer_from_row, settle, static_text, until
+from conftest import make_app
+from test_snapshots import screen_text
+
+from responder.app.screens.browse import BrowseScreen
+from responder.app.screens.interview import InterviewScreen
+from responder.app.screens.result import ResultScreen
+from responder.app.widgets.panels import CandidatesTable, StatusLine
+from responder.core import views
+
+
+async def test_the_result_names_the_leader_first_and_what_to_do_on_the_first_screen():
+    app = make_app(None, mode=None)  # bundled knowledge base, evidence mode
+    async with app.run_test(size=(80, 24)) as pilot:
+        assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
+        await answer_from_row(pilot, app, "Chlorine")
+        assert isinstance(app.screen, ResultScreen)
+        lines = [line.strip() for line in screen_text(app).split("\n") if line.strip()]
+        assert lines[0].startswith("Most likely: Chlorine (Irritant gases) ")
+        assert lines[1].startswith("Class: Irritant and choking gases")
+        first_screen = "\n".join(lines)
+        assert "What to do now" in first_screen and "Warning for Chlorine" in first_screen
+        assert "delayed" in static_text(app.screen.query_one("#result-next"))
+
+
+async def test_r_before_a_result_counts_the_plausible_candidates():
+    app = make_app(None, mode=None)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
+        await pilot.press("y")
+        await settle(pilot)
+        shown, total = views.plausible(app.interview)
+        assert 0 < shown < total
+        table = app.screen.query_one(CandidatesTable)
+        assert table.border_title in (
+            f"Candidates: {shown} plausible (above 1%) of {total}",
+            f"{shown} plausible of {total}",
+        )
+        said: list[str] = []
+        notify = app.notify
+        app.notify = lambda message, **kw: (said.append(message), notify(message, **kw))
+        await pilot.press("r")
+        await settle(pilot, 3)
+        assert any(f"{shown} of {total} chemicals plausible (above 1%)" in m for m in said)
+        assert list(app.screen.query("Toast"))  # shown over the answers panel
+
+
+@pytest.mark.parametrize(
+    ("typed", "found"),
+    [
+        ("GB", "Sarin (GB)"),
+        ("107-44-8", "Sarin (GB)"),
+        ("HD", "Sulfur mustard (HD)"),
+        ("pepper spray", "Oleoresin capsicum (OC, pepper spray)"),
+    ],
+)
+async def test_browse_finds_a_chemical_by_any_of_its_names_with_its_rank(typed, found):
+    app = make_app(None, mode=None)
+    async with app.run_test(size=(80, 24)) as pilot:
+        assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
+        await pilot.press("y")
+        await settle(pilot)
+        rank = views.ranks(app.interview)[app.knowledge.chemical_index(found)][0]
+        await pilot.press("b")
+        assert await until(pilot, lambda: isinstance(app.screen, BrowseScreen))
+        await pilot.press(*typed)
+        await settle(pilot, 3)
+        text = screen_text(app)
+        table_line = next(
+            line.split("│")[0] for line in text.split("\n") if found[:16] in line.split("│")[0]
+        )
+        assert table_line.split()[0] == str(rank)  # its rank, first
+        detail = " ".join(static_text(app.screen.query_one("#chem-detail")).split())
+        assert f"Now ranked {rank} among the candidates" in detail
+
+
+async def test_the_status_line_keeps_to_two_lines_with_noise_on_and_a_notice():
+    app = make_app()  # strict mode: e turns noise tolerance on
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("e")
+        await settle(pilot)
+        app.interview_screen.show_notice("a long notice " * 12, "warning")
+        await settle(pilot)
+        status = app.screen.query_one(StatusLine)
+        assert status.region.height <= 2
+        text = static_text(status)
+        assert "Noise on" in text and "a long notice" in text
