@@ -33,3 +33,18 @@ def test_a_bad_kb_in_settings_falls_back_to_bundled_with_a_message(home):
     app = prepare(None)
     assert app.knowledge.name == "bundled"
     assert any("no-such-kb" in m for m, _ in app.notices)
+
+
+def test_starting_the_app_imports_no_other_command():
+    """The responder's own command (no subcommand) goes straight to the app: the modules of
+    eval, simulate, kb... are not imported on the way to the first question."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, responder.app.main as m; m.run = lambda kb=None: 0; "
+        "from responder.cli import main; main(['--kb', 'x']); "
+        "print(sorted(n for n in sys.modules if n.startswith('responder.cli.')))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]", out.stdout

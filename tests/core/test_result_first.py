@@ -208,3 +208,22 @@ source = "s"
     assert "Only for irritant gases." in [s.text for s in alone.by_kind["treatment"]]
     with pytest.raises(Exception, match="hallmark must be true or false"):
         parse_next_steps(text.replace("hallmark = true", 'hallmark = "yes"'), knowledge, "x")
+
+
+RESPIRATORY = ("SCBA", "self-contained breathing apparatus", "respirator")
+
+
+@pytest.mark.parametrize(
+    "chemical",
+    ["Chlorine", "Sarin (GB)", "Hydrogen cyanide", "Hydrogen sulfide", "Carbon monoxide"],
+)
+def test_the_result_for_each_scenario_agent_names_respiratory_protection(bundled, chemical):
+    it = Interview(bundled, InterviewConfig(mode="evidence"))
+    answer_as(it, chemical)
+    r = views.result(it)
+    assert r.confident and r.leader == chemical, r.headline
+    steps = result_steps(bundled, r)
+    protection = " ".join(s.text for s in steps.all_by_kind().get("protection", ()))
+    assert any(word in protection for word in RESPIRATORY), protection
+    if chemical == "Carbon monoxide":
+        assert "100% oxygen" in _texts(steps) and "fresh air" in _texts(steps)
