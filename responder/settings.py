@@ -40,8 +40,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-import tomlkit
-
 from responder import paths
 from responder.config import ConfigError, InterviewConfig
 from responder.durable import atomic_write_bytes, atomic_write_text
@@ -162,6 +160,8 @@ def load_settings(path: Path | None = None) -> Settings:
 def dumps(settings: Settings, previous: str | None = None) -> str:
     """The settings as TOML text; with ``previous`` (the file as it was), its comments,
     layout and key order are kept and only the values change."""
+    import tomlkit  # noqa: PLC0415 (only to write: start-up reads with tomllib)
+
     doc = tomlkit.parse(previous) if previous is not None else tomlkit.document()
     if previous is None:
         doc.add(tomlkit.comment(HEADER))
@@ -173,6 +173,8 @@ def dumps(settings: Settings, previous: str | None = None) -> str:
 
 def _update(table, values: dict) -> None:
     """Set ``values`` into a tomlkit table in place, keeping what it holds around them."""
+    import tomlkit  # noqa: PLC0415
+
     for key, value in values.items():
         if isinstance(value, dict):
             if key not in table or not isinstance(table[key], dict):

@@ -90,9 +90,7 @@ async def shoot(
         # 0. the scene step a new interview opens with: one of the target's scene facts keyed
         if type(app.screen).__name__ == "SceneScreen":
             page = app.screen.steps[0]
-            keyed = next(
-                (o.key for o in page.options if o.observation.id in target.symptoms), None
-            )
+            keyed = next((o.key for o in page.options if o.observation.id in target.symptoms), None)
             if keyed:
                 await pilot.press(keyed)
                 await _settle(pilot)

@@ -40,11 +40,34 @@ MODE_SAID = {
 
 CSS_FILE = Path(__file__).with_name("app.tcss")
 
+#: seconds after the first question before the modules of the other screens are imported
+WARM_UP_AFTER = 0.3
+WARM_UP = (
+    "responder.app.screens.scene",
+    "responder.app.screens.symptom_search",
+    "responder.app.screens.history",
+    "responder.app.screens.result",
+    "responder.app.screens.help",
+    "responder.app.screens.browse",
+    "responder.app.screens.export",
+    "responder.app.screens.noise",
+    "responder.app.screens.settings",
+    "responder.app.screens.confirm",
+    "responder.core.export",
+    "responder.core.remaining",
+)
+
 
 def _interview_commands():
     from responder.app.commands import InterviewCommands  # noqa: PLC0415
 
     return InterviewCommands
+
+
+def _enable_gc() -> None:
+    import gc  # noqa: PLC0415
+
+    gc.enable()
 
 
 class ResponderApp(App):
@@ -201,11 +224,8 @@ class ResponderApp(App):
             except Exception as exc:  # noqa: BLE001 (a bad keymap must not stop the app)
                 self.notices.append((f"the [keys] settings were not applied: {exc}", "error"))
         self.theme_changed_signal.subscribe(self, self._on_theme_changed)
-        from responder.kb.next_steps import steps_for  # noqa: PLC0415
-
-        problem = steps_for(self.knowledge).problem
-        if problem:
-            self.notices.append((problem, "warning"))
+        # the collector, off during start-up, comes back after the warm-up; at the latest here
+        self.set_timer(WARM_UP_AFTER + 10, _enable_gc)
         if self.unfinished:
             from responder.app.screens.resume import ResumeScreen  # noqa: PLC0415
 
@@ -214,10 +234,34 @@ class ResponderApp(App):
             self.start_new()
 
     def _show_notices(self) -> None:
-        """The notices gathered before the interview screen was up, once it is."""
+        """The notices gathered before the interview screen was up, once it is; then whether
+        the knowledge base's next steps can be shown (read after the first question)."""
+        from responder.kb.next_steps import steps_for  # noqa: PLC0415
+
+        problem = steps_for(self.knowledge).problem
+        if problem:
+            self.notices.append((problem, "warning"))
         waiting, self._pending_notices = [*self.notices, *self._pending_notices], []
         for message, severity in waiting:
             self.notify(message, severity=severity, timeout=12 if severity != "information" else 6)
+        self.set_timer(WARM_UP_AFTER, self._warm_up)
+
+    def _warm_up(self, left: tuple[str, ...] = WARM_UP) -> None:
+        """Import what the other screens need, one module per idle moment, so that the first
+        opening of each is as quick as the next; then keep the objects made so far out of
+        the garbage collector's way (no long pauses between keys)."""
+        if left:
+            import importlib  # noqa: PLC0415
+
+            importlib.import_module(left[0])
+            self.set_timer(0.05, lambda: self._warm_up(left[1:]))
+            return
+        import gc  # noqa: PLC0415
+
+        # No full collection first: over everything start-up made, it would hold a key back
+        # for a tenth of a second or more; what little garbage there is stays.
+        gc.freeze()
+        gc.enable()  # off during start-up when started as the responder command
 
     def _after_resume_choice(self, choice: IncidentData | None) -> None:
         if choice is None:

@@ -90,6 +90,10 @@ def run(kb: str | None = None) -> int:
     except KnowledgeError as exc:
         print(f"responder: the knowledge base cannot be used:\n{exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    if sys.platform != "win32":
+        from responder.app.driver import quicker_escape  # noqa: PLC0415
+
+        quicker_escape()
     app.run()
     return int(app.return_code or 0)
 

@@ -715,13 +715,15 @@ def status_view(it: Interview) -> StatusView:
 
 def act_now(it: Interview) -> str | None:
     """The act-now line while a life-threatening sign is answered yes; None otherwise."""
-    from responder.kb.next_steps import act_now_message, steps_for  # noqa: PLC0415
-
     labels = [
         it.knowledge.symptoms[r.query].label
         for r in it.state.answers
         if r.answer is Answer.YES and it.knowledge.symptoms[r.query].urgent
     ]
+    if not labels:
+        return None
+    from responder.kb.next_steps import act_now_message, steps_for  # noqa: PLC0415
+
     return act_now_message(labels, steps_for(it.knowledge).poison_centre)
 
 

@@ -119,7 +119,16 @@ class Policy:
         self.name = name
         self.ties = ties
         self.tol = tol
-        self.rng = np.random.default_rng(seed)
+        self._seed = seed
+        self._rng: np.random.Generator | None = None
+
+    @property
+    def rng(self) -> np.random.Generator:
+        """The tie-breaking generator, made on first use: importing numpy.random costs the
+        app's start-up about 10 ms, and most policies never break a tie at random."""
+        if self._rng is None:
+            self._rng = np.random.default_rng(self._seed)
+        return self._rng
 
     @property
     def uses_categories(self) -> bool:

@@ -6,7 +6,6 @@ import os
 from pathlib import Path
 
 from responder import paths
-from responder.kb.csv_import import load_csv
 from responder.kb.loader import BUNDLED_NAME, SYMPTOMS_FILE, load_bundled, load_kb
 from responder.kb.model import KBError, KBIssue, KnowledgeBase
 
@@ -85,6 +84,8 @@ def resolve_kb(spec: str | Path | None, *, strict: bool | None = None) -> Knowle
         if path.is_dir():
             return load_kb(path, strict=strict)
         if path.suffix.lower() == ".csv":
+            from responder.kb.csv_import import load_csv  # noqa: PLC0415 (not needed at start)
+
             return load_csv(path, strict=bool(strict))
         raise KBError(
             [

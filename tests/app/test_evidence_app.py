@@ -84,7 +84,7 @@ async def test_no_fit_in_evidence_mode_is_said_on_the_question_panel():
         await settle(pilot)
         assert app.interview.mode == "evidence" and app.interview.status is Status.INCONSISTENT
         panel = app.interview_screen.query_one(QuestionPanel)
-        lines = [t.plain for t in panel.render().renderables if hasattr(t, "plain")]
+        lines = [t.plain for t in panel.content.renderables if hasattr(t, "plain")]
         why = views.no_fit(app.interview)
         assert panel.border_title == "No chemical fits"
         assert lines[0] == why.headline + "." and lines[1] == why.detail
@@ -124,7 +124,7 @@ async def test_candidates_show_the_answers_against_each_chemical(monkeypatch):
         assert table.border_subtitle == f"✗ against #1: {wrong.label}"
         # At 80 columns every column stays in view: nothing scrolls sideways, also when the
         # list ends with the line counting the chemicals not shown (the bundled knowledge
-        # base lists 100 of 270).
+        # base lists 40 of 271).
         assert table.virtual_size.width <= table.scrollable_content_region.width
         import responder.app.widgets.panels as panels
 

@@ -48,3 +48,25 @@ def test_starting_the_app_imports_no_other_command():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]", out.stdout
+
+
+def test_a_lone_escape_is_told_apart_within_ten_milliseconds():
+    """Textual's input thread woke every 100 ms, so Esc (close a dialog) took 100-150 ms:
+    in the real terminal the app waits 10 ms (ESCDELAY, unless the user set one) and the
+    thread wakes that often."""
+    import subprocess
+    import sys
+
+    code = (
+        "import os, time; os.environ.pop('ESCDELAY', None)\n"
+        "import responder.app\n"
+        "from textual import constants\n"
+        "from textual.drivers import linux_driver\n"
+        "from responder.app.driver import quicker_escape\n"
+        "assert quicker_escape()\n"
+        "selector = linux_driver.selectors.SelectSelector()\n"
+        "t = time.perf_counter(); selector.select(5.0); waited = time.perf_counter() - t\n"
+        "print(constants.ESCAPE_DELAY, waited < 1.0)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["0.01", "True"], out

@@ -16,6 +16,7 @@ from responder.app.widgets.panels import clip
 from responder.kb.model import KnowledgeBase
 
 CELL_PADDING = 2  # a DataTable cell's padding, one column each side
+FILL_BATCH = 25  # rows added to a table per refresh (about a screenful at 80x24)
 SCROLLBAR = 2  # the table's vertical scrollbar
 
 
@@ -92,8 +93,8 @@ class BrowseScreen(Screen):
     def on_mount(self) -> None:
         self.widths = {"chem-table": (30, 20), "sym-table": (30, 14, 9)}
         self.rank_w = max(len("Rank"), len(str(len(self.knowledge.chemicals))))
-        self.fill_chemicals("")
-        self.fill_symptoms("")
+        self.filled: set[str] = set()  # tables filled once their width is known
+        self._fills: dict[str, int] = {}  # each table's latest fill, so an older one stops
         self.query_one("#chem-filter", Input).focus()
         self.call_after_refresh(self.fit_columns)
 
@@ -136,8 +137,9 @@ class BrowseScreen(Screen):
                 avail -= self.rank_w + CELL_PADDING  # the rank column
                 class_w = min(class_need, max(8, avail * 2 // 5))
                 widths = (max(10, min(flexible_need, avail - class_w)), class_w)
-            if self.widths.get(table_id) != widths or not table.columns:
+            if self.widths.get(table_id) != widths or table_id not in self.filled:
                 self.widths[table_id] = widths
+                self.filled.add(table_id)
                 if table_id == "chem-table":
                     self.fill_chemicals(self.query_one("#chem-filter", Input).value)
                 else:
@@ -156,14 +158,29 @@ class BrowseScreen(Screen):
         table.add_column("Class", width=class_w)
         found = self.find_chemicals(text)
         self.chem_rows = [c.index for c in found]
+        rows = []
         for c in found:
             rank = self.ranks.get(c.index)
-            table.add_row(
-                Text(str(rank[0]) if rank else "–", justify="right"),
-                clip(c.name, name_w),
-                clip(c.class_short, class_w),
+            rows.append(
+                (
+                    Text(str(rank[0]) if rank else "–", justify="right"),
+                    Text(clip(c.name, name_w)),
+                    Text(clip(c.class_short, class_w)),
+                )
             )
+        self._fill(table, rows)
         self.show_chemical()
+
+    def _fill(self, table: DataTable, rows: list, start: int = 0, fill: int | None = None):
+        """Add ``rows`` a screenful at a time, one batch per refresh: a key pressed meanwhile
+        (Esc, a letter of the filter) is handled between batches, not after every row."""
+        if fill is None:
+            self._fills[table.id] = fill = self._fills.get(table.id, 0) + 1
+        elif fill != self._fills.get(table.id) or not table.is_attached:
+            return  # a newer filter refilled the table, or the screen closed
+        table.add_rows(rows[start : start + FILL_BATCH])
+        if start + FILL_BATCH < len(rows):
+            self.call_after_refresh(self._fill, table, rows, start + FILL_BATCH, fill)
 
     def find_chemicals(self, text: str) -> list:
         """The chemicals ``text`` finds, best first: the one it names exactly (an id, CAS
@@ -190,12 +207,15 @@ class BrowseScreen(Screen):
         found = self.knowledge.search_symptoms(text)
         self.sym_rows = [s.index for s in found]
         B = self.knowledge.problem.matrix
-        for s in found:
-            table.add_row(
-                clip(s.label, name_w),
-                clip(s.category_label, cat_w),
+        rows = [
+            (
+                Text(clip(s.label, name_w)),
+                Text(clip(s.category_label, cat_w)),
                 Text(str(int(B[:, s.index].sum())), justify="right"),
             )
+            for s in found
+        ]
+        self._fill(table, rows)
         self.show_symptom()
 
     def on_input_changed(self, event: Input.Changed) -> None:
@@ -289,6 +309,7 @@ class BrowseScreen(Screen):
         self.app.post_message(ScreenRequested("volunteer", q))  # this screen closes
 
     def action_close(self) -> None:
+        self._fills = {table: -1 for table in self._fills}  # the batches still due stop
         self.app.pop_screen()
 
 

@@ -36,7 +36,6 @@ from responder.app.widgets.panels import (
     VictimsStrip,
 )
 from responder.core import views
-from responder.core.remaining import Remaining
 from responder.core.session import Interview
 from responder.engine.state import Answer, Status
 
@@ -81,13 +80,14 @@ class InterviewScreen(Screen):
 
     def __init__(self):
         super().__init__()
-        self.remaining: Remaining | None = None
+        self.remaining = None  # a responder.core.remaining.Remaining once computed
         self.note: str | None = None
         self._notice: Text | None = None
         self._notice_timer = None
         self._result_seen: int | None = None
         self._remaining_timer = None
         self.main: views.MainView | None = None
+        self._shown_keys: tuple | None = None
 
     @property
     def interview(self) -> Interview:
@@ -173,7 +173,11 @@ class InterviewScreen(Screen):
         self.remaining = None
         self._update_status()
         self._schedule_remaining()
-        self.refresh_bindings()  # the footer shows only the keys that work now
+        # the footer shows only the keys that work now; redrawn only when that changes
+        available = self._available_keys()
+        if available != self._shown_keys:
+            self._shown_keys = available
+            self.refresh_bindings()
         self.app.first_question_shown()
         status = main.prompt.status
         if (
@@ -245,21 +249,36 @@ class InterviewScreen(Screen):
             return
         if get_current_worker().is_cancelled:
             return
+        from responder.core.remaining import Remaining  # noqa: PLC0415
+
         self.app.call_from_thread(self._set_remaining, generation, Remaining(value, method))
 
-    def _set_remaining(self, generation: int, remaining: Remaining | None) -> None:
+    def _set_remaining(self, generation: int, remaining) -> None:
         if not self.is_mounted or not self.query(StatusLine):
             return  # the figure arrived after the screen (or the app) closed
         if generation == self.interview.generation:
-            self.remaining = (
-                remaining if remaining is not None else Remaining(float("nan"), "error")
-            )
+            if remaining is None:
+                from responder.core.remaining import Remaining  # noqa: PLC0415
+
+                remaining = Remaining(float("nan"), "error")
+            self.remaining = remaining
             try:
                 self._update_status()
             except NoMatches:  # the helper answered while the screen was being torn down
                 pass
 
     # -- answers --------------------------------------------------------------------------
+
+    def _available_keys(self) -> tuple:
+        """What :meth:`check_action` depends on."""
+        it = self.interview
+        view = self.query_one(QuestionPanel).view
+        return (
+            self.query_one(QuestionPanel).selected_query is not None,
+            view is not None and view.group is not None,
+            len(it.victims),
+            it.asked > 0,
+        )
 
     def check_action(self, action: str, parameters) -> bool | None:
         it = getattr(self.app, "interview", None)

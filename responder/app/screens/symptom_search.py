@@ -28,7 +28,7 @@ class SymptomSearchScreen(Dialog[tuple[int, Answer] | None]):
     DEFAULT_CSS = """
     SymptomSearchScreen #search-results {
         height: auto;
-        max-height: 14;
+        max-height: 50vh;  /* the count and the keys below stay on an 80x24 screen */
     }
     SymptomSearchScreen #search-prompt {
         height: auto;

@@ -174,10 +174,12 @@ class PanelBox(VerticalScroll, can_focus=False):
     """
 
 
-class QuestionPanel(Widget):
+class QuestionPanel(Static):
     """What to ask next: one symptom, or a category with its symptoms to choose from.
 
     Also says plainly when the interview is over: a result is ready, or no chemical fits.
+    Its content is built when it changes (and when the width does), so the first frame
+    already holds the question.
     """
 
     DEFAULT_CSS = """
@@ -212,7 +214,14 @@ class QuestionPanel(Widget):
                     break
         self.border_title = self._title()
         self.border_subtitle = view.victim if view is not None and view.victim else ""
-        self.refresh(layout=True)
+        self._redraw()
+
+    def _redraw(self) -> None:
+        self.update(self._content())
+
+    def on_resize(self) -> None:
+        if self.prompt is not None:
+            self._redraw()
 
     def _title(self) -> str:
         prompt = self.prompt
@@ -237,7 +246,7 @@ class QuestionPanel(Widget):
         if view is None or not view.items:
             return
         self.selected = (self.selected + step) % len(view.items)
-        self.refresh()
+        self._redraw()
 
     def select_query(self, query: int) -> bool:
         view = self.view
@@ -246,15 +255,16 @@ class QuestionPanel(Widget):
         for k, item in enumerate(view.items):
             if item.symptom.index == query:
                 self.selected = k
-                self.refresh()
+                self._redraw()
                 return True
         return False
 
-    def render(self):
+    def _content(self):
         prompt = self.prompt
         if prompt is None:
             return Text("…")
-        width = max(self.size.width, 20)
+        # the content width: the panel's, else the left column's less border and padding
+        width = self.size.width or max((self.parent.size.width if self.parent else 0) - 4, 20)
         if prompt.status is Status.INCONSISTENT and prompt.no_fit is not None:
             why = prompt.no_fit
             keys = [("z", "undo the last answer"), ("h", "change an answer")]
@@ -348,7 +358,9 @@ class QuestionPanel(Widget):
         return Group(*rows)
 
 
-MAX_ROWS = 100  # rows in the candidates table; the rest are counted on one line
+#: rows in the candidates table; the rest are counted on one line (b finds any chemical and
+#: its rank). More rows only slow every redraw of a table that shows about ten.
+MAX_ROWS = 40
 MIN_NAME_WIDTH = 18  # below this a chemical's name is unreadable: stack the class under it
 
 
@@ -369,6 +381,7 @@ class CandidatesTable(DataTable):
         super().__init__(**kwargs)
         self.candidates: CandidatesView | None = None
         self._shown_width = 0
+        self._columns: list | None = None
 
     def on_mount(self) -> None:
         self.cursor_type = "none"
@@ -408,23 +421,29 @@ class CandidatesTable(DataTable):
             if class_w < class_need or name_w < MIN_NAME_WIDTH:
                 stacked = True  # the class column's room goes to the names
                 name_w = max(MIN_NAME_WIDTH, width - 2 - fixed - 2 * (n_columns - 1))
-        self.clear(columns=True)
-        self.add_column("#", key="rank", width=rank_w)
+        # labels and cells as Text: a plain string would be parsed as markup on every redraw
+        columns = [("#", "rank", rank_w)]
         if inconsistent:
-            self.add_column("Contradicts", key="errors", width=chance_w)
+            columns.append(("Contradicts", "errors", chance_w))
         else:
-            self.add_column("Chance", key="prob", width=chance_w)
+            columns.append(("Chance", "prob", chance_w))
         if stacked:
-            self.add_column("Chemical / class", key="chemical", width=name_w)
+            columns.append(("Chemical / class", "chemical", name_w))
         else:
-            self.add_column("Chemical", key="chemical", width=name_w)
-            self.add_column("Class", key="class", width=class_w)
+            columns += [("Chemical", "chemical", name_w), ("Class", "class", class_w)]
         if noisy:
-            self.add_column("Errors", key="errors", width=extra_w)
+            columns.append(("Errors", "errors", extra_w))
         elif weighed:
-            self.add_column("✗", key="errors", width=extra_w)  # answers against; see subtitle
+            columns.append(("✗", "errors", extra_w))  # answers against; see the subtitle
+        if columns == self._columns:
+            self.clear()  # the same columns: only the rows change
+        else:
+            self.clear(columns=True)
+            for label, key, column_width in columns:
+                self.add_column(Text(label), key=key, width=column_width)
+            self._columns = columns
         for k, row in enumerate(shown, start=1):
-            cells: list = [str(k)]
+            cells: list = [Text(str(k))]
             if inconsistent:
                 cells.append(Text(f"{row.mismatches} answer(s)", style="red"))
             else:
@@ -436,7 +455,7 @@ class CandidatesTable(DataTable):
                 cells.append(cell)
                 height = len(lines) + 1
             else:
-                cells += [Text("\n".join(lines)), clip(row.class_short, class_w)]
+                cells += [Text("\n".join(lines)), Text(clip(row.class_short, class_w))]
                 height = len(lines)
             if counted:  # answers the row contradicts (evidence mode: the answers against it)
                 cells.append(Text(str(row.mismatches), style="yellow" if row.mismatches else "dim"))
@@ -447,11 +466,11 @@ class CandidatesTable(DataTable):
             if len(line) > name_w:  # narrow: the count must stay readable
                 line = f"… {more} more"
             self.add_row(
-                "",
-                "",
+                Text(""),
+                Text(""),
                 Text(clip(line, name_w), style="dim italic"),
-                *([] if stacked else [""]),
-                *([""] if counted else []),
+                *([] if stacked else [Text("")]),
+                *([Text("")] if counted else []),
             )
         self.border_subtitle = ""
         if weighed and view.against_first:
