@@ -88,7 +88,10 @@ def main(argv: list[str] | None = None) -> int:
         # Start-up makes many objects and no garbage: the collector would only slow it (by
         # about 30 ms). The app turns it back on once the first question is shown.
         gc.disable()
-        return run_app(argparse.Namespace(kb=kb))
+        try:
+            return run_app(argparse.Namespace(kb=kb))
+        finally:
+            gc.enable()
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
