@@ -345,7 +345,7 @@ def _next_steps_markdown(ns: dict, what: str) -> list[str]:
         out += ["", f"**Warning for {who}**", ""]
         out += [f"- ⚠ {s['text']} [{numbers[s['source']]}]" for s in hallmarks]
     if common:
-        out += ["", f"*{common_heading_text(common)}*"]
+        out += ["", f"*{common_heading_text(common)}*", ""]
     elif not ns["specific"]:
         out.append(
             f"- No steps specific to {what} are recorded in this knowledge base; "

@@ -541,8 +541,9 @@ def _class_line(kind: str, top: CandidateRow | None, bars, leading) -> str:
     if chem.class_id in p_of and (not confident or p_of[chem.class_id] < 0.995):
         parts[0] += f" {p_of[chem.class_id]:.0%}"
     if len(leading) > 1:
-        shown = ", ".join(f"{c.short} {p_of.get(c.id, 0.0):.0%}" for c in leading[1:])
-        parts[0] += f" (then {shown})"
+        ranked = sorted(leading, key=lambda c: -p_of.get(c.id, 0.0))
+        shown = ", ".join(f"{c.short} {p_of.get(c.id, 0.0):.0%}" for c in ranked)
+        parts[0] += f" (leading classes: {shown})"
     if len(top.chemicals) == 1:
         if chem.cas:
             parts.append(f"CAS {chem.cas}")
