@@ -45,6 +45,9 @@ class QuestionView:
     group: ExclusiveGroup | None = None
     #: whom to ask, when the incident has several victims ("Victim 2 (driver)")
     victim: str = ""
+    #: another victim who can answer a better question than this one (pooled evidence),
+    #: as "Victim 3"; number keys switch
+    better_victim: str = ""
 
     @property
     def useful(self) -> tuple[QuestionItem, ...]:
@@ -129,10 +132,14 @@ def question(it: Interview) -> QuestionView | None:
     shares = it.state.answer_split()  # chance of the less likely answer
     kn = it.knowledge
     victim = it.victim_label(it.victim) if len(it.victims) > 1 else ""
+    best = it.state.victim_to_ask() if len(it.victims) > 1 else it.victim
+    better = it.victim_label(best) if best != it.victim else ""
     if choice.kind == "query":
         q = int(choice.index)
         item = QuestionItem(kn.symptoms[q], True, float(shares[q]))
-        return QuestionView("symptom", None, (item,), invitation, exclusive_group(it, q), victim)
+        return QuestionView(
+            "symptom", None, (item,), invitation, exclusive_group(it, q), victim, better
+        )
     category = kn.categories[int(choice.index)] if choice.kind == "category" else None
     items = [
         QuestionItem(kn.symptoms[q], bool(splits[q]), float(shares[q]))
@@ -148,6 +155,7 @@ def question(it: Interview) -> QuestionView | None:
         invitation,
         None,
         victim,
+        better,
     )
 
 

@@ -924,7 +924,7 @@ class Belief:
         if useful.size == 0:
             return None
         g = self.gains()[useful]
-        order = _best_first(g)
+        order = best_first(g)
         qs = useful[order]
         picks = np.zeros(qs.size)
         picks[0] = 1.0
@@ -947,10 +947,10 @@ class Belief:
             return None
         P = self.pick_matrix(pick, available)
         scores = np.where(eligible, P @ self.gains(), -np.inf)
-        j = int(_best_first(scores)[0])
+        j = int(best_first(scores)[0])
         inside = np.flatnonzero(m._category_onehot[j] & useful)
         g = self.gains()[inside]
-        order = _best_first(g)
+        order = best_first(g)
         return Suggestion("category", j, inside[order], g[order], P[j, inside[order]])
 
     # -- explanations --------------------------------------------------------------------
@@ -1071,7 +1071,7 @@ def _entropy_of_split(yes, total) -> np.ndarray:
     return xlog2x(total) - xlog2x(yes) - xlog2x(total - yes)
 
 
-def _best_first(scores: np.ndarray) -> np.ndarray:
+def best_first(scores: np.ndarray) -> np.ndarray:
     """Indices by score, best first.
 
     The first is the lowest index within the tie tolerance of the best, as the strict
