@@ -222,7 +222,10 @@ def test_exclusive_groups_and_implications_load(tmp_path):
             'exclusive group "pupil_size" has 1 member(s)',
         ),
         (
-            ('members = ["pinpoint_pupils", "dilated_pupils"]', 'members = ["pinpoint", "dilated_pupils"]'),
+            (
+                'members = ["pinpoint_pupils", "dilated_pupils"]',
+                'members = ["pinpoint", "dilated_pupils"]',
+            ),
             '"pinpoint"',
             'unknown symptom id "pinpoint"',
         ),
