@@ -1,12 +1,12 @@
-"""Issue 12: next steps on the result and in the export, the act-now banner, `r` without a
-result, and where notifications sit."""
+"""Field use: next steps on the result and in the export, the act-now banner, `r` without a
+result, where notifications sit, readable candidate names and a footer that fits."""
 
 from __future__ import annotations
 
 import json
 
 import pytest
-from app_helpers import answer_from_row, settle
+from app_helpers import answer_from_row, notified, settle, toasts
 from conftest import SIZE, make_app
 
 from responder.app.screens.interview import InterviewScreen
@@ -145,13 +145,13 @@ async def test_urgent_yes_raises_a_banner_that_never_blocks():
 
 async def test_r_without_a_result_says_why():
     app = make_app(None)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
         await settle(pilot)
         await pilot.press("r")
         await settle(pilot)
         assert isinstance(app.screen, InterviewScreen)
-        messages = [n.message for n in app._notifications]
-        assert any(m.startswith("No result yet") for m in messages)
+        assert await notified(pilot, app, "No result yet")
+        assert any(m.startswith("No result yet") for m in toasts(app))
 
 
 def test_bundled_next_steps_load_without_problem():
@@ -170,30 +170,28 @@ async def test_a_bad_next_steps_file_is_one_notice_not_a_crash(tmp_path):
     shutil.copytree(FIXTURE_KB, kb)
     (kb / "next_steps.toml").write_text('[[step]]\nfor = "nowhere"\n', encoding="utf-8")
     app = make_app(str(kb))
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
         await settle(pilot)
-        messages = [n.message for n in app._notifications]
-        assert any("next steps not shown" in m for m in messages)
+        assert await notified(pilot, app, "next steps not shown")
         assert isinstance(app.screen, InterviewScreen)
 
 
 async def test_notifications_sit_at_the_top_off_the_status_line():
-    from textual.widgets._toast import Toast
-
     app = make_app()
     async with app.run_test(size=(80, 24), notifications=True) as pilot:
         await settle(pilot)
         app.notify("hello there", timeout=10)
+        assert await notified(pilot, app, "hello there")
         await settle(pilot, 4)
-        toasts = list(app.screen.query(Toast))
-        assert toasts
-        assert all(t.region.bottom <= 12 for t in toasts), [t.region for t in toasts]
+        shown = list(app.screen.query("Toast"))
+        assert shown
+        assert all(t.region.bottom <= 12 for t in shown), [t.region for t in shown]
 
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 36)])
 async def test_candidate_names_stay_readable_and_the_class_is_shown(size):
-    """Issue 12: at 80 columns the candidates' class was cut to five letters (and later the
-    names to two). Narrow: the class goes under the name; wide: its own column."""
+    """Candidate names and their class stay readable at 80 columns as at 120 (neither cut
+    to a few letters). Narrow: the class goes under the name; wide: its own column."""
     from responder.app.widgets.panels import MIN_NAME_WIDTH, CandidatesTable
 
     app = make_app(None, mode=None)  # bundled knowledge base, evidence mode
