@@ -214,7 +214,6 @@ def observation_counts(kb: KnowledgeBase) -> str:
     return f"{len(kb.symptoms)} observations ({len(kb.symptoms) - scene} signs, {scene} scene)"
 
 
-
 def summary_line(kb: KnowledgeBase) -> str:
     """One line: what was loaded and how big it is."""
     used = len({c.class_id for c in kb.chemicals})
