@@ -19,6 +19,7 @@ import numpy as np
 from responder.engine import Problem
 from responder.engine.problem import COMMON, HALLMARK, NOT_LISTED, OCCASIONAL, UNRECORDED
 from responder.kb.fields import printable
+from responder.kb.identifiers import chemical_slug
 
 
 @dataclass(frozen=True)
@@ -460,8 +461,6 @@ class KnowledgeBase:
     @cached_property
     def _chemicals_by_name(self) -> dict[str, tuple[Chemical, ...]]:
         """Slug of every text that names a chemical -> the chemicals it names."""
-        from responder.kb.loader import chemical_slug  # noqa: PLC0415 (loader imports model)
-
         named: dict[str, list[Chemical]] = {}
         for chem in self.chemicals:
             for name in _chemical_names(chem):
@@ -478,8 +477,6 @@ class KnowledgeBase:
         :class:`UnknownChemicalError` (a KeyError) naming close chemicals, or every chemical
         the text names when it names more than one.
         """
-        from responder.kb.loader import chemical_slug  # noqa: PLC0415 (loader imports model)
-
         key = chemical_slug(str(text))
         found = self._chemicals_by_name.get(key, ())
         if len(found) == 1:
