@@ -1,6 +1,9 @@
 """One chemical file (``chemicals/<class>.toml``): the class it belongs to, its ``[[chemical]]``
 tables and the ``[[chemical.evidence]]`` tables recording the documents read for each.
 
+An entry may be a mixture (``mixture = true``, e.g. fire smoke): it then has no CAS number,
+even in the bundled knowledge base, and giving one is an error.
+
 A chemical's fields are checked one at a time, in a fixed order, so that its messages come
 out in the same order every time. Every error marks the chemical as not good; later checks that
 would only repeat the problem (the evidence of unknown symptoms, the scene cells of a broken
@@ -32,6 +35,7 @@ _OPTIONAL = {
     "source_checked": "bool",
     "prior": "number",
     "notes": "str",
+    "mixture": "bool",
 }
 
 
@@ -104,7 +108,7 @@ def check_chemical_file(
         if raw_evidence == []:  # `evidence = []` records nothing: sources are still needed
             raw_evidence = None
         entry = _read_entry(ck, doc, k, table, has_evidence=raw_evidence is not None)
-        cas = _registry_number(entry, "cas", cas_problem)
+        cas = _cas(entry)
         un = _registry_number(entry, "un", un_problem)
         cells = _cells(entry, symptom_ids, aliases)
         evidence, n_evidence, evidence_ok = check_evidence(
@@ -134,6 +138,7 @@ def check_chemical_file(
                     line=entry.anchor,
                     id=chem_id,
                     evidence=tuple(evidence),
+                    mixture=entry.values.get("mixture", False),
                 )
             )
     return chemicals, len(tables)
@@ -183,7 +188,9 @@ def _read_entry(ck: Checker, doc: Doc, k: int, table: dict, has_evidence: bool) 
     """
     required = dict(_REQUIRED)
     optional = dict(_OPTIONAL)
-    (required if ck.strict else optional)["cas"] = "str"
+    # a mixture has no CAS number; a malformed `mixture` gets its own message, not this one too
+    cas_required = ck.strict and table.get("mixture", False) is False
+    (required if cas_required else optional)["cas"] = "str"
     if has_evidence:
         del required["sources"]
     values, span, anchor = ck.fields(
@@ -208,6 +215,29 @@ def _registry_number(
         entry.error(entry.line(key), f"{entry.label}: {bad[0]}", bad[1])
         return None
     return number.strip()
+
+
+def _cas(entry: _Entry) -> str | None:
+    """The chemical's CAS number; None for a mixture, which has none, and when it is missing
+    or wrong (reported)."""
+    cas = entry.values.get("cas")
+    if entry.values.get("mixture") is True:
+        if cas is not None:
+            entry.error(
+                entry.line("cas"),
+                f'{entry.label} is a mixture (mixture = true) but gives the CAS number "{cas}"',
+                "a CAS number names one substance: remove `cas`, or remove mixture = true if "
+                "this is one chemical",
+            )
+        return None
+    if cas is not None and cas.strip().casefold() == "mixture":
+        entry.error(
+            entry.line("cas"),
+            f'{entry.label}: "{cas}" is not a CAS number',
+            "a mixture has no CAS number: leave `cas` out and write mixture = true",
+        )
+        return None
+    return _registry_number(entry, "cas", cas_problem)
 
 
 def _cells(entry: _Entry, symptom_ids: set[str] | None, aliases: dict[str, str]) -> set[str]:

@@ -9,7 +9,7 @@ their own modules (:mod:`~responder.kb.vocabulary`, :mod:`~responder.kb.consiste
 builds the :class:`KnowledgeBase`.
 
 The bundled knowledge base is stricter than user-imported ones: it must give a CAS number for
-every chemical and name one of the public source series in every source.
+every chemical that is not a mixture and name one of the public source series in every source.
 """
 
 from __future__ import annotations

@@ -227,7 +227,8 @@ class Chemical:
     ``id`` is a stable slug (from the file, else derived from the name). ``evidence`` lists
     the documents read; ``source_checked`` is true only when their symptoms cover every
     symptom of the chemical. ``file`` and ``line`` say where it is defined (the line of its
-    ``name = ...``), so later messages can point there.
+    ``name = ...``), so later messages can point there. A ``mixture`` (fire smoke) has no CAS
+    number: its ``cas`` is "".
     """
 
     name: str
@@ -243,9 +244,18 @@ class Chemical:
     line: int | None = None
     id: str = ""
     evidence: tuple[Evidence, ...] = ()
+    mixture: bool = False
 
     index: int = -1  # the engine's object (matrix row); set by KnowledgeBase
     class_label: str = ""  # set by KnowledgeBase
+
+    @property
+    def cas_label(self) -> str:
+        """How screens name its CAS number: "CAS 7782-50-5", "mixture, no CAS number", or ""
+        when a user knowledge base gives none."""
+        if self.mixture:
+            return "mixture, no CAS number"
+        return f"CAS {self.cas}" if self.cas else ""
 
     @property
     def unsupported(self) -> frozenset[str]:

@@ -1,0 +1,144 @@
+"""A knowledge-base entry may be a mixture (``mixture = true``): it has no CAS number, even
+under the bundled rules, and every other way of saying so gets one clear message. The bundled
+fire smoke entry is one."""
+
+from __future__ import annotations
+
+import pytest
+from kb_helpers import line_of, only_error, write_files
+
+from responder.cli.kb import chemical_entry
+from responder.core.export import to_markdown
+from responder.kb import load_kb
+
+SYMPTOMS = """\
+[[category]]
+id = "breathing"
+label = "Breathing"
+
+[[symptom]]
+id = "cough"
+label = "Cough"
+category = "breathing"
+
+[[symptom]]
+id = "collapse"
+label = "Collapsed"
+category = "breathing"
+"""
+
+CLASSES = """\
+[[class]]
+id = "knockdown"
+label = "Knockdown"
+"""
+
+SMOKE = """\
+class = "knockdown"
+
+[[chemical]]
+name = "Carbon monoxide"
+cas = "630-08-0"
+symptoms = ["collapse"]
+sources = ["CDC: Carbon monoxide"]
+
+[[chemical]]
+name = "Fire smoke"
+mixture = true
+symptoms = ["cough", "collapse"]
+sources = ["CDC: Wildfire smoke"]
+"""
+
+
+def write_kb(tmp_path, chemicals: str = SMOKE):
+    return write_files(
+        tmp_path,
+        {
+            "symptoms.toml": SYMPTOMS,
+            "classes.toml": CLASSES,
+            "chemicals/knockdown.toml": chemicals,
+        },
+    )
+
+
+@pytest.mark.parametrize("strict", [True, False])
+def test_a_mixture_needs_no_cas_number(tmp_path, strict):
+    kb = load_kb(write_kb(tmp_path), strict=strict)
+    smoke = kb.chemical("Fire smoke")
+    assert smoke.mixture and smoke.cas == ""
+    assert smoke.cas_label == "mixture, no CAS number"
+    co = kb.chemical("Carbon monoxide")
+    assert not co.mixture and co.cas_label == "CAS 630-08-0"
+    assert kb.warnings == ()
+
+
+def test_a_mixture_with_a_cas_number_is_refused_at_the_cas_line(tmp_path):
+    text = SMOKE.replace("mixture = true\n", 'mixture = true\ncas = "630-08-0"\n')
+    issue = only_error(write_kb(tmp_path, text))
+    assert issue.line == line_of(text, 'cas = "630-08-0"', 2)
+    assert '"Fire smoke" is a mixture (mixture = true) but gives the CAS number' in issue.problem
+    assert "remove `cas`" in issue.fix
+
+
+@pytest.mark.parametrize("strict", [True, False])
+def test_cas_written_as_mixture_points_at_the_mixture_key(tmp_path, strict):
+    text = SMOKE.replace("mixture = true", 'cas = "Mixture"')
+    issue = only_error(write_kb(tmp_path, text), strict=strict)
+    assert issue.line == line_of(text, 'cas = "Mixture"')
+    assert '"Fire smoke": "Mixture" is not a CAS number' == issue.problem
+    assert "write mixture = true" in issue.fix
+
+
+def test_a_mixture_flag_that_is_not_true_or_false_is_one_message(tmp_path):
+    text = SMOKE.replace("mixture = true", 'mixture = "yes"')
+    issue = only_error(write_kb(tmp_path, text))  # not also "has no `cas`"
+    assert issue.line == line_of(text, 'mixture = "yes"')
+    assert "`mixture` must be true or false" in issue.problem
+
+
+def test_mixture_false_is_a_chemical_and_needs_its_cas_under_the_bundled_rules(tmp_path):
+    text = SMOKE.replace("mixture = true", "mixture = false")
+    root = write_kb(tmp_path, text)
+    assert "has no `cas`" in only_error(root, strict=True).problem
+    assert not load_kb(root, strict=False).chemical("Fire smoke").mixture
+
+
+def test_mixtures_are_shown_as_such_in_kb_info_and_the_export(tmp_path):
+    smoke = load_kb(write_kb(tmp_path), strict=True).chemical("Fire smoke")
+    entry = chemical_entry(smoke)
+    assert entry["mixture"] is True and entry["cas"] == ""
+    result = {
+        "kind": "set",
+        "title": "Carbon monoxide, Fire smoke",
+        "headline": "Carbon monoxide or Fire smoke",
+        "sources": [],
+        "chemicals": [
+            {"name": "Carbon monoxide", "cas": "630-08-0", "mixture": False, "class": "K"},
+            {"name": "Fire smoke", "cas": "", "mixture": True, "class": "K"},
+        ],
+        "next_steps": {"poison_centre": None, "specific": False, "steps": {}, "sources": []},
+        "profile": [],
+    }
+    data = {
+        "knowledge_base": {"name": "k", "chemicals": 2, "symptoms": 2, "digest": ""},
+        "modes": {
+            "target": "chemical",
+            "suggest": "symptom",
+            "policy": "gbs",
+            "noise": {"enabled": False, "eps": 0, "model": 1},
+        },
+        "disclaimer": "d",
+        "interview_id": "i",
+        "started_at": "s",
+        "exported_at": "e",
+        "app_version": "v",
+        "status": "indistinguishable",
+        "questions_asked": 2,
+        "answers": [],
+        "candidates": [],
+        "classes": [],
+        "result": result,
+    }
+    md = to_markdown(data)
+    assert "- Carbon monoxide (CAS 630-08-0; K)" in md
+    assert "- Fire smoke (mixture, no CAS number; K)" in md
