@@ -483,12 +483,17 @@ class KnowledgeBase:
     def resolve_chemical(self, text: str) -> Chemical:
         """The chemical named by ``text``: its id, name, CAS number, the name without its
         bracketed part, or a bracketed alternative ("Sarin", "GB" and "sarin gb" all name
-        Sarin (GB)). Case, spacing and punctuation are ignored. Raises
-        :class:`UnknownChemicalError` (a KeyError) naming close chemicals, or every chemical
-        the text names when it names more than one.
+        Sarin (GB)). Case, spacing and punctuation are ignored. A chemical's own id, name or
+        CAS number wins over another's bracketed part ("carbon monoxide" is Carbon monoxide,
+        not "Fire smoke (carbon monoxide, ...)"). Raises :class:`UnknownChemicalError` (a
+        KeyError) naming close chemicals, or every chemical the text names when it names more
+        than one.
         """
         key = chemical_slug(str(text))
         found = self._chemicals_by_name.get(key, ())
+        if len(found) > 1:
+            own = [c for c in found if key in {chemical_slug(n) for n in (c.id, c.name, c.cas)}]
+            found = tuple(own) if len(own) == 1 else found
         if len(found) == 1:
             return found[0]
         if found:

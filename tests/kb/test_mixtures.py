@@ -9,7 +9,7 @@ from kb_helpers import line_of, only_error, write_files
 
 from responder.cli.kb import chemical_entry
 from responder.core.export import to_markdown
-from responder.kb import load_kb
+from responder.kb import load_bundled, load_kb
 
 SYMPTOMS = """\
 [[category]]
@@ -142,3 +142,27 @@ def test_mixtures_are_shown_as_such_in_kb_info_and_the_export(tmp_path):
     md = to_markdown(data)
     assert "- Carbon monoxide (CAS 630-08-0; K)" in md
     assert "- Fire smoke (mixture, no CAS number; K)" in md
+
+
+def test_a_chemicals_own_name_wins_over_a_mixtures_bracketed_part(tmp_path):
+    text = SMOKE.replace('"Fire smoke"', '"Fire smoke (carbon monoxide, irritants)"')
+    kb = load_kb(write_kb(tmp_path, text))
+    assert kb.resolve_chemical("carbon monoxide").name == "Carbon monoxide"
+    assert kb.resolve_chemical("630-08-0").name == "Carbon monoxide"
+    assert kb.resolve_chemical("irritants").mixture
+    assert kb.resolve_chemical("fire smoke").mixture
+
+
+def test_the_bundled_fire_smoke_entry_is_a_checked_mixture_with_its_scene():
+    kb = load_bundled()
+    smoke = kb.resolve_chemical("fire smoke")
+    assert smoke.id == "fire_smoke" and smoke.mixture and smoke.cas == ""
+    assert kb.resolve_chemical("carbon monoxide").id == "carbon_monoxide"
+    assert smoke.class_id == "hemoglobin_toxicants" and smoke.source_checked
+    # what tells it from carbon monoxide alone: the fire, and the irritant signs
+    assert smoke.grade("setting_fire") == "hallmark" and smoke.grade("route_inhaled") == "hallmark"
+    assert {"cough", "eye_irritation", "throat_irritation"} <= smoke.symptoms
+    assert "cough" not in kb.chemical("Carbon monoxide").symptoms
+    # the knockdown signs of its two gases, from a page not about smoke: occasional only
+    assert smoke.grade("unconsciousness") == "occasional"
+    assert all(e.url.startswith(("http://", "https://")) for e in smoke.evidence)
