@@ -8,7 +8,6 @@ import pytest
 from kb_helpers import line_of, only_error, write_files
 
 from responder.cli.kb import chemical_entry
-from responder.core.export import to_markdown
 from responder.kb import load_bundled, load_kb
 
 SYMPTOMS = """\
@@ -103,45 +102,14 @@ def test_mixture_false_is_a_chemical_and_needs_its_cas_under_the_bundled_rules(t
     assert not load_kb(root, strict=False).chemical("Fire smoke").mixture
 
 
-def test_mixtures_are_shown_as_such_in_kb_info_and_the_export(tmp_path):
-    smoke = load_kb(write_kb(tmp_path), strict=True).chemical("Fire smoke")
-    entry = chemical_entry(smoke)
-    assert entry["mixture"] is True and entry["cas"] == ""
-    result = {
-        "kind": "set",
-        "title": "Carbon monoxide, Fire smoke",
-        "headline": "Carbon monoxide or Fire smoke",
-        "sources": [],
-        "chemicals": [
-            {"name": "Carbon monoxide", "cas": "630-08-0", "mixture": False, "class": "K"},
-            {"name": "Fire smoke", "cas": "", "mixture": True, "class": "K"},
-        ],
-        "next_steps": {"poison_centre": None, "specific": False, "steps": {}, "sources": []},
-        "profile": [],
-    }
-    data = {
-        "knowledge_base": {"name": "k", "chemicals": 2, "symptoms": 2, "digest": ""},
-        "modes": {
-            "target": "chemical",
-            "suggest": "symptom",
-            "policy": "gbs",
-            "noise": {"enabled": False, "eps": 0, "model": 1},
-        },
-        "disclaimer": "d",
-        "interview_id": "i",
-        "started_at": "s",
-        "exported_at": "e",
-        "app_version": "v",
-        "status": "indistinguishable",
-        "questions_asked": 2,
-        "answers": [],
-        "candidates": [],
-        "classes": [],
-        "result": result,
-    }
-    md = to_markdown(data)
-    assert "- Carbon monoxide (CAS 630-08-0; K)" in md
-    assert "- Fire smoke (mixture, no CAS number; K)" in md
+def test_kb_info_json_says_which_entries_are_mixtures(tmp_path):
+    kb = load_kb(write_kb(tmp_path), strict=True)
+    smoke, co = (
+        chemical_entry(kb.chemical("Fire smoke")),
+        chemical_entry(kb.chemical("Carbon monoxide")),
+    )
+    assert (smoke["mixture"], smoke["cas"]) == (True, "")
+    assert (co["mixture"], co["cas"]) == (False, "630-08-0")
 
 
 def test_a_chemicals_own_name_wins_over_a_mixtures_bracketed_part(tmp_path):
