@@ -247,7 +247,7 @@ def info_report(kb: KnowledgeBase) -> dict:
     classes, source_checked,
     prior ("uniform" or "weighted": whether any chemical gives a prior weight), prior_mode
     (the default of :meth:`KnowledgeBase.prior_vector`, used for the entropies),
-    chemical_list [{id, name, cas, un, class, source_checked, sources, evidence [{title, url,
+    chemical_list [{id, name, cas, mixture, un, class, source_checked, sources, evidence [{title, url,
     symptoms}], symptoms}], checked_per_class {id: [checked, all]}, per_category {id: n symptoms}, per_class
     {id: n chemicals}, distinguishable_profiles, identical_sets (lists of names sharing one
     profile), entropy H(P) and group_entropy H(P_y) in bits, min_hamming (delta between
@@ -322,6 +322,7 @@ def chemical_entry(chem) -> dict:
         "id": chem.id,
         "name": chem.name,
         "cas": chem.cas,
+        "mixture": chem.mixture,
         "un": chem.un,
         "class": chem.class_id,
         "source_checked": chem.source_checked,

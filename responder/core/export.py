@@ -145,7 +145,7 @@ def report(interview: Interview, remaining=None) -> dict:
             "profile_note": result.profile_note,
             "sources": list(result.sources),
             "chemicals": [
-                {"name": c.name, "cas": c.cas, "class": c.class_label}
+                {"name": c.name, "cas": c.cas, "mixture": c.mixture, "class": c.class_label}
                 for row in result.candidates
                 for c in row.chemicals
             ],
@@ -204,9 +204,7 @@ def to_markdown(data: dict) -> str:
         out += ["", "## Result", "", f"**{result['headline']}**", ""]
         if len(result["chemicals"]) > 1:
             out += ["Chemicals in this result:", ""]
-            out += [
-                f"- {c['name']} (CAS {c['cas'] or '—'}; {c['class']})" for c in result["chemicals"]
-            ]
+            out += [f"- {c['name']} ({_cas_text(c)}; {c['class']})" for c in result["chemicals"]]
             out.append("")
         out += _next_steps_markdown(result["next_steps"], result["title"])
         out += ["| Symptom | Answer | Profile |", "| --- | --- | --- |"]
@@ -281,6 +279,14 @@ def to_markdown(data: dict) -> str:
             if c["probability"] > 0
         ]
     return "\n".join(out) + "\n"
+
+
+def _cas_text(chemical: dict) -> str:
+    """A result chemical's CAS number in the Markdown export (an export written before
+    mixtures existed has no "mixture" key)."""
+    if chemical.get("mixture"):
+        return "mixture, no CAS number"
+    return f"CAS {chemical['cas'] or '—'}"
 
 
 def _next_steps_markdown(ns: dict, what: str) -> list[str]:

@@ -100,6 +100,7 @@ def test_markdown_lists_the_chemicals_of_a_several_chemical_result():
             "chemicals": [
                 {"name": "Alpha", "cas": "1-1-1", "class": "X"},
                 {"name": "Beta", "cas": "", "class": "X"},
+                {"name": "Smoke", "cas": "", "mixture": True, "class": "X"},
             ],
             "next_steps": {"poison_centre": None, "specific": False, "steps": {}, "sources": []},
             "profile": [],
@@ -107,6 +108,7 @@ def test_markdown_lists_the_chemicals_of_a_several_chemical_result():
     }
     md = to_markdown(data)
     assert "- Alpha (CAS 1-1-1; X)" in md and "- Beta (CAS —; X)" in md
+    assert "- Smoke (mixture, no CAS number; X)" in md
     assert "No steps specific to A, B" in md
     assert "Why no steps" not in md  # an export written before [[gap]] existed has no gaps key
     data["result"]["next_steps"]["gaps"] = [{"class": "x_class", "reason": "nothing read"}]

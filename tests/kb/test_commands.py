@@ -322,6 +322,7 @@ def test_info_json(kb_dir, capsys):
         "id": "r",
         "name": "R",
         "cas": "7647-01-0",
+        "mixture": False,
         "un": None,
         "class": "g1",
         "source_checked": False,

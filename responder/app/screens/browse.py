@@ -167,8 +167,8 @@ class BrowseScreen(Screen):
         text = Text()
         text.append(c.name + "\n", style="bold")
         text.append(f"Class: {c.class_label}\n")
-        if c.cas:
-            text.append(f"CAS {c.cas}   ")
+        if c.cas_label:
+            text.append(c.cas_label + "   ")
         if c.un:
             text.append(f"UN {c.un}")
         text.append("\n\nSymptoms\n", style="bold underline")

@@ -132,8 +132,8 @@ class ResultScreen(Screen):
         if r.kind == "chemical":
             c = r.candidates[0].chemicals[0]
             ids = [f"class: {c.class_label}"]
-            if c.cas:
-                ids.append(f"CAS {c.cas}")
+            if c.cas_label:
+                ids.append(c.cas_label)
             if c.un:
                 ids.append(f"UN {c.un}")
             text.append("\n" + " · ".join(ids))
