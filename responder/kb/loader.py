@@ -301,7 +301,12 @@ def _read(entry) -> bytes | InputRejected | None:
 
 
 def bundled_root():
-    """Location of the bundled knowledge base: the ``responder.bundled_kb`` resources."""
+    """Location of the bundled knowledge base: ``kb/`` beside the package when it runs from
+    a source checkout (so a clone's code reads that clone's data, whatever an editable
+    install elsewhere maps), otherwise the installed ``responder.bundled_kb`` resources."""
+    checkout = Path(__file__).resolve().parents[2]
+    if (checkout / "pyproject.toml").is_file() and (checkout / "kb" / SYMPTOMS_FILE).is_file():
+        return checkout / "kb"
     try:
         root = importlib.resources.files("responder.bundled_kb")
         if root.joinpath(SYMPTOMS_FILE).is_file():
