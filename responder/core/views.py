@@ -276,7 +276,7 @@ def answers_against(it: Interview, row: CandidateRow) -> list[Symptom]:
     """The yes/no answers that count against ``row``: its profile says the opposite.
 
     In evidence mode these lower the chemical's probability without removing it; the
-    candidates panel names them for the most probable chemical (issue 10, item 4).
+    candidates panel names them for the most probable chemical.
     """
     return [it.knowledge.symptoms[q] for q in it.contradicted(row.objects)]
 
