@@ -12,8 +12,9 @@ it has asked everything the case can answer. The score is top-1 + top-5 + class-
 the fitting half; ties go to the larger mean log-probability of the true class. The
 held-out half is scored with the same settings and printed beside it, never used to choose.
 
-The chosen setting becomes the engine's defaults (responder/engine/evidence.py); the figures
-of full interviews (``responder kb validate``) are in docs/robustness.md.
+The chosen setting is the bundled knowledge base's answer model (kb/grades.toml), checked
+also against wrong answers (``responder simulate --answers flip:0.1``); the figures of full
+interviews (``responder kb validate``) are in docs/robustness.md.
 """
 
 from __future__ import annotations

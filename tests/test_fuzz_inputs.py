@@ -502,6 +502,7 @@ def test_fuzzed_csv_cells(tmp_path_factory, rows):
     assert all(printable_name(n) for n in kb_names(kb))
     # Imported: every chemical is a row whose name, class and 0/1 cells say so.
     by_name = {r[0].strip(): r for r in rows if len(r) == 4}
+    assert kb.chemicals
     for chem in kb.chemicals:
         row = by_name[chem.name]
         cells = [row[2].strip(), row[3].strip()]

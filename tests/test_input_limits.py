@@ -1,4 +1,4 @@
-"""Limits at every input boundary (issue 13): file kinds, sizes, encodings, nesting, numbers.
+"""Limits at every input boundary: file kinds, sizes, encodings, nesting, numbers.
 
 Each hostile input must end in one clear message (exit 2 for the CLI), never a hang, a
 memory blow-up or a traceback. Reads that could block run under an alarm, so a regression
@@ -279,7 +279,7 @@ def test_check_values_is_iterative():
     assert info.value.kind == "depth"
 
 
-# -- the issue's cases through the CLI -------------------------------------------------------
+# -- hostile documents through the CLI --------------------------------------------------------
 
 
 @pytest.mark.parametrize(

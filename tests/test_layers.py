@@ -256,3 +256,21 @@ def test_every_interview_loop_is_in_the_interview_module():
     assert not offenders, offenders
     inside = _calls(ast.parse(INTERVIEW_MODULE.read_text(encoding="utf-8")))
     assert {"next_query", "choose_batch"} <= inside
+
+
+def test_no_issue_history_notes_in_code_or_tests():
+    """History belongs in commits: no "issue 12" or "(issue 10, item 4)" in the package or
+    the tests."""
+    import re
+
+    note = re.compile(r"\bissues? ?#?\d+", re.IGNORECASE)
+    this = Path(__file__).resolve()
+    found = [
+        f"{path.relative_to(PACKAGE_DIR.parent)}:{n}"
+        for folder in (PACKAGE_DIR, PACKAGE_DIR.parent / "tests")
+        for path in sorted(folder.rglob("*.py"))
+        if path != this
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if note.search(line)
+    ]
+    assert found == []

@@ -1,7 +1,7 @@
 """The README's figures about the bundled knowledge base are measured, not remembered: the
 class target's and the chemical target's exact expected questions it states must be what
-`responder eval` computes now (issue 12: the README once said the class target needs fewer
-questions, which was false on the bundled knowledge base)."""
+`responder eval` computes now (a remembered claim, such as "the class target needs fewer
+questions", can be false on the bundled knowledge base)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Checking the ``[keys]`` settings before they are applied (issue 13).
+"""Checking the ``[keys]`` settings before they are applied.
 
 Textual's ``set_keymap`` accepts anything: ``"answer.yes" = "notakey"`` left no yes key, and
 ``"answer.no" = "y"`` made y answer no while the footer still said yes. Here each entry is

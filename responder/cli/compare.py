@@ -117,8 +117,9 @@ def run_compare(args) -> int:
                 )
     except (TargetError, PolicyError, NoiseSettingsError) as exc:
         raise InputError(str(exc)) from None
-    for w in warnings:
-        print(w, file=sys.stderr)
+    if "noise" in modes or persistent:  # eps matters only where persistent noise is used
+        for w in warnings:
+            print(w, file=sys.stderr)
     check_compare_time(args, problem, victims, runners)
     summaries = compare_modes(problem, victims, runners, args.interviews, seed=args.seed)
     out = {
@@ -146,11 +147,11 @@ def run_compare(args) -> int:
     )
     print(
         "95% intervals in brackets; silently wrong = stopped as identified on a wrong answer; "
-        "no fit = ended saying no chemical fits"
+        "no fit = ended saying no chemical fits; questions: mean, median and 90th percentile"
     )
     header = (
         f"{'mode':<34} {'top-1':>20} {'top-5':>20} {'silently wrong':>20} "
-        f"{'no fit':>20} {'questions':>20}"
+        f"{'no fit':>20} {'questions':>20} {'median':>7} {'p90':>5}"
     )
     print(header)
     for s in summaries:
@@ -158,7 +159,7 @@ def run_compare(args) -> int:
         print(
             f"{s.name:<34} {_pct(d['top1']):>20} {_pct(d['top5']):>20} "
             f"{_pct(d['silently_wrong']):>20} {_pct(d['no_fit']):>20} "
-            f"{_mean(d['mean_questions']):>20}"
+            f"{_mean(d['mean_questions']):>20} {d['median_questions']:>7g} {d['p90_questions']:>5g}"
         )
     return 0
 

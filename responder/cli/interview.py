@@ -156,8 +156,16 @@ class Protocol:
         names = [n.casefold() for n in self.victim_names()]
         if key in names:
             return names.index(key)
+        it = self.interview
         try:
-            index = self.interview.add_victim(name)
+            if (
+                len(it.victims) == 1
+                and not it.victims[0]
+                and all(r.victim != 0 for r in it.records)
+            ):
+                it.name_victim(0, name)  # the first name given is the first victim's
+                return 0
+            index = it.add_victim(name)
         except ValueError as exc:
             raise _LineError(f"victim {_shown(name)}: {exc}") from None
         self.interview.select_victim(0)

@@ -206,12 +206,20 @@ def _print_warnings(kb: KnowledgeBase) -> None:
 # --- check ------------------------------------------------------------------------------
 
 
+def observation_counts(kb: KnowledgeBase) -> str:
+    """'N observations (S signs, C scene)' or 'N symptoms' for a knowledge base without scene."""
+    scene = sum(s.kind == "scene" for s in kb.symptoms)
+    if not scene:
+        return f"{len(kb.symptoms)} symptoms"
+    return f"{len(kb.symptoms)} observations ({len(kb.symptoms) - scene} signs, {scene} scene)"
+
+
 def summary_line(kb: KnowledgeBase) -> str:
     """One line: what was loaded and how big it is."""
     used = len({c.class_id for c in kb.chemicals})
     return (
         f"OK: knowledge base {kb.name!r} ({kb.origin}): {len(kb.chemicals)} chemicals in "
-        f"{used} of {len(kb.classes)} classes, {len(kb.symptoms)} symptoms in "
+        f"{used} of {len(kb.classes)} classes, {observation_counts(kb)} in "
         f"{len(kb.categories)} categories, {len(kb.warnings)} warning"
         f"{'' if len(kb.warnings) == 1 else 's'}"
     )
@@ -234,10 +242,12 @@ def cmd_check(args) -> int:
 def info_report(kb: KnowledgeBase) -> dict:
     """Everything ``kb info`` shows, as plain JSON-ready data.
 
-    Keys: name, origin, digest, chemicals, symptoms, categories, classes, source_checked,
+    Keys: name, origin, digest, chemicals, symptoms (every observation, signs and scene),
+    scene_observations, observation_list [{id, label, category, kind, synonyms}], categories,
+    classes, source_checked,
     prior ("uniform" or "weighted": whether any chemical gives a prior weight), prior_mode
     (the default of :meth:`KnowledgeBase.prior_vector`, used for the entropies),
-    chemical_list [{id, name, cas, un, class, source_checked, sources, evidence [{title, url,
+    chemical_list [{id, name, cas, mixture, un, class, source_checked, sources, evidence [{title, url,
     symptoms}], symptoms}], checked_per_class {id: [checked, all]}, per_category {id: n symptoms}, per_class
     {id: n chemicals}, distinguishable_profiles, identical_sets (lists of names sharing one
     profile), entropy H(P) and group_entropy H(P_y) in bits, min_hamming (delta between
@@ -260,6 +270,17 @@ def info_report(kb: KnowledgeBase) -> dict:
         "digest": kb.digest,
         "chemicals": len(kb.chemicals),
         "symptoms": len(kb.symptoms),
+        "scene_observations": sum(s.kind == "scene" for s in kb.symptoms),
+        "observation_list": [
+            {
+                "id": s.id,
+                "label": s.label,
+                "category": s.category,
+                "kind": s.kind,
+                "synonyms": list(s.synonyms),
+            }
+            for s in kb.symptoms
+        ],
         "categories": len(kb.categories),
         "classes": len(kb.classes),
         "source_checked": sum(c.source_checked for c in kb.chemicals),
@@ -301,6 +322,7 @@ def chemical_entry(chem) -> dict:
         "id": chem.id,
         "name": chem.name,
         "cas": chem.cas,
+        "mixture": chem.mixture,
         "un": chem.un,
         "class": chem.class_id,
         "source_checked": chem.source_checked,
@@ -318,10 +340,10 @@ def format_info(kb: KnowledgeBase, report: dict) -> str:
     out = [
         f"Knowledge base {r['name']!r} ({r['origin']})",
         f"  {r['chemicals']} chemicals ({r['source_checked']} with sources checked), "
-        f"{r['classes']} classes, {r['symptoms']} symptoms in {r['categories']} categories; "
+        f"{r['classes']} classes, {observation_counts(kb)} in {r['categories']} categories; "
         f"{r['prior']} weights, prior per {r['prior_mode']}",
         "",
-        "Symptoms per category:",
+        "Observations per category:",
     ]
     out += [f"  {cid:<28} {n:>4}  {kb.category_label(cid)}" for cid, n in r["per_category"].items()]
     out += ["", "Chemicals per class:"]

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import sys
 
+import numpy as np
+
 from responder.cli.inputs import (
     InputError,
     add_noise_arguments,
@@ -21,6 +23,7 @@ from responder.cli.inputs import (
     add_time_limit_argument,
     check_memory,
     check_noise_scale,
+    evidence_from_args,
     fit_time_limit,
     kb_spec,
     load_problem,
@@ -96,6 +99,30 @@ def register(subparsers) -> None:
         metavar="LIST",
         help="with --answers: the modes to compare (default evidence,strict,noise)",
     )
+    g = p.add_argument_group("several victims of one incident (evidence mode)")
+    g.add_argument(
+        "--victims",
+        type=int,
+        default=None,
+        metavar="K",
+        help="simulate incidents of K victims of one agent, each showing each sign and scene "
+        "fact with its graded chance, interviewed together (the evidence mode pools them); "
+        "--interviews incidents. Reports top-1, top-5, class and questions per victim",
+    )
+    g.add_argument(
+        "--per-victim",
+        type=int,
+        default=DEFAULT_PER_VICTIM,
+        metavar="Q",
+        help=f"with --victims: at most Q questions per victim (default {DEFAULT_PER_VICTIM}; "
+        "0 = until the evidence mode stops)",
+    )
+    g.add_argument(
+        "--no-scene-step",
+        action="store_true",
+        help="with --victims: skip the scene step (by default every scene fact is answered "
+        "first, one page per scene category)",
+    )
     add_evidence_arguments(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(handler=run)
@@ -109,7 +136,74 @@ def _proportion(share: float | None, n: int) -> dict | None:
     return {"count": k, "of": n, "share": k / n, "ci95": [lo, hi]}
 
 
+#: Questions a responder can put to each victim of a busy scene.
+DEFAULT_PER_VICTIM = 5
+
+
+def run_incidents(args) -> int:
+    """``simulate --victims K``: incidents of K victims interviewed together."""
+    from responder.core.modes import shared_mask  # noqa: PLC0415
+    from responder.engine.incidents import simulate_incidents  # noqa: PLC0415
+
+    if args.victims < 1 or args.victims > 100:
+        raise InputError("--victims must be a whole number from 1 to 100")
+    if args.per_victim < 0:
+        raise InputError("--per-victim must be 0 or more (0 = until the interview stops)")
+    if args.interviews < 1:
+        raise InputError("--interviews must be at least 1")
+    problem, kb = load_problem(kb_spec(args))
+    if kb is None:
+        raise InputError(
+            "--victims needs a knowledge base (name or folder): an interchange file has no "
+            "graded cells, scene or victims"
+        )
+    settings = evidence_from_args(args, kb)
+    model = settings.model(kb.problem, ENGINE_TARGET[args.target])
+    scene = np.array([s.kind == "scene" for s in kb.symptoms], dtype=bool)
+    summary = simulate_incidents(
+        model,
+        args.victims,
+        args.interviews,
+        shared=shared_mask(kb),
+        scene=None if args.no_scene_step else scene,
+        per_victim=args.per_victim or None,
+        seed=args.seed,
+    )
+    out = {
+        "victims": args.victims,
+        "incidents": args.interviews,
+        "per_victim": args.per_victim or None,
+        "scene_step": not args.no_scene_step and bool(scene.any()),
+        "seed": args.seed,
+        "evidence": settings.describe(),
+        **{k: v for k, v in summary.as_dict().items() if k not in ("victims", "incidents")},
+    }
+    if args.json:
+        from responder.cli import print_json  # noqa: PLC0415
+
+        print_json(out)
+        return 0
+
+    def pct(x) -> str:
+        return f"{100 * x[0]:.1f}% [{100 * x[1][0]:.0f}-{100 * x[1][1]:.0f}]"
+
+    q = summary.questions_per_victim
+    print(
+        f"{args.interviews} incidents of {args.victims} victim(s) on {kb.name} "
+        f"({'scene step first, ' if out['scene_step'] else ''}"
+        f"{'at most ' + str(args.per_victim) if args.per_victim else 'no limit on'} questions "
+        "per victim); 95% intervals in brackets"
+    )
+    print(
+        f"top-1 {pct(summary.top1)}   top-5 {pct(summary.top5)}   class {pct(summary.class_top1)}"
+        f"   questions per victim {q[0]:.2f} [{q[1][0]:.2f}-{q[1][1]:.2f}]"
+    )
+    return 0
+
+
 def run(args) -> int:
+    if args.victims is not None:
+        return run_incidents(args)
     if args.answers is not None:
         from responder.cli.compare import run_compare  # noqa: PLC0415
 

@@ -155,7 +155,7 @@ def report(interview: Interview, remaining=None) -> dict:
             "profile_note": result.profile_note,
             "sources": list(result.sources),
             "chemicals": [
-                {"name": c.name, "cas": c.cas, "class": c.class_label}
+                {"name": c.name, "cas": c.cas, "mixture": c.mixture, "class": c.class_label}
                 for row in result.candidates
                 for c in row.chemicals
             ],
@@ -220,9 +220,7 @@ def to_markdown(data: dict) -> str:
         if len(result["chemicals"]) > 1:
             counts = f" ({result['counts']})" if result.get("counts") else ""
             out += [f"Chemicals in this result{counts}:", ""]
-            out += [
-                f"- {c['name']} (CAS {c['cas'] or '—'}; {c['class']})" for c in result["chemicals"]
-            ]
+            out += [f"- {c['name']} ({_cas_text(c)}; {c['class']})" for c in result["chemicals"]]
             out.append("")
         out += [
             "### Symptom profile against the answers given",
@@ -328,6 +326,14 @@ def _ratio_text(log10_ratio: float) -> str:
     """A weight as the likelihood ratio a person reads: "8x likelier"."""
     ratio = 10 ** abs(log10_ratio)
     return f"{ratio:.0f}x" if ratio >= 10 else f"{ratio:.1f}x"
+
+
+def _cas_text(chemical: dict) -> str:
+    """A result chemical's CAS number in the Markdown export (an export written before
+    mixtures existed has no "mixture" key)."""
+    if chemical.get("mixture"):
+        return "mixture, no CAS number"
+    return f"CAS {chemical['cas'] or '—'}"
 
 
 def _next_steps_markdown(ns: dict, what: str) -> list[str]:

@@ -32,6 +32,17 @@ MAX_VICTIM_NAME = 40
 # -- the interview ---------------------------------------------------------------------------
 
 
+def clean_victim_name(name: str) -> str:
+    """A victim's name with its whitespace collapsed; ValueError when it is too long or holds
+    control characters."""
+    name = " ".join(str(name).split())
+    if len(name) > MAX_VICTIM_NAME or not name.isprintable():
+        raise ValueError(
+            f"a victim's name is a short label of at most {MAX_VICTIM_NAME} printable characters"
+        )
+    return name
+
+
 class Interview:
     """One incident's interview: the engine state plus modes, victims, labels and its record
     in the incident database.
@@ -247,17 +258,27 @@ class Interview:
         ValueError
             A name that is too long or holds control characters.
         """
-        name = " ".join(str(name).split())
-        if len(name) > MAX_VICTIM_NAME or not name.isprintable():
-            raise ValueError(
-                f"a victim's name is a short label of at most {MAX_VICTIM_NAME} printable "
-                "characters"
-            )
+        name = clean_victim_name(name)
         index = self.state.add_victim()
         self.victims.append(name)
         self._log(lambda: self.incident.victim(index, name), config_only=not self.records)
         self.generation += 1
         return index
+
+    def name_victim(self, victim: int, name: str) -> None:
+        """Give ``victim`` a short name (or change it); stored like a new victim's.
+
+        Raises
+        ------
+        ValueError
+            A name that is too long or holds control characters.
+        IndexError
+            A victim that does not exist.
+        """
+        name = clean_victim_name(name)
+        self.victims[victim] = name
+        self._log(lambda: self.incident.victim(victim, name), config_only=not self.records)
+        self.generation += 1
 
     def select_victim(self, victim: int) -> None:
         """Ask ``victim`` from now on. Raises IndexError for a victim that does not exist."""

@@ -45,6 +45,9 @@ class QuestionView:
     group: ExclusiveGroup | None = None
     #: whom to ask, when the incident has several victims ("Victim 2 (driver)")
     victim: str = ""
+    #: another victim who can answer a better question than this one (pooled evidence),
+    #: as "Victim 3"; number keys switch
+    better_victim: str = ""
 
     @property
     def useful(self) -> tuple[QuestionItem, ...]:
@@ -171,10 +174,14 @@ def question(it: Interview) -> QuestionView | None:
     shares = it.state.answer_split()  # chance of the less likely answer
     kn = it.knowledge
     victim = it.victim_label(it.victim) if len(it.victims) > 1 else ""
+    best = it.state.victim_to_ask() if len(it.victims) > 1 else it.victim
+    better = it.victim_label(best) if best != it.victim else ""
     if choice.kind == "query":
         q = int(choice.index)
         item = QuestionItem(kn.symptoms[q], True, float(shares[q]))
-        return QuestionView("symptom", None, (item,), invitation, exclusive_group(it, q), victim)
+        return QuestionView(
+            "symptom", None, (item,), invitation, exclusive_group(it, q), victim, better
+        )
     category = kn.categories[int(choice.index)] if choice.kind == "category" else None
     items = [
         QuestionItem(kn.symptoms[q], bool(splits[q]), float(shares[q]))
@@ -190,6 +197,7 @@ def question(it: Interview) -> QuestionView | None:
         invitation,
         None,
         victim,
+        better,
     )
 
 
@@ -300,7 +308,7 @@ def answers_against(it: Interview, row: CandidateRow) -> list[Symptom]:
     """The yes/no answers that count against ``row``: its profile says the opposite.
 
     In evidence mode these lower the chemical's probability without removing it; the
-    candidates panel names them for the most probable chemical (issue 10, item 4).
+    candidates panel names them for the most probable chemical.
     """
     return [it.knowledge.symptoms[q] for q in it.contradicted(row.objects)]
 
@@ -545,8 +553,8 @@ def _class_line(kind: str, top: CandidateRow | None, bars, leading) -> str:
         shown = ", ".join(f"{c.short} {p_of.get(c.id, 0.0):.0%}" for c in ranked)
         parts[0] += f" (leading classes: {shown})"
     if len(top.chemicals) == 1:
-        if chem.cas:
-            parts.append(f"CAS {chem.cas}")
+        if chem.cas_label:
+            parts.append(chem.cas_label)
         if chem.un:
             parts.append(f"UN {chem.un}")
     return " · ".join(parts)

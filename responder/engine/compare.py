@@ -297,6 +297,8 @@ class ModeSummary:
     mean_questions_ci: tuple[float, float]
     no_fit: float = 0.0
     no_fit_ci: tuple[float, float] = (0.0, 1.0)
+    median_questions: float = 0.0
+    p90_questions: float = 0.0
     outcomes: list[Result] = field(default_factory=list, repr=False)
 
     def as_dict(self) -> dict:
@@ -311,6 +313,8 @@ class ModeSummary:
             "silently_wrong": prop(self.silently_wrong, self.silently_wrong_ci),
             "no_fit": prop(self.no_fit, self.no_fit_ci),
             "mean_questions": {"mean": self.mean_questions, "ci95": list(self.mean_questions_ci)},
+            "median_questions": self.median_questions,
+            "p90_questions": self.p90_questions,
         }
 
 
@@ -335,6 +339,8 @@ def summarise(name: str, outcomes: list[Result]) -> ModeSummary:
         (float(q.mean() - half), float(q.mean() + half)),
         no_fit / n,
         wilson(no_fit, n),
+        float(np.median(q)),
+        float(np.percentile(q, 90)),
         outcomes,
     )
 

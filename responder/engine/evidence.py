@@ -642,11 +642,28 @@ class EvidenceModel:
             self._row_order = np.arange(problem.n_objects)
             self._class_ends = None
         dtype = np.float32 if problem.matrix.size > FLOAT32_ABOVE_CELLS else np.float64
-        sorted_likelihood = self.likelihood[self._row_order]
-        self._rows = np.ascontiguousarray(sorted_likelihood, dtype=dtype)
+        B = problem.matrix
+        two_valued = target == "object" and np.array_equal(
+            self.likelihood, np.where(B, self.sensitivities[:, None], self.leak_vector[None, :])
+        )
+        if two_valued:
+            # Every cell is its row's s_i or its query's leak l_q (no grades, no class
+            # borrowing: every interchange file). The object target's gains then need one
+            # pass over the 0/1 rows for three sums, not one pass each over the likelihoods
+            # and their entropies.
+            self._rows = np.ascontiguousarray(B[self._row_order], dtype=dtype)
+            self._entropy_rows = None
+            self._s_sorted = self.sensitivities[self._row_order]
+            self._h_sorted = binary_entropy(self._s_sorted)
+            self._h_unlisted = binary_entropy(self.leak_vector)
+        else:
+            sorted_likelihood = self.likelihood[self._row_order]
+            self._rows = np.ascontiguousarray(sorted_likelihood, dtype=dtype)
+            self._entropy_rows = np.ascontiguousarray(
+                binary_entropy(sorted_likelihood), dtype=dtype
+            )
+            self._entropy_rows.setflags(write=False)
         self._rows.setflags(write=False)
-        self._entropy_rows = np.ascontiguousarray(binary_entropy(sorted_likelihood), dtype=dtype)
-        self._entropy_rows.setflags(write=False)
         if problem.query_groups is not None:
             self._category_onehot = np.zeros((problem.n_query_groups, N), dtype=bool)
             self._category_onehot[problem.query_groups, np.arange(N)] = True
@@ -802,6 +819,18 @@ class Belief:
             W = self.group_probabilities()
             h_given = _entropy_of_split(Y, W[:, None]).sum(axis=0)
             p_yes = Y.sum(axis=0)
+        elif m._entropy_rows is None:
+            # Two-valued cells: the listed mass G_q = sum_i w_i B_iq, its yes-mass
+            # sum_i w_i s_i B_iq and its answer entropy sum_i w_i H(s_i) B_iq in one pass;
+            # the unlisted mass answers yes with l_q.
+            weights = np.stack(
+                [w, w * m._s_sorted.astype(w.dtype), w * m._h_sorted.astype(w.dtype)]
+            )
+            listed, listed_yes, h_listed = np.einsum("jk,kn->jn", weights, m._rows).astype(
+                np.float64
+            )
+            p_yes = m.leak_vector * (total - listed) + listed_yes
+            h_given = h_listed + (total - listed) * m._h_unlisted
         else:
             # The yes-mass sum_i w_i P(yes | i) and the answer entropy sum_i w_i H(P(yes | i)).
             p_yes = np.einsum("k,kn->n", w, m._rows).astype(np.float64)
@@ -924,7 +953,7 @@ class Belief:
         if useful.size == 0:
             return None
         g = self.gains()[useful]
-        order = _best_first(g)
+        order = best_first(g)
         qs = useful[order]
         picks = np.zeros(qs.size)
         picks[0] = 1.0
@@ -947,10 +976,10 @@ class Belief:
             return None
         P = self.pick_matrix(pick, available)
         scores = np.where(eligible, P @ self.gains(), -np.inf)
-        j = int(_best_first(scores)[0])
+        j = int(best_first(scores)[0])
         inside = np.flatnonzero(m._category_onehot[j] & useful)
         g = self.gains()[inside]
-        order = _best_first(g)
+        order = best_first(g)
         return Suggestion("category", j, inside[order], g[order], P[j, inside[order]])
 
     # -- explanations --------------------------------------------------------------------
@@ -1071,7 +1100,7 @@ def _entropy_of_split(yes, total) -> np.ndarray:
     return xlog2x(total) - xlog2x(yes) - xlog2x(total - yes)
 
 
-def _best_first(scores: np.ndarray) -> np.ndarray:
+def best_first(scores: np.ndarray) -> np.ndarray:
     """Indices by score, best first.
 
     The first is the lowest index within the tie tolerance of the best, as the strict

@@ -18,7 +18,7 @@ from typing import Protocol
 import numpy as np
 
 from responder.engine.belief import Model, Node, NodeBatch
-from responder.engine.evidence import Belief, EvidenceModel, next_query
+from responder.engine.evidence import Belief, EvidenceModel, best_first, next_query
 from responder.engine.policies import Policy, choose_batch, pick_query
 from responder.engine.state import Answer
 
@@ -237,3 +237,52 @@ def draw_picks(probs: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
     q = (cdf <= (uniforms * cdf[:, -1])[:, None]).sum(axis=1)
     last = probs.shape[1] - 1 - np.argmax(probs[:, ::-1] > 0, axis=1)
     return np.minimum(q, last)  # u * total rounded up to the total
+
+
+class PooledStepper:
+    """Several victims of one agent, asked in turn (pooled evidence mode).
+
+    A query is encoded ``victim * N + q``. Every victim's answers multiply one posterior
+    (victims independent given the agent). The expected gain of asking query q is the same
+    for every victim who has not answered it, so the next question is the best query some
+    victim can still answer, put to the victim who has answered fewest (lowest index on a
+    tie). Queries marked ``shared`` (the scene) are asked once for the incident.
+    """
+
+    def __init__(self, belief: Belief, victims: int, shared: np.ndarray | None = None):
+        N = belief.model.problem.n_queries
+        self.belief = belief
+        self.victims = victims
+        self.shared = np.zeros(N, dtype=bool) if shared is None else np.asarray(shared, bool)
+        self.asked = np.zeros((victims, N), dtype=bool)
+        self.count = np.zeros(victims, dtype=np.int64)
+
+    def next_query(self, rng):
+        b = self.belief  # built with nothing marked asked: every query is scored
+        open_ = ~self.asked  # (victims, N): what each victim can still answer
+        if b.stop(open_.any(axis=0)).stopped:
+            return None
+        gains = np.where(open_.any(axis=0), b.gains(), 0.0)
+        q = int(best_first(gains)[0])
+        who = np.flatnonzero(open_[:, q])
+        v = int(who[np.argmin(self.count[who])])
+        return v * b.model.problem.n_queries + q
+
+    def after(self, query, answer):
+        N = self.belief.model.problem.n_queries
+        v, q = divmod(query, N)
+        nxt = PooledStepper.__new__(PooledStepper)
+        nxt.victims, nxt.shared = self.victims, self.shared
+        nxt.asked, nxt.count = self.asked.copy(), self.count.copy()
+        if self.shared[q]:
+            nxt.asked[:, q] = True
+        else:
+            nxt.asked[v, q] = True
+        nxt.count[v] += 1
+        b = self.belief
+        queries, values = b.queries, b.values
+        if answer is not Answer.UNKNOWN:
+            queries = np.append(queries, q)
+            values = np.append(values, answer is Answer.YES)
+        nxt.belief = b.model.pooled(queries, values, np.zeros(N, dtype=bool))
+        return nxt

@@ -481,6 +481,34 @@ class InterviewState:
         """Fewest contradicted answers among candidates (out of eps); None without noise."""
         return self.view().noise_budget_used()
 
+    def victim_to_ask(self) -> int:
+        """The victim whose next question gains most (evidence mode, several victims): the
+        pooled posterior scores a query alike for every victim who has not answered it, so
+        this is the victim who can still answer the best query; the current victim on a tie.
+        Elsewhere (one victim, or the strict and noise modes, which read one victim) the
+        current one."""
+        if len(self._victims) == 1 or self.evidence is None:
+            return self._current
+        gains = self._pooled_gains()
+        best, who = -1.0, self._current
+        for v in [self._current, *(k for k in range(len(self._victims)) if k != self._current)]:
+            given = self.given(v)
+            open_ = np.ones(self.problem.n_queries, dtype=bool)
+            open_[list(given)] = False
+            open_[list(self._implications.implied_by(given))] = False
+            if self._unconscious is not None and self.answer_of(self._unconscious, v) is Answer.YES:
+                open_ &= ~self._reported
+            score = float(gains[open_].max()) if open_.any() else 0.0
+            if score > best + 1e-9:
+                best, who = score, v
+        return who
+
+    def _pooled_gains(self) -> np.ndarray:
+        """Expected gain of each query under the pooled posterior, nothing marked asked."""
+        queries, values = self.pooled_answers()
+        model = self.backend.model
+        return model.pooled(queries, values, np.zeros(self.problem.n_queries, bool)).gains()
+
     # -- stepping, for run_interview --------------------------------------------------------
 
     def next_query(self, rng: np.random.Generator | None = None) -> int | None:

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from responder.input_limits import InputRejected, read_text
-from responder.kb.loader import _Checker, _Doc, bundled_root
+from responder.kb.checker import Checker, Doc
+from responder.kb.loader import bundled_root
 from responder.kb.model import KBError, KBIssue, KnowledgeBase
 
 CASES_DIR = "cases"
@@ -128,7 +129,7 @@ def _close(value: str, known) -> str:
 
 
 def _check_case(
-    ck: _Checker, doc: _Doc, kb: KnowledgeBase, keys: dict[str, int], display: str
+    ck: Checker, doc: Doc, kb: KnowledgeBase, keys: dict[str, int], display: str
 ) -> Case | None:
     errors_before = len(ck.errors)
     ck.top_keys(doc, ("agent", "class", "citation", "url", "notes", "sign"))
@@ -299,7 +300,7 @@ def load_cases(path: str | Path | None, kb: KnowledgeBase) -> tuple[list[Case], 
                 )
             ]
         )
-    ck = _Checker(display=str, strict=False)
+    ck = Checker(display=str, strict=False)
     keys = chemical_keys(kb)
     cases: list[Case] = []
     for file in files:

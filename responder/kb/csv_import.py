@@ -32,18 +32,12 @@ import tomlkit
 
 from responder import paths
 from responder.input_limits import InputRejected, read_text
+from responder.kb.chemical_file import CHEMICALS_DIR
 from responder.kb.fields import FieldError, check_name, check_text, shown
-from responder.kb.loader import (
-    BUNDLED_NAME,
-    CHEMICALS_DIR,
-    CLASSES_FILE,
-    SYMPTOMS_FILE,
-    cas_problem,
-    check_files,
-    load_kb,
-    un_problem,
-)
+from responder.kb.identifiers import cas_problem, un_problem
+from responder.kb.loader import BUNDLED_NAME, check_files, load_kb
 from responder.kb.model import KBError, KBIssue, KnowledgeBase
+from responder.kb.vocabulary import CLASSES_FILE, SYMPTOMS_FILE
 
 RESERVED = ("name", "class", "cas", "un", "source")
 DEFAULT_CATEGORY = "uncategorised"

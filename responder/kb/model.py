@@ -19,6 +19,7 @@ import numpy as np
 from responder.engine import Problem
 from responder.engine.problem import COMMON, HALLMARK, NOT_LISTED, OCCASIONAL, UNRECORDED
 from responder.kb.fields import printable
+from responder.kb.identifiers import chemical_slug
 
 
 @dataclass(frozen=True)
@@ -233,7 +234,8 @@ class Chemical:
     ``id`` is a stable slug (from the file, else derived from the name). ``evidence`` lists
     the documents read; ``source_checked`` is true only when their symptoms cover every
     symptom of the chemical. ``file`` and ``line`` say where it is defined (the line of its
-    ``name = ...``), so later messages can point there.
+    ``name = ...``), so later messages can point there. A ``mixture`` (fire smoke) has no CAS
+    number: its ``cas`` is "".
     """
 
     name: str
@@ -249,10 +251,19 @@ class Chemical:
     line: int | None = None
     id: str = ""
     evidence: tuple[Evidence, ...] = ()
+    mixture: bool = False
 
     index: int = -1  # the engine's object (matrix row); set by KnowledgeBase
     class_label: str = ""  # set by KnowledgeBase
     class_short: str = ""  # its class's short label (else label); set by KnowledgeBase
+
+    @property
+    def cas_label(self) -> str:
+        """How screens name its CAS number: "CAS 7782-50-5", "mixture, no CAS number", or ""
+        when a user knowledge base gives none."""
+        if self.mixture:
+            return "mixture, no CAS number"
+        return f"CAS {self.cas}" if self.cas else ""
 
     @property
     def unsupported(self) -> frozenset[str]:
@@ -474,8 +485,6 @@ class KnowledgeBase:
     @cached_property
     def _chemicals_by_name(self) -> dict[str, tuple[Chemical, ...]]:
         """Slug of every text that names a chemical -> the chemicals it names."""
-        from responder.kb.loader import chemical_slug  # noqa: PLC0415 (loader imports model)
-
         named: dict[str, list[Chemical]] = {}
         for chem in self.chemicals:
             for name in _chemical_names(chem):
@@ -488,14 +497,17 @@ class KnowledgeBase:
     def resolve_chemical(self, text: str) -> Chemical:
         """The chemical named by ``text``: its id, name, CAS number, the name without its
         bracketed part, or a bracketed alternative ("Sarin", "GB" and "sarin gb" all name
-        Sarin (GB)). Case, spacing and punctuation are ignored. Raises
-        :class:`UnknownChemicalError` (a KeyError) naming close chemicals, or every chemical
-        the text names when it names more than one.
+        Sarin (GB)). Case, spacing and punctuation are ignored. A chemical's own id, name or
+        CAS number wins over another's bracketed part ("carbon monoxide" is Carbon monoxide,
+        not "Fire smoke (carbon monoxide, ...)"). Raises :class:`UnknownChemicalError` (a
+        KeyError) naming close chemicals, or every chemical the text names when it names more
+        than one.
         """
-        from responder.kb.loader import chemical_slug  # noqa: PLC0415 (loader imports model)
-
         key = chemical_slug(str(text))
         found = self._chemicals_by_name.get(key, ())
+        if len(found) > 1:
+            own = [c for c in found if key in {chemical_slug(n) for n in (c.id, c.name, c.cas)}]
+            found = tuple(own) if len(own) == 1 else found
         if len(found) == 1:
             return found[0]
         if found:

@@ -29,13 +29,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from responder.input_limits import InputRejected, decode_text, loads_toml, read_bytes
+from responder.kb.identifiers import chemical_slug
 from responder.kb.model import KBError, KBIssue, KnowledgeBase
 
 
 def chemical_key(chemical) -> str:
     """A chemical's id (its slug when the knowledge base gives none)."""
-    from responder.kb.loader import chemical_slug  # noqa: PLC0415 (loader imports model)
-
     return getattr(chemical, "id", "") or chemical_slug(chemical.name)
 
 

@@ -62,3 +62,23 @@ def static_text(widget) -> str:
     )
     console.print(widget.content)
     return console.export_text()
+
+
+def toasts(app) -> list[str]:
+    """The text of every notification on the screen now (Textual's ``Toast`` widgets; the
+    app must run with ``run_test(notifications=True)``)."""
+    return [str(toast.render()) for toast in app.screen.query("Toast")]
+
+
+async def notified(pilot, app, words: str) -> bool:
+    """Pause until a notification containing ``words`` is on the screen; returns whether
+    one came."""
+    return await until(pilot, lambda: any(words in text for text in toasts(app)), 5.0)
+
+
+async def all_notifications_shown(pilot, app) -> None:
+    """Pause until every notification sent so far is on the screen: a marker sent now shows
+    after them (notifications are shown in order), so a check that one is absent is not
+    made too early."""
+    app.notify("(marker)", timeout=30)
+    assert await notified(pilot, app, "(marker)")

@@ -1,5 +1,5 @@
-"""The browse screen fits its panel: nothing scrolls sideways, counts are never cut (issue 12:
-"browse's symptom counts cut to one digit at 120 columns")."""
+"""The browse screen fits its panel: nothing scrolls sideways, and the symptom counts (up to
+three digits on the bundled knowledge base) are never cut, at 80, 120 and 200 columns."""
 
 from __future__ import annotations
 

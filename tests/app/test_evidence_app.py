@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from app_helpers import answer_from_row, settle, suggested, until
+from app_helpers import all_notifications_shown, answer_from_row, settle, suggested, toasts, until
 from conftest import SIZE, make_app
 
 from responder.app.screens.interview import InterviewScreen
@@ -93,7 +93,7 @@ async def test_no_fit_in_evidence_mode_is_said_on_the_question_panel():
 
 async def test_candidates_show_the_answers_against_each_chemical(monkeypatch):
     """Evidence mode: each candidate counts the answers against it, and the panel names
-    them for the most probable chemical (issue 10 item 4, issue 12 item 2)."""
+    them for the most probable chemical."""
     from responder.app.widgets.panels import CandidatesTable
 
     app = make_app(mode=None)
@@ -151,7 +151,8 @@ async def test_a_sharp_class_drop_is_said_on_the_status_line_not_over_the_class_
                 break
         assert notices, "no answer lowered a class sharply"
         assert notices[0] in status_text(app) and "re-check that sign" in status_text(app)
-        assert not [n for n in app._notifications if "lowered" in n.message]
+        await all_notifications_shown(pilot, app)
+        assert not [text for text in toasts(app) if "lowered" in text]
         app.record_answer(app.knowledge.symptoms[-1].index, Answer.UNKNOWN)
         await settle(pilot)
         assert "lowered" not in status_text(app)  # the next answer clears it

@@ -1,12 +1,12 @@
-"""Issue 12: next steps on the result and in the export, the act-now banner, `r` without a
-result, and where notifications sit."""
+"""Field use: next steps on the result and in the export, the act-now banner, `r` without a
+result, where notifications sit, readable candidate names and a footer that fits."""
 
 from __future__ import annotations
 
 import json
 
 import pytest
-from app_helpers import answer_from_row, settle, static_text
+from app_helpers import answer_from_row, notified, settle, static_text, toasts
 from conftest import SIZE, make_app
 
 from responder.app.screens.interview import InterviewScreen
@@ -100,6 +100,7 @@ def test_markdown_lists_the_chemicals_of_a_several_chemical_result():
             "chemicals": [
                 {"name": "Alpha", "cas": "1-1-1", "class": "X"},
                 {"name": "Beta", "cas": "", "class": "X"},
+                {"name": "Smoke", "cas": "", "mixture": True, "class": "X"},
             ],
             "next_steps": {"poison_centre": None, "specific": False, "steps": {}, "sources": []},
             "profile": [],
@@ -107,6 +108,7 @@ def test_markdown_lists_the_chemicals_of_a_several_chemical_result():
     }
     md = to_markdown(data)
     assert "- Alpha (CAS 1-1-1; X)" in md and "- Beta (CAS —; X)" in md
+    assert "- Smoke (mixture, no CAS number; X)" in md
     assert "No steps specific to A, B" in md
     assert "Why no steps" not in md  # an export written before [[gap]] existed has no gaps key
     data["result"]["next_steps"]["gaps"] = [{"class": "x_class", "reason": "nothing read"}]
@@ -145,13 +147,13 @@ async def test_urgent_yes_raises_a_banner_that_never_blocks():
 
 async def test_r_without_a_result_says_why():
     app = make_app(None)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
         await settle(pilot)
         await pilot.press("r")
         await settle(pilot)
         assert isinstance(app.screen, InterviewScreen)
-        messages = [n.message for n in app._notifications]
-        assert any(m.startswith("No result yet") for m in messages)
+        assert await notified(pilot, app, "No result yet")
+        assert any(m.startswith("No result yet") for m in toasts(app))
 
 
 def test_bundled_next_steps_load_without_problem():
@@ -170,10 +172,9 @@ async def test_a_bad_next_steps_file_is_one_notice_not_a_crash(tmp_path):
     shutil.copytree(FIXTURE_KB, kb)
     (kb / "next_steps.toml").write_text('[[step]]\nfor = "nowhere"\n', encoding="utf-8")
     app = make_app(str(kb))
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
         await settle(pilot)
-        messages = [n.message for n in app._notifications]
-        assert any("next steps not shown" in m for m in messages)
+        assert await notified(pilot, app, "next steps not shown")
         assert isinstance(app.screen, InterviewScreen)
 
 
@@ -183,14 +184,15 @@ async def test_a_toast_sits_over_the_answers_panel_only(size):
     async with app.run_test(size=size, notifications=True) as pilot:
         await settle(pilot)
         app.notify("hello there, a notice of some length to see where it wraps", timeout=10)
+        assert await notified(pilot, app, "hello there")
         await settle(pilot, 4)
-        toasts = list(app.screen.query("Toast"))
-        assert toasts
+        shown = list(app.screen.query("Toast"))
+        assert shown
         answers = app.screen.query_one("#answers-box").region
         for panel in ("#question", "#candidates", "#classes-box", "#status"):
             region = app.screen.query_one(panel).region
-            assert not any(t.region.overlaps(region) for t in toasts), panel
-        assert all(answers.contains_region(t.region) for t in toasts)
+            assert not any(t.region.overlaps(region) for t in shown), panel
+        assert all(answers.contains_region(t.region) for t in shown)
 
 
 async def test_no_toast_over_a_dialog_the_status_line_says_it():

@@ -1,4 +1,5 @@
-"""Pilot tests of the interview app: the issue's "Tests" list and the behaviour around it."""
+"""Pilot tests of the interview app: whole interviews, the modes, undo and history, noise
+settings, volunteering symptoms, help, the command palette, browse, export and the journal."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import re
 import pytest
 from app_helpers import answer_from_row, settle, static_text, suggested, until
 from conftest import SIZE, make_app
+from textual.binding import Binding
 
 from responder.app.screens.history import HistoryScreen
 from responder.app.screens.interview import InterviewScreen
@@ -274,9 +276,15 @@ async def test_expected_questions_left_from_the_helper_process(monkeypatch):
 
 
 async def _volunteer(pilot, text: str, key: str) -> None:
+    """Volunteer the symptom found by ``text`` (typed into the search at once: the typing
+    itself is tested in test_volunteer_a_symptom_by_typing_its_name) and answer ``key``."""
+    from textual.widgets import Input
+
+    app = pilot.app
     await pilot.press("slash")
+    assert await until(pilot, lambda: isinstance(app.screen, SymptomSearchScreen))
+    app.screen.query_one(Input).value = text
     await settle(pilot)
-    await pilot.press(*text)
     await pilot.press("enter")
     await settle(pilot)
     await pilot.press(key)
@@ -419,10 +427,39 @@ async def test_help_lists_the_keys():
         from responder.app.screens.help import KEY_HELP
 
         listed = {binding_id for binding_id, _ in KEY_HELP}
-        shown = {b.id for bs in screen._bindings.key_to_bindings.values() for b in bs if b.id}
-        assert shown <= listed, shown - listed
+        shown = {  # every binding the interview screen declares or inherits
+            b.id
+            for cls in type(screen).__mro__
+            for b in Binding.make_bindings(vars(cls).get("BINDINGS", []))
+            if b.id
+        }
+        assert "answer.yes" in shown and shown <= listed, shown - listed
         await pilot.press("escape")
         assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
+
+
+def palette_offers(app, words: str) -> bool:
+    """Whether the command palette is open with its first command, highlighted, naming
+    ``words`` (its search runs in the background)."""
+    from textual.command import CommandPalette
+    from textual.widgets import OptionList
+
+    if not isinstance(app.screen, CommandPalette):
+        return False
+    commands = app.screen.query_one(OptionList)
+    return (
+        commands.option_count > 0
+        and commands.highlighted == 0
+        and words in str(commands.get_option_at_index(0).prompt).lower()
+    )
+
+
+def search_for(app, words: str) -> None:
+    """Type ``words`` into the open command palette's search box (at once: a key press
+    each would restart the search once per letter)."""
+    from textual.widgets import Input
+
+    app.screen.query_one(Input).value = words
 
 
 async def test_command_palette_runs_interview_actions():
@@ -431,16 +468,16 @@ async def test_command_palette_runs_interview_actions():
         await settle(pilot)
         await pilot.press("ctrl+p")
         await settle(pilot)
-        await pilot.press(*"toggle target")
-        await pilot.pause(0.5)
+        search_for(app, "toggle target")
+        assert await until(pilot, lambda: palette_offers(app, "toggle target"))
         await pilot.press("enter")
         await settle(pilot, 4)
         assert app.interview.target == "class"
         # every symptom can be answered from the palette too
         await pilot.press("ctrl+p")
         await settle(pilot)
-        await pilot.press(*"answer symptom wheezing")
-        await pilot.pause(0.5)
+        search_for(app, "answer symptom wheezing")
+        assert await until(pilot, lambda: palette_offers(app, "wheezing"))
         await pilot.press("enter")
         await settle(pilot, 4)
         assert isinstance(app.screen, SymptomSearchScreen)

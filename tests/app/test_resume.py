@@ -288,7 +288,8 @@ def _incident_with_noise_and_a_late_mode_change(knowledge) -> str:
 
 
 async def test_resume_list_shows_the_last_answer_time_not_the_last_mode_change(knowledge):
-    """Issue 12: the resume list showed the time of the last mode change as "last answer"."""
+    """The resume list's "last answer" is the time of the last answer, not of a later mode
+    change."""
     from responder.app.screens.resume import last_answer_at
     from responder.core.store import time_text
 
@@ -304,7 +305,7 @@ async def test_resume_list_shows_the_last_answer_time_not_the_last_mode_change(k
 
 
 async def test_noise_errors_column_is_shown_after_a_resume(knowledge):
-    """Issue 12: the noise mode's Errors column disappeared after a resume."""
+    """The noise mode's Errors column is still shown after a resume."""
     from responder.app.widgets.panels import CandidatesTable
 
     _incident_with_noise_and_a_late_mode_change(knowledge)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from app_helpers import notified, toasts
+
 from responder.config import InterviewConfig
 from responder.settings import Settings, load_settings, save_settings, settings_path
 
@@ -12,11 +14,11 @@ async def test_a_bad_settings_file_starts_the_app_with_defaults_and_a_message(ho
     settings_path().parent.mkdir(parents=True)
     settings_path().write_text('target = "molecule"\n')
     app = make_app()
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
         await pilot.pause()
         assert app.interview.target == "chemical"
-        messages = [n.message for n in app._notifications]
-        assert any("Settings not used" in m and "target" in m for m in messages)
+        assert await notified(pilot, app, "Settings not used")
+        assert any("Settings not used" in m and "target" in m for m in toasts(app))
 
 
 async def test_settings_choose_the_starting_modes_and_theme(home):

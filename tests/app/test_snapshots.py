@@ -1,10 +1,11 @@
 """Snapshots of every screen at 80x24 (the design size) and 120x36, plus layout checks up
 to 200x50.
 
-A snapshot is the screen's text exactly as the SVG screenshot draws it (the same compositor
-render), with times, interview ids and private paths masked. ``RESPONDER_UPDATE_SNAPSHOTS=1
-pytest tests/app/test_snapshots.py`` rewrites them; review the diff like code. Beside the text
-each run writes the SVG to ``tests/app/snapshots/out/`` (git-ignored) to look at.
+A snapshot is the screen's text exactly as the SVG screenshot draws it (read back from
+``app.export_screenshot()``), with times, interview ids and private paths masked.
+``RESPONDER_UPDATE_SNAPSHOTS=1 pytest tests/app/test_snapshots.py`` rewrites them; review the
+diff like code. Beside the text each run writes the SVG to ``tests/app/snapshots/out/``
+(git-ignored) to look at.
 
 Every snapshot is also checked for what makes a screen complete at that size: nothing drawn
 past its edge, and quit in the footer of every full screen.
@@ -12,7 +13,7 @@ past its edge, and quit in the footer of every full screen.
 
 from __future__ import annotations
 
-import io
+import html
 import os
 import re
 from pathlib import Path
@@ -20,7 +21,7 @@ from pathlib import Path
 import pytest
 from app_helpers import answer_from_row, settle, suggested, until
 from conftest import make_app
-from rich.console import Console
+from rich.cells import cell_len
 
 from responder.app.screens.interview import InterviewScreen
 from responder.app.screens.result import ResultScreen
@@ -30,25 +31,34 @@ UPDATE = os.environ.get("RESPONDER_UPDATE_SNAPSHOTS") == "1"
 SIZES = [(80, 24), (120, 36)]
 
 
-def screen_text(app) -> str:
-    """The screen as text: the compositor render that ``save_screenshot`` turns into SVG."""
+#: One <text> element of Rich's SVG export: its x (in pixels), its line and its characters.
+SVG_TEXT = re.compile(
+    r'<text class="[^"]*" x="([0-9.]+)" y="[0-9.]+" textLength="[0-9.]+" '
+    r'clip-path="url\(#[\w-]+-line-(\d+)\)">(.*?)</text>'
+)
+#: The SVG's cell width in pixels (Rich's export_svg: font size 20, aspect ratio 0.61).
+CELL_PX = 20 * 0.61
+
+
+def screen_text(app, svg: str | None = None) -> str:
+    """The screen as text, read back from its SVG screenshot (``app.export_screenshot()``,
+    which ``save_screenshot`` writes): each run of text at its column on its line, blanks
+    between, every line the screen's width; times and private paths masked."""
+    if svg is None:
+        svg = app.export_screenshot()
     width, height = app.size
-    console = Console(
-        width=width,
-        height=height,
-        file=io.StringIO(),
-        force_terminal=True,
-        color_system="truecolor",
-        record=True,
-        legacy_windows=False,
-        safe_box=False,
-    )
-    console.print(
-        app.screen._compositor.render_update(  # noqa: SLF001 (as export_screenshot)
-            full=True, screen_stack=app._background_screens
-        )
-    )  # noqa: SLF001
-    text = console.export_text()
+    runs: list[list[tuple[int, str]]] = [[] for _ in range(height)]
+    for x, line, chars in SVG_TEXT.findall(svg):
+        text = html.unescape(chars).replace("\xa0", " ")  # the SVG writes spaces as &#160;
+        runs[int(line)].append((round(float(x) / CELL_PX), text))
+    lines = []
+    for row in runs:
+        line, at = "", 0
+        for column, text in sorted(row):
+            line += " " * (column - at) + text
+            at = column + cell_len(text)
+        lines.append(line + " " * (width - at))
+    text = "\n".join(lines)
     text = re.sub(r"\d\d:\d\d:\d\d", "HH:MM:SS", text)
     text = re.sub(r"\d{4}-\d\d-\d\d \d\d:\d\d", "YYYY-MM-DD HH:MM", text)
     if getattr(app, "interview", None) is not None:
@@ -73,12 +83,13 @@ def fixed_settings_path(monkeypatch):
 
 def check(app, name: str) -> str:
     w, h = app.size
-    text = screen_text(app)
+    svg = app.export_screenshot()
+    text = screen_text(app, svg)
     lines = text.rstrip("\n").split("\n")
     assert len(lines) <= h and all(len(line) <= w for line in lines)
     out = HERE / "out"
     out.mkdir(exist_ok=True)
-    app.save_screenshot(path=str(out), filename=f"{name}-{w}x{h}.svg")
+    (out / f"{name}-{w}x{h}.svg").write_text(svg, encoding="utf-8")
     path = HERE / f"{name}-{w}x{h}.txt"
     if UPDATE or not path.exists():
         path.write_text(text, encoding="utf-8")

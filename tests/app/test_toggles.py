@@ -1,5 +1,5 @@
-"""Radio buttons and checkboxes show their state by their mark, not by colour alone
-(issue 12: "radio buttons show the same mark on both options")."""
+"""Radio buttons and checkboxes show their state by their mark, not by colour alone: the
+chosen and the other option of a radio set never draw the same mark."""
 
 from __future__ import annotations
 

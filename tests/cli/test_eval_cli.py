@@ -8,6 +8,8 @@ import sys
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
 
 from responder.cli import main
 from responder.cli.inputs import load_interchange
@@ -64,19 +66,28 @@ def test_only_matrix_is_required(tmp_path, capsys):
     assert out["method"] == "exact"
 
 
-@pytest.mark.parametrize("seed", range(6))
-@pytest.mark.parametrize("target", ["object", "group"])
-@pytest.mark.parametrize("policy", ["gbs", "gisa"])
-def test_exact_expected_queries_equal_the_engine(tmp_path, capsys, seed, target, policy):
-    path = write(tmp_path, random_interchange(seed))
-    out = run_json(capsys, path, "--target", target, "--policy", policy)
-    model = Model(load_interchange(path), target)
-    ev = evaluate(model, Policy(policy))
-    assert out["method"] == "exact" and out["ci95"] is None
-    assert out["expected_queries"] == pytest.approx(ev.expected_queries, abs=1e-12)
-    assert out["decomposition"] == pytest.approx(ev.expected_queries, abs=1e-9)
-    assert out["entropy_bound"] == pytest.approx(bounds(model)["entropy_bound"], abs=1e-12)
-    assert out["expected_queries"] >= out["entropy_bound"] - 1e-9
+@settings(
+    max_examples=8,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@example(m=9, n=7, seed=0)
+@given(m=st.integers(3, 12), n=st.integers(2, 9), seed=st.integers(0, 2**32 - 1))
+def test_exact_expected_queries_equal_the_engine(tmp_path_factory, capsys, m, n, seed):
+    """For both targets and GBS and GISA, `eval --json` on a random interchange file (random
+    matrix, prior, classes and categories) reports the engine's exact E[K], its
+    decomposition and entropy bound."""
+    path = write(tmp_path_factory.mktemp("eval"), random_interchange(seed, m, n))
+    for target in ("object", "group"):
+        model = Model(load_interchange(path), target)
+        for policy in ("gbs", "gisa"):
+            out = run_json(capsys, path, "--target", target, "--policy", policy)
+            ev = evaluate(model, Policy(policy))
+            assert out["method"] == "exact" and out["ci95"] is None
+            assert out["expected_queries"] == pytest.approx(ev.expected_queries, abs=1e-12)
+            assert out["decomposition"] == pytest.approx(ev.expected_queries, abs=1e-9)
+            assert out["entropy_bound"] == pytest.approx(bounds(model)["entropy_bound"], abs=1e-12)
+            assert out["expected_queries"] >= out["entropy_bound"] - 1e-9
 
 
 @pytest.mark.parametrize("target, policy", [("object", "gqsa"), ("group", "gigqsa")])

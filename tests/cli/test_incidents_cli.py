@@ -100,6 +100,25 @@ def test_a_saved_protocol_run_with_two_victims_is_listed_with_every_answer(home,
         conn.close()
 
 
+def test_the_first_name_given_names_the_first_victim_when_nothing_was_asked_of_them(home, capsys):
+    lines = [
+        {"symptom": "yellow-green cloud", "answer": "yes"},  # the incident's, no victim yet
+        {"symptom": "cough", "answer": "yes", "victim": "Anna"},
+        {"symptom": "tearing", "answer": "no", "victim": "Ben"},
+    ]
+    done = protocol(lines, "--save", home=home)
+    assert done.returncode == 0, done.stderr
+    last = json.loads(done.stdout.splitlines()[-1])
+    assert [v["name"] for v in last["victims"]] == ["Anna", "Ben"]
+    code, out, _ = run(capsys, "incidents", "list", "--json")
+    [listed] = json.loads(out)
+    assert [v["label"] for v in listed["victims"]] == ["Victim 1 (Anna)", "Victim 2 (Ben)"]
+    assert [[a["symptom"] for a in v["answers"]] for v in listed["victims"]] == [
+        ["cough"],
+        ["tearing"],
+    ]
+
+
 def test_a_protocol_run_without_save_stores_nothing(home, capsys):
     done = protocol(TWO_VICTIMS[:2], home=home)
     assert done.returncode == 0 and json.loads(done.stdout.splitlines()[-1])["incident"] is None

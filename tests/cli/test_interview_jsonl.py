@@ -115,7 +115,7 @@ def follow(name, mode, first=None, limit=40, **kw):
 
 
 def test_one_honest_unlisted_sign_does_not_remove_chlorine():
-    """The issue's chlorine release: a victim shows a sign chlorine's sources do not list
+    """A chlorine release: a victim shows a sign chlorine's sources do not list
     (here: the commonest such sign among the other irritant gases). Strict mode removes
     chlorine on that answer; the evidence mode still ends on chlorine."""
     chlorine = KB.chemical("Chlorine")

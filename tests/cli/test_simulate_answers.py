@@ -66,6 +66,15 @@ def test_victims_and_categories_and_text_output(capsys):
     assert "top-1" in text and "strict gbs" in text and "100.0%" in text
 
 
+def test_the_eps_warning_only_when_persistent_noise_is_compared(capsys):
+    args = ["simulate", "--answers", "flip:0", "--interviews", "5", "--seed", "1"]
+    assert main([*args, "--modes", "evidence,strict"]) == 0
+    assert "eps" not in capsys.readouterr().err
+    # the bundled knowledge base has identical rows (delta 1), so eps auto = 1 is past it
+    assert main([*args, "--modes", "noise"]) == 0
+    assert "warning: eps = " in capsys.readouterr().err
+
+
 def test_persistent_uses_the_noise_settings(capsys):
     out = run_json(
         capsys,

@@ -1,5 +1,5 @@
-"""Noise at scale: `eval` and `simulate` estimate their run time first (issue 13: with
---noise-eps auto on 1000 x 200, auto eps 33, neither finished in 300 s).
+"""Noise at scale: `eval` and `simulate` estimate their run time first (with --noise-eps
+auto on 1000 x 200, auto eps 33, either would otherwise run for more than 300 s).
 
 The estimate comes from a few measured interviews; most tests replace that measurement with
 fixed figures, so they do not depend on the machine's speed.

@@ -23,7 +23,7 @@ def test_changed_answer_moves_to_the_end_and_undo_puts_it_back():
     assert h.undo() is b and h.undo() is a and h.undo() is None
 
 
-@given(st.lists(st.tuples(st.sampled_from("abc"), st.booleans()), max_size=12))
+@given(st.lists(st.tuples(st.sampled_from("abc"), st.booleans()), min_size=1, max_size=12))
 def test_undo_after_each_add_restores_the_previous_records(events):
     h = AnswerHistory(key=lambda r: r[0])
     for event in events:

@@ -51,7 +51,8 @@ def test_export_to_a_chosen_folder_and_of_an_inconsistent_interview(knowledge, t
 
 
 def test_a_changed_answer_leaves_a_trace_in_the_export(knowledge):
-    """Issue 12: a changed answer left no trace in the export."""
+    """A changed answer shows in the export (what it was, what it is now, when it changed);
+    undoing the change removes the trace."""
     it = Interview(knowledge, InterviewConfig("chemical", "symptom", "strict"))
     cough = knowledge.symptom_index("cough")
     it.answer(cough, Answer.YES, at=1_700_000_000.0)

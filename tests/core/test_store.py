@@ -317,3 +317,21 @@ def test_no_change_the_database_refuses_can_block_later_ones(home):
     data, _ = find_incident("long")
     assert [(a.symptom, a.victim) for a in data.answers] == [("s" * 5000, 5), ("fever", 0)]
     assert data.problems == ["change 2: an unreadable answer; skipped"]
+
+
+def test_naming_a_victim_is_stored_and_kept_on_resume(home, knowledge):
+    it = Interview.start(knowledge, STRICT)
+    it.answer(0, Answer.YES)
+    it.name_victim(0, "  the   driver ")
+    it.add_victim("cyclist")
+    it.name_victim(1, "rider")
+    assert it.victims == ["the driver", "rider"]
+    assert rows("SELECT idx, name FROM victims ORDER BY idx") == [(0, "the driver"), (1, "rider")]
+    again, warnings = Interview.resume(knowledge, stored(it), write=False)
+    assert again.victims == ["the driver", "rider"] and warnings == []
+    assert again.victim_label(0) == "Victim 1 (the driver)"
+    with pytest.raises(ValueError, match="short label"):
+        it.name_victim(0, "x" * 41)
+    with pytest.raises(IndexError):
+        it.name_victim(5, "nobody")
+    assert it.victims == ["the driver", "rider"]

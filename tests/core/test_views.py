@@ -236,8 +236,8 @@ def test_cant_tell_eliminates_no_one_and_undo_restores(knowledge):
 
 
 def test_a_several_chemical_result_says_which_it_compares_and_the_export_names_all(knowledge):
-    """Issue 12: a result with many candidates showed 5 of them in the profile, with no
-    note, and the export did not name the chemicals."""
+    """A result with many candidates says which of them its profile compares (a note when
+    not all), and the export names every chemical."""
     from responder.core.export import report
 
     it = Interview(
@@ -274,8 +274,8 @@ def test_a_result_that_shows_every_candidate_has_no_profile_note(knowledge):
 
 
 def test_the_first_question_invites_the_responder_to_enter_what_is_obvious(knowledge):
-    """Issue 12, item 5: before the first answer the question panel invites the responder to
-    enter what they can already see; the invitation goes once anything is answered."""
+    """Before the first answer the question panel invites the responder to enter what they
+    can already see; the invitation goes once anything is answered."""
     it = Interview(knowledge, InterviewConfig("chemical", "symptom", "strict"))
     view = views.question(it)
     assert view.invitation == views.INVITATION and "press /" in view.invitation

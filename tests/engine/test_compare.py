@@ -96,6 +96,16 @@ def test_same_seed_same_figures_and_intervals_cover_the_share():
         assert s.mean_questions_ci[0] <= s.mean_questions <= s.mean_questions_ci[1]
 
 
+def test_median_and_90th_percentile_of_the_questions_asked():
+    from responder.engine.compare import Result, summarise
+
+    asked = [3, 1, 4, 1, 5, 9, 2, 6, 5, 3]
+    s = summarise("m", [Result(q, 0, True, 1.0) for q in asked])
+    assert s.median_questions == 3.5
+    assert s.p90_questions == pytest.approx(6.3)
+    assert s.as_dict()["median_questions"] == 3.5
+
+
 def test_wilson_interval():
     lo, hi = wilson(8, 10)
     assert lo == pytest.approx(0.4902, abs=1e-4) and hi == pytest.approx(0.9433, abs=1e-4)

@@ -135,8 +135,6 @@ def test_informed_pick_averages_only_over_useful_queries(case, target):
     """Informed pick model: Theorem 5/6 costs with p_j(q) renormalised over useful queries."""
     problem, known, skipped = case
     strict, belief = nodes(problem, known, skipped, target)
-    if strict.is_resolved():
-        return
     stats = strict.split()
     useful = belief.useful()
     P = pick_matrix(strict) * useful[None, :]

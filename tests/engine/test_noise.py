@@ -34,6 +34,8 @@ from responder.engine.noise import BinomialTable, NoiseModel, NoiseSettingsError
 from responder.engine.policies import CATEGORY_POLICIES, Policy
 from responder.engine.problem import Problem
 
+PROPERTY = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
 # -- toy example 3 (Figure 3) -------------------------------------------------------------
 
 TOY_B = [[0, 0, 0], [1, 1, 1]]
@@ -138,7 +140,8 @@ def _bracket(pi, n, delta, nnu, eps, p):
 
 def appendix_ii(problem, noise, answers):
     """rho_a(q) and rho_a^i(q) for every unasked q at the node reached by ``answers``
-    (object target), straight from Appendix II's formulas. Returns ({q: rho}, {q: {i: rho_i}})."""
+    (object target), straight from Appendix II's formulas, and the objects left there.
+    Returns ({q: rho}, {q: {i: rho_i}}, alive)."""
     B = problem.matrix
     p, eps, nnu = noise.p_effective, noise.eps_eff, noise.n_prone
     asked = set(answers)
@@ -153,6 +156,8 @@ def appendix_ii(problem, noise, answers):
     n_a = nnu - sum(1 for q in answers if noise.prone[q])
     pi = problem.prior
     rho, rho_i = {}, {}
+    if not alive:
+        return rho, rho_i, alive
     for q in range(problem.n_queries):
         if q in asked:
             continue
@@ -178,35 +183,41 @@ def appendix_ii(problem, noise, answers):
             den += whole
             rho_i[q][i] = 1.0 if delta[i] == eps else max(left, right) / whole
         rho[q] = max(num) / den
-    return rho, rho_i
+    return rho, rho_i, alive
 
 
-@pytest.mark.parametrize("seed", range(6))
-def test_appendix_ii_formulas(seed):
-    rng = np.random.default_rng(100 + seed)
+@settings(PROPERTY, max_examples=48)
+@given(
+    config=st.sampled_from([("all", 1), ("subset", 2)]),
+    eps=st.integers(1, 2),
+    seed=st.integers(0, 2**32 - 1),
+    data=st.data(),
+)
+def test_appendix_ii_formulas(config, eps, seed, data):
+    """rho_a(q) and rho_a^i(q) at the node of any answers (a random subset of the queries,
+    each answered yes or no) equal Appendix II's formulas, on a 5 x 6 problem; where no
+    object is left, the node is empty exactly as the formulas' candidate set is."""
+    prone, noise_model = config
+    rng = np.random.default_rng(seed)
     problem = random_problem(rng, 5, 6)
-    noise = random_noise(
-        rng,
-        6,
-        eps=int(rng.integers(1, 3)),
-        prone="subset" if seed % 2 else "all",
-        model=1 + seed % 2,
-    )
+    noise = random_noise(rng, 6, eps=eps, prone=prone, model=noise_model)
     model = Model(problem, "object", noise)
-    for _ in range(8):
-        order = rng.permutation(problem.n_queries)[: rng.integers(0, problem.n_queries)]
-        answers = {int(q): bool(rng.integers(0, 2)) for q in order}
-        node = model.node_from_answers(answers)
-        if node.idx.size == 0:
-            continue
-        rho, rho_i = appendix_ii(problem, noise, answers)
-        stats = node.split()
-        for q, value in rho.items():
-            assert abs(stats.reduction_factor[q] - value) <= TOL
-            gt = stats.group_total
-            for k, i in enumerate(node.idx.tolist()):
-                got = max(stats.group_no[k, q], stats.group_yes[k, q]) / gt[k]
-                assert abs(got - rho_i[q][i]) <= TOL
+    order = data.draw(st.permutations(range(problem.n_queries)), label="order")
+    n_answered = data.draw(st.integers(0, problem.n_queries - 1), label="answered")
+    values = data.draw(st.lists(st.booleans(), min_size=n_answered, max_size=n_answered))
+    answers = {int(q): v for q, v in zip(order[:n_answered], values)}
+    node = model.node_from_answers(answers)
+    rho, rho_i, alive = appendix_ii(problem, noise, answers)
+    assert node.idx.tolist() == alive
+    if not alive:  # nothing left to split
+        return
+    stats = node.split()
+    for q, value in rho.items():
+        assert abs(stats.reduction_factor[q] - value) <= TOL
+        gt = stats.group_total
+        for k, i in enumerate(node.idx.tolist()):
+            got = max(stats.group_no[k, q], stats.group_yes[k, q]) / gt[k]
+            assert abs(got - rho_i[q][i]) <= TOL
 
 
 # -- random small problems: every node of the trees ------------------------------------------
@@ -219,14 +230,20 @@ CONFIGS = [
 ]
 
 
-def _setup(seed, prone, model, target, p=None):
+@st.composite
+def setups(draw, prone: str, model: int, target: str):
+    """``(problem, noise, dilated, seed)``: a random problem of 3 to 5 objects (distinct rows,
+    two classes, two categories, random prior and pick weights) and 4 to 6 queries, eps 1 or
+    2 on all or a random subset of the queries, p in [0.05, 0.5] under model 2, its dilated
+    matrix for ``target``, and the seed of its random parts (also for later random steps)."""
+    m, n = draw(st.integers(3, 5), label="objects"), draw(st.integers(4, 6), label="queries")
+    seed = draw(st.integers(0, 2**32 - 1), label="seed")
+    eps = draw(st.integers(1, 2), label="eps")
+    p = draw(st.floats(0.05, 0.5), label="p") if model == 2 else None
     rng = np.random.default_rng(seed)
-    m, n = int(rng.integers(3, 6)), int(rng.integers(4, 7))
     problem = random_problem(rng, m, n, n_groups=2, n_categories=2)
-    eps = int(rng.integers(1, 3))
     noise = random_noise(rng, n, eps, prone=prone, model=model, p=p)
-    dilated = build_dilated(problem, noise, target=target)
-    return rng, problem, noise, dilated
+    return problem, noise, build_dilated(problem, noise, target=target), seed
 
 
 def walk_policy_tree(policy_name, imp_model, exp_model, source):
@@ -260,20 +277,23 @@ def walk_policy_tree(policy_name, imp_model, exp_model, source):
 
 
 @pytest.mark.parametrize("prone, model, target", CONFIGS)
-@pytest.mark.parametrize("seed", range(4))
-@pytest.mark.parametrize("policy", ["gbs", "gisa", "gqsa", "gigqsa"])
-def test_every_node_of_policy_trees(seed, prone, model, target, policy):
-    _, problem, noise, dilated = _setup(seed, prone, model, target)
+@settings(PROPERTY, max_examples=4)
+@given(data=st.data())
+def test_every_node_of_policy_trees(prone, model, target, data):
+    problem, noise, dilated, _ = data.draw(setups(prone, model, target))
     imp, exp = models(problem, noise, target, dilated)
-    assert walk_policy_tree(policy, imp, exp, dilated.source) >= 1
+    for policy in ("gbs", "gisa", "gqsa", "gigqsa"):
+        assert walk_policy_tree(policy, imp, exp, dilated.source) >= 1
 
 
 @pytest.mark.parametrize("prone, model, target", CONFIGS)
-@pytest.mark.parametrize("seed", range(4))
-def test_random_paths_with_skips(seed, prone, model, target):
+@settings(PROPERTY, max_examples=4)
+@given(data=st.data())
+def test_random_paths_with_skips(prone, model, target, data):
     """Random answer sequences with "can't tell" answers, both by child()/skip() steps and
     by node_from_answers() from scratch."""
-    rng, problem, noise, dilated = _setup(seed + 50, prone, model, target)
+    problem, noise, dilated, seed = data.draw(setups(prone, model, target))
+    rng = np.random.default_rng([seed, 1])
     imp, exp = models(problem, noise, target, dilated)
     for _ in range(6):
         a, b = imp.root(), exp.root()
@@ -337,9 +357,10 @@ EK_POLICIES = ["gbs", "gisa", "gqsa", "gigqsa", "minmin", "minmax"]
 
 
 @pytest.mark.parametrize("prone, model, target", CONFIGS)
-@pytest.mark.parametrize("seed", range(3))
-def test_expected_queries_implicit_equals_explicit(seed, prone, model, target):
-    _, problem, noise, dilated = _setup(seed + 200, prone, model, target)
+@settings(PROPERTY, max_examples=3)
+@given(data=st.data())
+def test_expected_queries_implicit_equals_explicit(prone, model, target, data):
+    problem, noise, dilated, _ = data.draw(setups(prone, model, target))
     imp, exp = models(problem, noise, target, dilated)
     for name in EK_POLICIES:
         ei = exact(imp, Policy(name, ties="first"))

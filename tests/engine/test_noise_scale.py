@@ -1,4 +1,4 @@
-"""Persistent noise at scale: the binomial sums stay finite and exact at any N (issue 13).
+"""Persistent noise at scale: the binomial sums stay finite and exact at any N.
 
 C(2000, 500) is about 1e486, past the largest float: the old table built C(n, e) r^e as
 floats and overflowed. The references here are exact rational sums (Python integers).

@@ -59,6 +59,7 @@ def test_active_policies_suggest_only_what_splits(case):
     for name in ACTIVE_CATEGORY:
         choice = Policy(name).choose(node)
         if choice is None:
+            assert node.is_resolved()
             continue
         assert choice.kind == "category"
         in_cat = problem.query_groups == choice.index

@@ -135,8 +135,8 @@ def test_bad_settings():
 
 
 def test_an_observable_sign_comes_first_when_its_gain_is_close():
-    """Issue 12: prefer quickly observed signs when gains are close (evidence mode). The
-    gains below are those of one sensitivity for every row (no long-row discount)."""
+    """Evidence mode prefers quickly observed signs when gains are close. The gains below
+    are those of one sensitivity for every row (no long-row discount)."""
     base = InterviewState(problem(), evidence=EvidenceSettings(long_row_exponent=0.0))
     sug = base.belief.suggest_symptom()
     gains = dict(zip(sug.queries.tolist(), sug.gains.tolist()))

@@ -322,6 +322,7 @@ def test_info_json(kb_dir, capsys):
         "id": "r",
         "name": "R",
         "cas": "7647-01-0",
+        "mixture": False,
         "un": None,
         "class": "g1",
         "source_checked": False,
@@ -352,6 +353,24 @@ def test_info_json(kb_dir, capsys):
         "gain_region_count",
     ):
         assert isinstance(r[key], int)
+    assert r["scene_observations"] == 0
+    assert [o["id"] for o in r["observation_list"]] == ["a", "b", "c", "d"]
+    assert r["observation_list"][0]["kind"] == "symptom"
+
+
+def test_info_on_the_bundled_kb_counts_signs_and_scene_apart(capsys):
+    code, out, err = run(["kb", "info", "--json"], capsys)
+    assert code == 0
+    r = json.loads(out)
+    kinds = [o["kind"] for o in r["observation_list"]]
+    assert len(kinds) == r["symptoms"]
+    assert kinds.count("scene") == r["scene_observations"] > 0
+    assert "symptom" in kinds
+    smell = next(o for o in r["observation_list"] if o["id"] == "odour_rotten_eggs")
+    assert smell["category"].startswith("odour") and "rotten eggs" in " ".join(smell["synonyms"])
+    code, out, err = run(["kb", "check"], capsys)
+    signs = len(kinds) - r["scene_observations"]
+    assert f"{len(kinds)} observations ({signs} signs, {r['scene_observations']} scene)" in out
 
 
 def test_info_text(kb_dir, capsys):

@@ -1,4 +1,4 @@
-"""Issue 11 item 3: every agent it names is in the bundled knowledge base with its CAS number."""
+"""Every agent listed here is in the bundled knowledge base with its CAS number."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""CSV import defects found by fuzzing (issue 13), each now a clear result or message."""
+"""CSV inputs that fuzzing found mishandled, each of which must give a clear result or
+message."""
 
 from __future__ import annotations
 

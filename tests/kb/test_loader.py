@@ -470,3 +470,35 @@ def test_bundled_folder_given_as_a_path_gets_bundled_rules(tmp_path, monkeypatch
     monkeypatch.setattr("responder.kb.loader.bundled_root", lambda: bundled)
     assert "Wikipedia" in only_error(bundled, strict=None).problem
     assert len(load_kb(other).chemicals) == 3
+
+
+def test_a_source_checkout_reads_its_own_kb_folder(tmp_path):
+    """Code run from a checkout reads the kb/ beside it, not whatever folder an editable
+    install of another clone maps ``responder.bundled_kb`` to."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import responder
+
+    checkout = Path(responder.__file__).resolve().parents[1]
+    assert Path(str(bundled_root())).resolve() == checkout / "kb"
+    # a copy of the package in another "checkout" with its own kb/ reads that one
+    clone = tmp_path / "clone"
+    (clone / "kb").mkdir(parents=True)
+    (clone / "pyproject.toml").write_text("[project]\nname = 'responder'\n", "utf-8")
+    (clone / "kb" / "symptoms.toml").write_text("", "utf-8")
+    import shutil
+
+    shutil.copytree(checkout / "responder", clone / "responder")
+    code = "from responder.kb.loader import bundled_root; print(bundled_root())"
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        env={"PYTHONPATH": str(clone), "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+    )
+    assert out.returncode == 0, out.stderr
+    assert Path(out.stdout.strip()) == clone / "kb"

@@ -1,5 +1,5 @@
-"""The knowledge-base schema of issue 11: synonyms, aliases, observation, leak, urgent,
-chemical ids, [[chemical.evidence]], the source_checked rule and prior modes.
+"""The knowledge-base schema: synonyms, aliases, observation, leak, urgent, chemical ids,
+[[chemical.evidence]], the source_checked rule and prior modes.
 
 Every rule has a test that loads a small knowledge base breaking it, and checks the one
 ``file:line: problem — fix`` message; the command line turns it into exit 2, no traceback.

@@ -9,8 +9,8 @@ import pytest
 from responder.kb import load_bundled
 from responder.kb.model import OBSERVATION_KINDS
 
-#: Every symptom id in the vocabulary before issue 11 (the contract: they must keep working).
-IDS_BEFORE_ISSUE_11 = """
+#: The 86 symptom ids of the first vocabulary (the contract: they must keep working).
+FIRST_VOCABULARY_IDS = """
 pinpoint_pupils dilated_pupils eye_irritation tearing red_eyes eye_pain blurred_vision
 double_vision vision_loss eyelid_spasm runny_nose nose_irritation throat_irritation sneezing
 drooling dry_mouth mouth_burns hoarseness metallic_taste garlic_breath nosebleed cough wheezing
@@ -34,8 +34,8 @@ def kb():
 
 
 def test_every_old_id_still_resolves(kb):
-    assert len(IDS_BEFORE_ISSUE_11) == 86
-    for sid in IDS_BEFORE_ISSUE_11:
+    assert len(FIRST_VOCABULARY_IDS) == 86
+    for sid in FIRST_VOCABULARY_IDS:
         assert kb.symptom(sid).id == MERGED.get(sid, sid)
     assert kb.symptom_aliases == MERGED
 

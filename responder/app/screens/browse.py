@@ -247,8 +247,8 @@ class BrowseScreen(Screen):
         elif self.ranks:
             text.append("No longer possible given the answers\n", style="dim")
         text.append(f"Class: {c.class_label}\n")
-        if c.cas:
-            text.append(f"CAS {c.cas}   ")
+        if c.cas_label:
+            text.append(c.cas_label + "   ")
         if c.un:
             text.append(f"UN {c.un}")
         text.append("\n")

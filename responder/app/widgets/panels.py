@@ -292,15 +292,23 @@ class QuestionPanel(Static):
         opening = [Text(view.invitation, style=f"italic {accent(self)}")] if view.invitation else []
         if view.kind == "symptom":
             s = view.items[0].symptom
+            who = view.victim or "the victim"
+            asks = "On scene:  " if s.kind == "scene" else f"Does {who} have:  "
+            keys = [("y", "yes"), ("n", "no"), ("u", "can't tell")]
+            if view.group is not None:
+                keys.append(("0", view.group.none_label.lower()))
             parts = opening + [
-                Text.assemble(
-                    ("Does the victim have:  ", "dim"), (f"{s.label}?", f"bold {accent(self)}")
-                ),
+                Text.assemble((asks, "dim"), (f"{s.label}?", f"bold {accent(self)}")),
                 Text.assemble(("How to check:  ", "dim"), s.check or "—"),
-                fitted_key_hint(
-                    width, ("y", "yes"), ("n", "no"), ("u", "can't tell"), ("/", "other")
-                ),
             ]
+            if view.better_victim:
+                parts.append(
+                    Text(
+                        f"{view.better_victim} can answer a better question: press its number.",
+                        style="yellow",
+                    )
+                )
+            parts.append(fitted_key_hint(width, *keys, ("/", "other")))
             return Group(*parts)
         rows = list(opening)
         useful = len(view.useful)

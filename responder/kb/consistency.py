@@ -1,0 +1,133 @@
+"""consistency.toml: exclusive groups (signs that cannot hold together, answered as one
+question) and implications (an answer that settles others)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from responder.kb.checker import Checker, Doc
+from responder.kb.model import ExclusiveGroup, Implication
+from responder.kb.vocabulary import current_id
+
+#: Exclusive groups and implications between observations: optional.
+CONSISTENCY_FILE = "consistency.toml"
+
+
+def check_consistency(
+    ck: Checker, doc: Doc, symptom_ids: set[str], aliases: dict[str, str]
+) -> tuple[list[ExclusiveGroup], list[Implication]]:
+    """consistency.toml: exclusive groups (at least two members, a member in one group
+    only) and implications (known ids, answers yes or no, nothing implying itself)."""
+    ck.top_keys(doc, ("exclusive", "implies"))
+
+    def known(sid: str, line: int | None, where: str) -> str | None:
+        return current_id(ck, doc, line, where, sid, symptom_ids, aliases)
+
+    return _exclusive_groups(ck, doc, known), _implications(ck, doc, known)
+
+
+def _exclusive_groups(
+    ck: Checker, doc: Doc, known: Callable[[str, int | None, str], str | None]
+) -> list[ExclusiveGroup]:
+    """The ``[[exclusive]]`` tables: at least two members, each in one group only."""
+    groups: list[ExclusiveGroup] = []
+    seen: dict[str, int | None] = {}
+    member_of: dict[str, str] = {}
+    for k, t in enumerate(ck.tables(doc, "exclusive", required=False)):
+        v, span, anchor = ck.fields(
+            doc,
+            "exclusive",
+            k,
+            t,
+            {"id": "str", "label": "str", "members": "list"},
+            {"none_label": "str"},
+        )
+        if not {"id", "label", "members"} <= v.keys() or not ck.new_id(
+            doc.rel, anchor, "exclusive group", v["id"], seen
+        ):
+            continue
+        members = []
+        for sid in v["members"]:
+            line = doc.lines.value(span, "members", sid) or anchor
+            cid = known(sid, line, f'exclusive group "{v["id"]}"')
+            if cid is None:
+                continue
+            if cid in member_of:
+                ck.error(
+                    doc.rel,
+                    line,
+                    f'"{cid}" is in exclusive groups "{member_of[cid]}" and "{v["id"]}"',
+                    "a sign belongs to one exclusive group at most: remove it from one",
+                )
+                continue
+            member_of[cid] = v["id"]
+            members.append(cid)
+        if len(v["members"]) < 2:
+            ck.error(
+                doc.rel,
+                doc.lines.key(span, "members") or anchor,
+                f'exclusive group "{v["id"]}" has {len(v["members"])} member(s)',
+                "an exclusive group needs at least two signs that cannot hold together; "
+                "remove the group, or add the other values",
+            )
+            continue
+        if len(members) == len(v["members"]):
+            groups.append(
+                ExclusiveGroup(v["id"], v["label"], tuple(members), v.get("none_label", ""))
+            )
+    return groups
+
+
+def _implications(
+    ck: Checker, doc: Doc, known: Callable[[str, int | None, str], str | None]
+) -> list[Implication]:
+    """The ``[[implies]]`` tables: known ids, answers yes or no, nothing implying itself."""
+    rules: list[Implication] = []
+    for k, t in enumerate(ck.tables(doc, "implies", required=False)):
+        then_raw = t.get("then")
+        table = {key: value for key, value in t.items() if key != "then"}
+        v, span, anchor = ck.fields(
+            doc, "implies", k, table, {"when": "str", "answer": "str"}, {"why": "str"}
+        )
+        if not {"when", "answer"} <= v.keys():
+            continue
+        ok = True
+        when = known(v["when"], doc.lines.key(span, "when") or anchor, "implication")
+        if v["answer"] not in ("yes", "no"):
+            ck.error(
+                doc.rel,
+                doc.lines.key(span, "answer") or anchor,
+                f'implication on "{v["when"]}" has answer "{v["answer"]}"',
+                'write answer = "yes" or "no"',
+            )
+            ok = False
+        if not isinstance(then_raw, dict) or not then_raw:
+            ck.error(
+                doc.rel,
+                doc.lines.key(span, "then") or anchor,
+                f'implication on "{v["when"]}" implies nothing',
+                'write then = { <id> = "yes" or "no", ... }',
+            )
+            continue
+        then = []
+        for sid, answer in then_raw.items():
+            line = doc.lines.value(span, "then", answer) or doc.lines.key(span, "then") or anchor
+            cid = known(sid, line, "implication")
+            if cid is None:
+                ok = False
+            elif answer not in ("yes", "no"):
+                ck.error(
+                    doc.rel,
+                    line,
+                    f'implication on "{v["when"]}" gives "{sid}" the answer {answer!r}',
+                    'each implied answer is "yes" or "no"',
+                )
+                ok = False
+            elif cid == when:
+                ck.error(doc.rel, line, f'"{sid}" implies itself', "remove it from its own `then`")
+                ok = False
+            else:
+                then.append((cid, answer))
+        if ok and when is not None:
+            rules.append(Implication(when, v["answer"], tuple(then), v.get("why", "")))
+    return rules

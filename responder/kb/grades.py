@@ -1,0 +1,50 @@
+"""grades.toml: the answer model fitted for a knowledge base (grade probabilities, leaks)."""
+
+from __future__ import annotations
+
+from responder.kb.checker import Checker, Doc
+
+#: The answer model fitted for this knowledge base (grade probabilities, leaks): optional.
+GRADES_FILE = "grades.toml"
+
+#: What grades.toml may set: the answer model's numbers (not the threshold or the pick model,
+#: which are the responder's choices, not facts about the knowledge).
+GRADE_KEYS = (
+    "sensitivity",
+    "leak",
+    "hallmark",
+    "occasional",
+    "long_row_exponent",
+    "frequency_leak",
+    "class_borrow",
+)
+
+
+def check_grades(ck: Checker, doc: Doc) -> dict:
+    """grades.toml: the answer model's numbers, each checked as the evidence mode checks it
+    (the grades in order, hallmark > common > occasional > leak)."""
+    from responder.engine.evidence import EvidenceError, EvidenceSettings  # noqa: PLC0415
+
+    ck.top_keys(doc, GRADE_KEYS)
+    top = doc.lines.top()
+    values = {}
+    for key in GRADE_KEYS:
+        if key not in doc.data:
+            continue
+        value = doc.data[key]
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            ck.error(
+                doc.rel,
+                doc.lines.key(top, key),
+                f"`{key}` must be a number, not {value!r}",
+                f"write {key} = 0.5",
+            )
+            continue
+        values[key] = float(value)
+    try:
+        EvidenceSettings(**values)
+    except EvidenceError as exc:
+        line = doc.lines.key(top, exc.field) if exc.field else None
+        ck.error(doc.rel, line, str(exc), "change the value so each grade stays above the next")
+        return {}
+    return values

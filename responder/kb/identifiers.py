@@ -1,0 +1,90 @@
+"""What names a chemical and its sources: ids, CAS and UN numbers, the public source series,
+and the id a chemical's name gives. The knowledge-base loader and the CSV importer use the same
+checks; each returns (problem, fix) or None, and the caller says where the value is.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+#: The public source series a bundled chemical's sources and evidence titles must start with
+#: ("<SERIES>: <title>"): the agency documents the brief allows (ICSC for facts only).
+SOURCE_SERIES = (
+    "ATSDR MMG",
+    "ATSDR ToxFAQs",
+    "NIOSH NPG",
+    "CDC ERSH-DB",
+    "CDC",
+    "CHEMM",
+    "NRT",
+    "ICSC",
+)
+
+ID_RE = re.compile(r"^[a-z0-9][a-z0-9_]*$")
+ID_FIX = 'use lower-case letters, digits and "_" only, e.g. "shortness_of_breath"'
+_CAS_RE = re.compile(r"^(\d{2,7})-(\d{2})-(\d)$")
+_UN_RE = re.compile(r"^\d{4}$")
+_SERIES_RE = re.compile(r"^(" + "|".join(re.escape(s) for s in SOURCE_SERIES) + r"): \S")
+
+
+def cas_check_digit(body: str) -> int:
+    """Check digit of a CAS number from its digits without the check digit.
+
+    Each digit is multiplied by its position counted from the right (1, 2, ...); the sum
+    mod 10 is the check digit. ``body`` is e.g. ``"778250"`` for 7782-50-5.
+    """
+    return sum(int(d) * k for k, d in enumerate(reversed(body), start=1)) % 10
+
+
+def cas_problem(cas: str) -> tuple[str, str] | None:
+    """(problem, fix) if ``cas`` is not a well-formed CAS number with a correct check digit."""
+    m = _CAS_RE.match(cas)
+    if not m:
+        return (
+            f'CAS number "{cas}" is malformed',
+            'write it as 2-7 digits, 2 digits and 1 check digit joined by "-", e.g. "7782-50-5"',
+        )
+    expected = cas_check_digit(m.group(1) + m.group(2))
+    if expected != int(m.group(3)):
+        return (
+            f'CAS number "{cas}" has check digit {m.group(3)} but its digits give {expected}',
+            f"check the number in the source; if the other digits are right it is "
+            f'"{m.group(1)}-{m.group(2)}-{expected}"',
+        )
+    return None
+
+
+def un_problem(un: str) -> tuple[str, str] | None:
+    """(problem, fix) if ``un`` is not a 4-digit UN/NA number."""
+    if _UN_RE.match(un):
+        return None
+    digits = re.sub(r"\D", "", un)
+    example = f'"{digits}"' if len(digits) == 4 else '"1017"'
+    return (
+        f'UN number "{un}" is malformed',
+        f"write the 4 digits only, as a quoted string, e.g. {example}; leave the key out if "
+        "there is none",
+    )
+
+
+def source_problem(source: str, strict: bool) -> tuple[str, str] | None:
+    """(problem, fix) if a source text is empty, or (strict) names none of the public series."""
+    if not source.strip():
+        return ("a source is empty", "write the document the symptoms come from")
+    if strict and not _SERIES_RE.match(source):
+        series = ", ".join(f'"{s}: "' for s in SOURCE_SERIES)
+        return (
+            f'source "{source}" does not name one of the public source series',
+            f"start it with one of {series} followed by the document title",
+        )
+    return None
+
+
+def chemical_slug(name: str) -> str:
+    """The default chemical id: the name in lower-case ASCII, other runs of characters "_".
+
+    ``"Sarin (GB)"`` gives ``"sarin_gb"``; accents are dropped (``"Ä"`` -> ``"a"``).
+    """
+    ascii_name = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
+    return re.sub(r"[^a-z0-9]+", "_", ascii_name.casefold()).strip("_")

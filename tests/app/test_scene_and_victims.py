@@ -1,0 +1,108 @@
+"""The scene step, several victims and one-key group answers, through the keyboard."""
+
+from __future__ import annotations
+
+from app_helpers import settle, until
+from conftest import make_app
+
+from responder.app.screens.interview import InterviewScreen
+from responder.app.screens.scene import SceneScreen
+from responder.app.widgets.panels import QuestionPanel, VictimsStrip
+from responder.core import views
+from responder.engine.state import Answer
+
+SIZE = (80, 24)
+
+
+def rendered(widget) -> str:
+    return str(widget.render())
+
+
+async def test_a_new_interview_opens_with_the_scene_step_and_keys_answer_it():
+    app = make_app(None, scene_first=True)  # the bundled knowledge base records the scene
+    async with app.run_test(size=SIZE) as pilot:
+        assert await until(pilot, lambda: isinstance(app.screen, SceneScreen))
+        step = views.scene_steps(app.interview)[0]
+        assert step.category.id == "odour"
+        bleach = next(o for o in step.options if o.observation.id == "odour_bleach")
+        await pilot.press(bleach.key)
+        await settle(pilot)
+        it = app.interview
+        q = bleach.observation.index
+        assert it.answer_of(q) is Answer.YES and it.record_of(q).volunteered
+        await pilot.press(bleach.key)  # again: taken back
+        await settle(pilot)
+        assert it.answer_of(q) is None
+        await pilot.press(bleach.key)
+        await pilot.press("enter")  # next page: what was seen
+        await settle(pilot)
+        assert "What was seen" in str(app.screen.query_one("#scene-dialog").border_title)
+        await pilot.press("escape")  # skip the rest
+        assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
+        assert it.answer_of(q) is Answer.YES and len(it.records) == 1
+        await pilot.press("s")  # any time again
+        assert await until(pilot, lambda: isinstance(app.screen, SceneScreen))
+
+
+async def test_the_scene_step_is_off_when_the_settings_say_so():
+    app = make_app(None, scene_first=False)
+    async with app.run_test(size=SIZE) as pilot:
+        assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
+        await settle(pilot, 4)
+        assert isinstance(app.screen, InterviewScreen)
+
+
+async def test_plus_adds_a_victim_and_number_keys_switch():
+    app = make_app(None)
+    async with app.run_test(size=SIZE) as pilot:
+        assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
+        strip = app.interview_screen.query_one(VictimsStrip)
+        assert not strip.display  # one victim: no strip
+        await pilot.press("y")
+        await settle(pilot)
+        first = app.interview.records[0].query
+        await pilot.press("plus")
+        await settle(pilot)
+        it = app.interview
+        assert len(it.victims) == 2 and it.victim == 1 and strip.display
+        assert "V2 (0)" in rendered(strip) or "Victim 2 (0)" in rendered(strip)
+        await pilot.press("y")
+        await settle(pilot)
+        assert [r.victim for r in it.records] == [0, 1]
+        await pilot.press("1")
+        await settle(pilot)
+        assert it.victim == 0 and it.answer_of(first) is Answer.YES
+        await pilot.press("2")
+        await settle(pilot)
+        assert it.victim == 1
+        await pilot.press("3")  # no third victim: nothing happens
+        await settle(pilot)
+        assert it.victim == 1
+
+
+async def test_zero_answers_an_exclusive_group_with_none_of_these():
+    app = make_app(None)
+    async with app.run_test(size=SIZE) as pilot:
+        assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
+        it = app.interview
+        kn = app.knowledge
+        pupils = kn.symptom_index("pinpoint_pupils")
+        panel = app.interview_screen.query_one(QuestionPanel)
+        # whatever the engine suggests, put the pupils question up directly
+        panel.show(
+            it,
+            views.QuestionView(
+                "symptom",
+                None,
+                (views.QuestionItem(kn.symptoms[pupils], True, 0.5),),
+                group=views.exclusive_group(it, pupils),
+            ),
+        )
+        await settle(pilot)
+        from test_snapshots import screen_text
+
+        assert "normal size" in screen_text(app)
+        await pilot.press("0")
+        await settle(pilot)
+        wide = kn.symptom_index("dilated_pupils")
+        assert it.answer_of(pupils) is Answer.NO and it.answer_of(wide) is Answer.NO
