@@ -40,8 +40,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 TARGET_S = 0.5
-#: the first question: the scene step's first page, or the first symptom to check
-QUESTION = re.compile(r"Scene 1/\d|Does the victim have")
+#: the first question: the scene step's first page, or the first sign or scene fact to check
+QUESTION = re.compile(r"Scene 1/\d|Does .{1,40} have|On scene:")
 SIZE = (80, 24)
 
 CHILD = r"""

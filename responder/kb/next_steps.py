@@ -23,7 +23,6 @@ A knowledge base without the file has no steps (``NextSteps.empty()``); a bad fi
 
 from __future__ import annotations
 
-import importlib.resources
 import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -608,7 +607,11 @@ def load_next_steps(kb: KnowledgeBase, folder: str | Path | None = None) -> Next
     A folder without the file gives ``NextSteps.empty()``.
     """
     if folder is None:
-        entry = importlib.resources.files("responder.bundled_kb").joinpath(NEXT_STEPS_FILE)
+        # the bundled knowledge base's own folder: a checkout's kb/ beside its code, as for
+        # the rest of it (an editable install elsewhere would map another clone's file)
+        from responder.kb.loader import bundled_root  # noqa: PLC0415 (loader imports model)
+
+        entry = bundled_root().joinpath(NEXT_STEPS_FILE)
         if not entry.is_file():
             return NextSteps.empty()
         where = str(entry)

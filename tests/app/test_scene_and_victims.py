@@ -90,13 +90,16 @@ async def test_zero_answers_an_exclusive_group_with_none_of_these():
         panel = app.interview_screen.query_one(QuestionPanel)
         # whatever the engine suggests, put the pupils question up directly
         panel.show(
-            it,
-            views.QuestionView(
-                "symptom",
-                None,
-                (views.QuestionItem(kn.symptoms[pupils], True, 0.5),),
-                group=views.exclusive_group(it, pupils),
-            ),
+            views.PromptView(
+                views.QuestionView(
+                    "symptom",
+                    None,
+                    (views.QuestionItem(kn.symptoms[pupils], True, 0.5),),
+                    group=views.exclusive_group(it, pupils),
+                ),
+                it.status,
+                it.mode,
+            )
         )
         await settle(pilot)
         from test_snapshots import screen_text

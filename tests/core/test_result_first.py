@@ -127,17 +127,27 @@ def test_a_confident_chlorine_gets_chlorines_steps_and_its_delayed_oedema_warnin
     assert "15-30 minutes" not in _texts(steps)  # the pepper-spray line is not chlorine's
 
 
+def unsure_result_led_by(knowledge, chemical: str):
+    """An evidence-mode result led by ``chemical`` without confidence: its profile answered
+    for the first few questions, "can't tell" after; the fewest truthful answers that give one
+    (which depends on the knowledge base's question order)."""
+    for truthful in range(2, 25):
+        it = Interview(knowledge, InterviewConfig(mode="evidence"))
+        answer_as(it, chemical, truthful=truthful)
+        r = views.result(it)
+        if r.kind == "several" and not r.confident and r.leader == chemical:
+            return r
+    raise AssertionError(f"no unsure result led by {chemical}")
+
+
 @pytest.mark.parametrize(
-    ("chemical", "truthful", "warning"),
-    [("Chlorine", 8, "delayed"), ("Carbon monoxide", 5, "100% oxygen")],
+    ("chemical", "warning"),
+    [("Chlorine", "delayed"), ("Carbon monoxide", "100% oxygen")],
 )
 def test_while_nobody_is_confident_the_common_steps_and_the_leaders_warning_show(
-    bundled, chemical, truthful, warning
+    bundled, chemical, warning
 ):
-    it = Interview(bundled, InterviewConfig(mode="evidence"))
-    answer_as(it, chemical, truthful=truthful)
-    r = views.result(it)
-    assert r.kind == "several" and not r.confident
+    r = unsure_result_led_by(bundled, chemical)
     assert r.headline.startswith(f"Most likely: {chemical} (")
     assert len(r.leading_classes) >= 2
     steps = result_steps(bundled, r)

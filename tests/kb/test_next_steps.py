@@ -523,3 +523,17 @@ def test_cyanogenic_acrylonitrile_names_its_cyanide(kb, bundled):
 def test_lewisite_names_its_antidote(kb, bundled):
     text = _text(_chemical_steps(kb, bundled, "lewisite_l"), "treatment", own_only=True)
     assert "dimercaprol" in text
+
+
+def test_the_bundled_steps_are_read_beside_the_bundled_knowledge_base(kb, tmp_path, monkeypatch):
+    """The bundled file comes from where the bundled knowledge base is read (a checkout's
+    kb/), not from whatever an editable install elsewhere maps as the package's data."""
+    import responder.kb.loader as loader
+
+    (tmp_path / "next_steps.toml").write_text(
+        GOOD_SOURCE
+        + '[[step]]\nfor = "any"\nkind = "first_aid"\ntext = "From this folder."\nsource = "s1"\n',
+        encoding="utf-8",
+    )
+    monkeypatch.setattr(loader, "bundled_root", lambda: tmp_path)
+    assert [s.text for s in load_next_steps(kb).steps] == ["From this folder."]

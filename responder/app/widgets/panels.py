@@ -308,7 +308,11 @@ class QuestionPanel(Static):
                         style="yellow",
                     )
                 )
-            parts.append(fitted_key_hint(width, *keys, ("/", "other")))
+            # one line where it fits; the answer keys are never dropped ("/" is in the footer)
+            hint = fitted_key_hint(width, *keys, ("/", "other"))
+            if not all(f" {k} " in hint.plain for k, _ in keys):
+                hint = wrapped_key_hint(width, *keys)
+            parts.append(hint)
             return Group(*parts)
         rows = list(opening)
         useful = len(view.useful)
