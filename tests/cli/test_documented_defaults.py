@@ -33,6 +33,11 @@ def test_no_warning_from_a_documented_default(capsys, argv):
     assert "E[K]" in out.out
 
 
-def test_a_typed_eps_above_the_bound_still_warns(capsys):
-    assert main(["eval", "--policy", "gbs", "--noise-eps", "2"]) == 0
-    assert "warning: eps = 2 exceeds floor((delta-1)/2)" in capsys.readouterr().err
+def test_a_typed_eps_above_the_bound_still_warns(capsys, tmp_path):
+    # four objects a Hamming distance of 1 apart: floor((delta - 1) / 2) = 0
+    problem = tmp_path / "square.json"
+    problem.write_text('{"matrix": [[0, 0], [0, 1], [1, 0], [1, 1]]}', encoding="utf-8")
+    assert main(["eval", "--kb", str(problem), "--policy", "gbs", "--noise-eps", "2"]) == 0
+    assert "warning: eps = 2 exceeds floor((delta-1)/2) = 0" in capsys.readouterr().err
+    assert main(["eval", "--kb", str(problem), "--policy", "gbs", "--noise-eps", "auto"]) == 0
+    assert "warning" not in capsys.readouterr().err
