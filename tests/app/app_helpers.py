@@ -8,8 +8,13 @@ from responder.engine.state import Status
 
 
 async def settle(pilot, times: int = 2) -> None:
-    for _ in range(times):
-        await pilot.pause()
+    """Let the app handle every message the last key caused, and the messages those caused.
+
+    ``pilot.pause()`` would also sleep until the process idles (20 ms or more each time); a
+    pause of 0 handles the screen's pending messages and yields, which is all a key needs.
+    Work done in threads is waited for with :func:`until`."""
+    for _ in range(times + 1):
+        await pilot.pause(0)
 
 
 def suggested(app) -> int | None:
