@@ -9,7 +9,10 @@ import re
 import unicodedata
 
 #: The public source series a bundled chemical's sources and evidence titles must start with
-#: ("<SERIES>: <title>"): the agency documents the brief allows (ICSC for facts only).
+#: ("<SERIES>: <title>"): the agency documents the brief allows (ICSC for facts only), and, since
+#: the sixth pass (27 November 2026), peer-reviewed journal articles ("Peer-reviewed") and named
+#: clinical references such as StatPearls, Medscape or the MSD Manual ("Clinical reference"),
+#: used only where they name the sign for the agent.
 SOURCE_SERIES = (
     "ATSDR MMG",
     "ATSDR ToxFAQs",
@@ -19,6 +22,8 @@ SOURCE_SERIES = (
     "CHEMM",
     "NRT",
     "ICSC",
+    "Peer-reviewed",
+    "Clinical reference",
 )
 
 ID_RE = re.compile(r"^[a-z0-9][a-z0-9_]*$")
