@@ -8,8 +8,12 @@ from __future__ import annotations
 import re
 import unicodedata
 
+#: Series outside the agency documents: peer-reviewed articles and named clinical references
+#: (StatPearls, Medscape, the MSD Manual...). They may add a cell where they name the sign for
+#: the agent, but such a cell counts as unverified (occasional), never common or hallmark.
+SUPPLEMENTARY_SERIES = ("Peer-reviewed", "Clinical reference")
 #: The public source series a bundled chemical's sources and evidence titles must start with
-#: ("<SERIES>: <title>"): the agency documents the brief allows (ICSC for facts only).
+#: ("<SERIES>: <title>"): the agency documents (ICSC for facts only), then the supplementary ones.
 SOURCE_SERIES = (
     "ATSDR MMG",
     "ATSDR ToxFAQs",
@@ -19,6 +23,7 @@ SOURCE_SERIES = (
     "CHEMM",
     "NRT",
     "ICSC",
+    *SUPPLEMENTARY_SERIES,
 )
 
 ID_RE = re.compile(r"^[a-z0-9][a-z0-9_]*$")
@@ -26,6 +31,11 @@ ID_FIX = 'use lower-case letters, digits and "_" only, e.g. "shortness_of_breath
 _CAS_RE = re.compile(r"^(\d{2,7})-(\d{2})-(\d)$")
 _UN_RE = re.compile(r"^\d{4}$")
 _SERIES_RE = re.compile(r"^(" + "|".join(re.escape(s) for s in SOURCE_SERIES) + r"): \S")
+
+
+def is_supplementary(title: str) -> bool:
+    """Whether a source title names a supplementary series (its cells stay unverified)."""
+    return title.startswith(tuple(f"{series}: " for series in SUPPLEMENTARY_SERIES))
 
 
 def cas_check_digit(body: str) -> int:

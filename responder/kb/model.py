@@ -19,7 +19,7 @@ import numpy as np
 from responder.engine import Problem
 from responder.engine.problem import COMMON, HALLMARK, NOT_LISTED, OCCASIONAL, UNRECORDED
 from responder.kb.fields import printable
-from responder.kb.identifiers import chemical_slug
+from responder.kb.identifiers import chemical_slug, is_supplementary
 
 
 @dataclass(frozen=True)
@@ -218,6 +218,12 @@ class Evidence:
     hallmark: frozenset[str] = frozenset()
     occasional: frozenset[str] = frozenset()
 
+    @property
+    def supplementary(self) -> bool:
+        """A peer-reviewed article or clinical reference rather than an agency document: the
+        cells it alone supports stay unverified."""
+        return is_supplementary(self.title)
+
     def grade(self, cell: str) -> str | None:
         """The grade this document gives ``cell``; None if it does not support it."""
         if cell in self.hallmark:
@@ -272,11 +278,12 @@ class Chemical:
         return self.symptoms - supported
 
     def grade(self, cell: str) -> str | None:
-        """The cell's grade: the strongest any evidence document gives it; "unverified" for
-        a cell of the row no document supports; None when the row does not list it."""
+        """The cell's grade: the strongest any agency document gives it; "unverified" for
+        a cell of the row no agency document supports (a supplementary one may); None when
+        the row does not list it."""
         if cell not in self.symptoms:
             return None
-        given = {e.grade(cell) for e in self.evidence}
+        given = {e.grade(cell) for e in self.evidence if not e.supplementary}
         return next((g for g in GRADES if g in given), UNVERIFIED)
 
     @property

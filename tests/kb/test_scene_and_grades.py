@@ -313,3 +313,26 @@ def test_the_bundled_knowledge_base_has_scene_facts_grades_and_consistency():
     assert chlorine.grade("state_gas") == "hallmark" and "odour_bleach" in chlorine.symptoms
     assert {g.id for g in kb.exclusive_groups} >= {"pupil_size", "pulse_rate", "onset_time"}
     assert kb.answer_model["leak"] > 0 and kb.answer_model["class_borrow"] > 0
+
+
+def test_a_cell_only_a_supplementary_source_supports_stays_unverified():
+    from responder.kb.model import Chemical, Evidence
+
+    def table(title, **grades):
+        cells = frozenset().union(*grades.values())
+        graded = {k: frozenset(v) for k, v in grades.items() if k != "symptoms"}
+        return Evidence(title, "https://example.org/", cells, **graded)
+
+    agency = table("CDC: Facts about chlorine", symptoms={"cough"})
+    review = table(
+        "Clinical reference: StatPearls, Chlorine Toxicity", hallmark={"cough", "wheezing"}
+    )
+    chlorine = Chemical(
+        "Chlorine", "7782-50-5", None, "irritant_gases",
+        frozenset({"cough", "wheezing"}), ("CDC: Facts about chlorine",),
+        evidence=(agency, review),
+    )  # fmt: skip
+    assert review.supplementary and not agency.supplementary
+    assert chlorine.grade("wheezing") == "unverified"  # the review alone says so
+    assert chlorine.grade("cough") == "common"  # the agency's grade, not the review's hallmark
+    assert not chlorine.unsupported  # a read document still supports it
