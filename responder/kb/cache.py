@@ -72,26 +72,51 @@ def _folder() -> Path:
     return paths.cache_dir() / "kb"
 
 
+#: The pickled bytes of the knowledge bases this process loaded lately, by key: a second load
+#: in one process (a new interview, another app in the test suite) unpickles a fresh copy
+#: without reading the cache folder, which may have moved (``RESPONDER_HOME``).
+_recent: dict[str, bytes] = {}
+_RECENT_KEPT = 4
+
+
 def cached(key: str | None, build: Callable[[], object]):
     """The object stored under ``key``, else ``build()`` (stored for next time). Errors
-    from ``build`` pass through and nothing is stored."""
+    from ``build`` pass through and nothing is stored. Each call returns its own copy."""
     if key is None or os.environ.get(OFF_ENV) == "1":
         return build()
+    if key in _recent:
+        return pickle.loads(_recent[key])  # noqa: S301 (pickled by this process)
     path = _folder() / f"{key}.pickle"
     try:
         with open(path, "rb") as fh:
-            return pickle.load(fh)  # noqa: S301 (written by this module, in the user's folder)
+            data = fh.read()
+        value = pickle.loads(data)  # noqa: S301 (written by this module, in the user's folder)
     except FileNotFoundError:
         pass
     except Exception:  # noqa: BLE001 (damaged or from another version: rebuild it)
         pass
+    else:
+        _remember(key, data)
+        return value
     value = build()
-    _store(path, value)
+    try:
+        data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+    except Exception:  # noqa: BLE001 (unpicklable: nothing to keep)
+        return value
+    _remember(key, data)
+    _store(path, data)
     return value
 
 
-def _store(path: Path, value) -> None:
-    """Write ``value`` next to its final name, then rename: a reader sees all or nothing.
+def _remember(key: str, data: bytes) -> None:
+    _recent.pop(key, None)
+    _recent[key] = data
+    while len(_recent) > _RECENT_KEPT:
+        del _recent[next(iter(_recent))]
+
+
+def _store(path: Path, data: bytes) -> None:
+    """Write ``data`` next to its final name, then rename: a reader sees all or nothing.
     A cache that cannot be written is no error (the next start checks the files again)."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -101,7 +126,7 @@ def _store(path: Path, value) -> None:
         fd, tmp = tempfile.mkstemp(prefix=".kb.", suffix=".tmp", dir=path.parent)
         try:
             with os.fdopen(fd, "wb") as fh:
-                pickle.dump(value, fh, protocol=pickle.HIGHEST_PROTOCOL)
+                fh.write(data)
             os.replace(tmp, path)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)

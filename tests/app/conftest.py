@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
@@ -42,3 +43,16 @@ def make_app(
         config = InterviewConfig() if mode is None else InterviewConfig(mode=mode)
         save_settings(Settings(config, scene_first=scene_first))
     return prepare(kb)
+
+
+async def _yield_to_the_app(min_sleep: float = 0, max_sleep: float = 1) -> None:
+    """Stand-in for Textual's wait for an idle process after each simulated key: yield so the
+    app takes the key, without sleeping 20 ms or more (the pilot then waits until the screen
+    has handled its pending messages, and :func:`app_helpers.settle` for what those caused)."""
+    for _ in range(3):
+        await asyncio.sleep(0)
+
+
+@pytest.fixture(autouse=True)
+def quick_keys(monkeypatch) -> None:
+    monkeypatch.setattr("textual.app.wait_for_idle", _yield_to_the_app)

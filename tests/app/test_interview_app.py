@@ -418,7 +418,8 @@ async def test_help_lists_the_keys():
         assert "not a diagnosis" in text
         await pilot.press("end")
         await settle(pilot)
-        assert "resume" in screen_text(app)  # the explanations render in the dialog
+        # the explanations render in the dialog
+        assert await until(pilot, lambda: "resume" in screen_text(app)), screen_text(app)
         screen = app.interview_screen
         assert keys_for(screen, "answer.yes") == "y"
         assert keys_for(screen, "answer.unknown") == "u"

@@ -8,13 +8,14 @@ from kb_helpers import write_files
 from test_loader import CLASSES, CORROSIVES, IRRITANTS, SYMPTOMS
 
 import responder.kb.loader as loader
-from responder.kb import KBError, load_kb
+from responder.kb import KBError, cache, load_kb
 
 
 @pytest.fixture(autouse=True)
 def home(tmp_path, monkeypatch):
     monkeypatch.setenv("RESPONDER_HOME", str(tmp_path / "home"))
     monkeypatch.delenv("RESPONDER_NO_KB_CACHE", raising=False)
+    monkeypatch.setattr(cache, "_recent", {})  # as in a new process
     return tmp_path / "home"
 
 
@@ -66,6 +67,7 @@ def test_a_changed_file_is_checked_again(tmp_path, checks):
 def test_a_damaged_cache_file_is_a_miss_not_an_error(tmp_path, checks, home):
     root = folder(tmp_path / "kb")
     load_kb(root)
+    cache._recent.clear()  # the next start
     for path in (home / "cache" / "kb").glob("*.pickle"):
         path.write_bytes(b"not a pickle")
     assert len(load_kb(root).chemicals) == 3
@@ -87,3 +89,18 @@ def test_the_cache_can_be_turned_off(tmp_path, checks, monkeypatch):
     load_kb(root)
     load_kb(root)
     assert checks == ["kb", "kb"]
+
+
+def test_a_second_load_in_one_process_is_a_fresh_copy_without_the_folder(tmp_path, checks, home):
+    import shutil
+
+    root = folder(tmp_path / "kb")
+    first = load_kb(root)
+    shutil.rmtree(home / "cache")  # RESPONDER_HOME moved: the process still has it
+    second = load_kb(root)
+    assert checks == ["kb"]
+    assert second is not first and second.chemicals is not first.chemicals
+    assert [c.name for c in second.chemicals] == [c.name for c in first.chemicals]
+    cache._recent.clear()
+    load_kb(root)
+    assert checks == ["kb", "kb"]  # nothing left anywhere: checked again
