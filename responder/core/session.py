@@ -124,7 +124,7 @@ class Interview:
             The incident is live in another responder window.
         """
         warnings: list[str] = []
-        config = _stored_config(data.config, warnings)
+        config = _stored_config(data.config, warnings, from_journal=data.imported_from is not None)
         if config.noise.prone is not None:
             known = tuple(s for s in config.noise.prone if knowledge.symptom_index(s) is not None)
             config = replace(config, noise=replace(config.noise, prone=known or None))
@@ -496,17 +496,20 @@ class Interview:
         return self.suggest == "symptom" and self.mode == "strict"
 
 
-def _stored_config(stored: dict, warnings: list[str]) -> InterviewConfig:
+def _stored_config(stored: dict, warnings: list[str], from_journal: bool) -> InterviewConfig:
     """The modes an incident recorded, validated; impossible ones are reported in
-    ``warnings`` and replaced by the defaults, never taken as something else silently."""
+    ``warnings`` and replaced by the defaults, never taken as something else silently.
+    An incident the database recorded keeps only the settings the user gave, so it resumes
+    on the knowledge base's defaults like a new interview; ``from_journal`` marks one
+    imported from an older journal file, read as the version that wrote it ran."""
     data = {k: stored[k] for k in InterviewConfig.KEYS if k in stored}
     # interviews from before the evidence mode were strict (or noise): keep their meaning
     data.setdefault("mode", "strict")
     evidence = data.get("evidence")
     if isinstance(evidence, dict):
         evidence = {k: v for k, v in evidence.items() if k in EvidenceSettings.KEYS}
-        if data.get("mode") == "evidence":
-            # interviews from before the long-row discount ran without it: keep their meaning
+        if from_journal and data.get("mode") == "evidence":
+            # journals from before the long-row discount ran without it: keep their meaning
             evidence.setdefault("long_row_exponent", 0.0)
         data["evidence"] = evidence
     try:

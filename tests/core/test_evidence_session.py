@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from core_fixtures import home, knowledge  # noqa: F401 (pytest fixtures)
 
 from responder.config import InterviewConfig
@@ -65,7 +67,7 @@ def test_resume_keeps_the_long_row_discount_and_old_journals_run_without_it(know
     assert again.evidence.long_row_exponent == 0.5 and not warnings
     # A journal written before the discount existed resumes without it, as it ran.
     data.config["evidence"].pop("long_row_exponent")
-    old, warnings = Interview.resume(knowledge, data)
+    old, warnings = Interview.resume(knowledge, replace(data, imported_from="old.jsonl"))
     assert old.evidence.long_row_exponent == 0.0 and not warnings
     assert (
         Interview(
@@ -73,6 +75,23 @@ def test_resume_keeps_the_long_row_discount_and_old_journals_run_without_it(know
         ).evidence.long_row_exponent
         == DEFAULT_LONG_ROW_EXPONENT
     )
+
+
+def test_an_incident_on_the_default_settings_resumes_with_the_same_odds(knowledge, home):
+    """Resuming (after a crash, or to list, show or export an incident) gives the odds the
+    responder saw: the knowledge base's answer model, long-row discount included."""
+    import numpy as np
+
+    it = Interview.start(knowledge, InterviewConfig(mode="evidence"))
+    assert it.evidence.long_row_exponent > 0
+    for symptom in ("pinpoint_pupils", "cough", "sweating"):
+        it.answer(knowledge.symptom_index(symptom), Answer.YES)
+    data, _ = find_incident(it.id)
+    assert data.config["evidence"] == {}  # only what the user set is stored
+    again, warnings = Interview.resume(knowledge, data, write=False)
+    assert not warnings and again.evidence == it.evidence
+    assert np.allclose(again.state.object_probabilities(), it.state.object_probabilities())
+    assert views.top_candidate(again) == views.top_candidate(it)
 
 
 def test_class_notice_when_one_answer_sharply_lowers_a_class(knowledge):
