@@ -25,6 +25,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import numpy as np
+import pytest
 import tomlkit
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -712,12 +713,25 @@ def _good_database(folder: Path) -> bytes:
 @FUZZ
 @given(st.data())
 def test_fuzzed_database_files_are_read_or_set_aside(tmp_path_factory, data):
-    from responder.core.store import IncidentLog, list_incidents
+    from responder.core.store import (
+        NEWEST_PLAUSIBLE_SCHEMA,
+        IncidentLog,
+        NewerDatabase,
+        list_incidents,
+    )
 
     good = _good_database(tmp_path_factory.getbasetemp())
     folder = tmp_path_factory.mktemp("data")
     db = folder / "incidents.sqlite"
-    db.write_bytes(data.draw(damaged_database(good)))
+    damaged = data.draw(damaged_database(good))
+    db.write_bytes(damaged)
+    version = int.from_bytes(damaged[60:64], "big", signed=True) if len(damaged) >= 64 else 0
+    if 1 < version <= NEWEST_PLAUSIBLE_SCHEMA and damaged.startswith(b"SQLite format 3\0"):
+        # what a newer responder would write: refused and left in place, never moved or read
+        with pytest.raises(NewerDatabase):
+            list_incidents(db)
+        assert db.read_bytes() == damaged
+        return
     found, notices = list_incidents(db)  # never raises: damage is moved aside
     for incident in found:
         assert all(a.answer in ("yes", "no", "unknown") for a in incident.answers)
@@ -728,3 +742,39 @@ def test_fuzzed_database_files_are_read_or_set_aside(tmp_path_factory, data):
         assert found == [] and moved[0].stat().st_size > 0
     # and the file in place takes new incidents
     IncidentLog.create({}, {}, "after", 2000.0, path=db).close()
+
+
+def test_a_database_whose_schema_is_not_utf8_is_set_aside(tmp_path):
+    """Found by the 1,000-case run: SQLite's error quotes the damaged schema, whose bytes are
+    not UTF-8, and reading that message raised instead of setting the file aside."""
+    from responder.core.store import IncidentLog, list_incidents
+
+    good = _good_database(tmp_path / "good")
+    at = good.index(b"seq INTEGER NOT NULL")
+    db = tmp_path / "data" / "incidents.sqlite"
+    db.parent.mkdir()
+    db.write_bytes(good[: at + 16] + b"\x80" + good[at + 17 :])  # "NOT \x80ULL"
+    found, notices = list_incidents(db)
+    assert found == [] and any("moved aside" in n for n in notices), notices
+    assert list((tmp_path / "data" / "damaged").glob("*.sqlite"))
+    IncidentLog.create({}, {}, "after", 2000.0, path=db).close()
+
+
+@pytest.mark.parametrize(
+    ("offset", "value", "problem"),
+    [
+        (44, (5).to_bytes(4, "big"), "unsupported file format"),  # schema format 5 of 1-4
+        (60, (16777217).to_bytes(4, "big"), "schema version 16777217"),  # user_version
+    ],
+)
+def test_a_database_with_a_damaged_header_is_set_aside(tmp_path, offset, value, problem):
+    """Found by the 1,000-case run: these were refused as unreadable or as written by a newer
+    responder, instead of being set aside as damaged."""
+    from responder.core.store import list_incidents
+
+    good = _good_database(tmp_path / "good")
+    db = tmp_path / "data" / "incidents.sqlite"
+    db.parent.mkdir()
+    db.write_bytes(good[:offset] + value + good[offset + len(value) :])
+    found, notices = list_incidents(db)
+    assert found == [] and any("moved aside" in n and problem in n for n in notices), notices

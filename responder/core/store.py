@@ -108,6 +108,8 @@ _SCHEMA_V1 = (
 #: Each schema version's statements, in order; version N is MIGRATIONS[: N] applied.
 MIGRATIONS: list[tuple[str, ...]] = [_SCHEMA_V1]
 SCHEMA_VERSION = len(MIGRATIONS)
+#: a larger user_version is a damaged header, not a newer responder
+NEWEST_PLAUSIBLE_SCHEMA = 1000
 
 
 class StoreError(OSError):
@@ -199,7 +201,10 @@ def _error_text(exc: BaseException) -> str:
 
 
 def _is_damage(exc: sqlite3.Error) -> bool:
-    return getattr(exc, "sqlite_errorname", "") in ("SQLITE_CORRUPT", "SQLITE_NOTADB")
+    if getattr(exc, "sqlite_errorname", "") in ("SQLITE_CORRUPT", "SQLITE_NOTADB"):
+        return True
+    # a header whose format bytes no SQLite version wrote
+    return str(exc).startswith("unsupported file format")
 
 
 def _connect(path: Path) -> sqlite3.Connection:
@@ -211,7 +216,7 @@ def _connect(path: Path) -> sqlite3.Connection:
     try:
         conn.execute("PRAGMA foreign_keys=ON")
         conn.execute("PRAGMA synchronous=FULL")
-    except sqlite3.Error:
+    except (sqlite3.Error, UnicodeDecodeError):
         conn.close()
         raise
     return conn
@@ -274,6 +279,12 @@ def open_database(path: Path | None = None, import_journals: bool = True) -> Dat
                     f"cannot open the incident database {path}: {_error_text(exc)}"
                 ) from None
             problem = _error_text(exc)
+        except UnicodeDecodeError:
+            # SQLite's message quotes the damaged schema, which is not UTF-8
+            if conn is not None:
+                conn.close()
+                conn = None
+            problem = "its schema is damaged (not readable text)"
         if problem is None:
             break
         if conn is not None:
@@ -319,6 +330,8 @@ def _prepare(conn: sqlite3.Connection, path: Path) -> str | None:
     sqlite3.Error
     """
     version = conn.execute("PRAGMA user_version").fetchone()[0]
+    if version < 0 or version > NEWEST_PLAUSIBLE_SCHEMA:
+        return f"its schema version {version} is not one responder writes"
     if version > SCHEMA_VERSION:
         conn.close()
         raise NewerDatabase(
