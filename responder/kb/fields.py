@@ -56,6 +56,8 @@ def _unprintable(ch: str, newlines: bool) -> bool:
 def first_unprintable(text: str, newlines: bool = False) -> int | None:
     """Index of the first character a terminal would act on (or that is not text), else
     None; with ``newlines`` a line break is allowed."""
+    if text.isprintable():  # every category above is unprintable to Python too: none here
+        return None
     for k, ch in enumerate(text):
         if _unprintable(ch, newlines):
             return k

@@ -218,7 +218,7 @@ class Evidence:
     hallmark: frozenset[str] = frozenset()
     occasional: frozenset[str] = frozenset()
 
-    @property
+    @cached_property
     def supplementary(self) -> bool:
         """A peer-reviewed article or clinical reference rather than an agency document: the
         cells it alone supports stay unverified."""

@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import re
 
+# a key the first-line index below cannot hold (spaces or "=" inside): scanned for each time
+_ODD_KEY = re.compile(r"[\s=]")
+
 
 class TomlLines:
     """Line numbers of tables, keys and values in a TOML text (1-based)."""
@@ -19,6 +22,7 @@ class TomlLines:
         self.headers: list[tuple[int, str, bool]] = []  # (line, name, is_array_table)
         # header positions of each [[name]], so finding the k-th table is O(1), not O(tables)
         self._array_tables: dict[str, list[int]] = {}
+        self._span_keys: dict[tuple[int, int], dict[str, int]] = {}
         for n, raw in enumerate(self.lines, start=1):
             m = self._HEADER.match(raw)
             if m:
@@ -43,10 +47,21 @@ class TomlLines:
         end = self.headers[0][0] if self.headers else len(self.lines) + 1
         return 1, end
 
+    _KEY = re.compile(r"^\s*([^\s=]+)\s*=")
+
     def key(self, span: tuple[int, int] | None, key: str) -> int | None:
         """Line of the ``key =`` line within ``span`` (None if there is none)."""
         if span is None:
             return None
+        if not _ODD_KEY.search(key):  # a bare key: from the span's keys, found once
+            keys = self._span_keys.get(span)
+            if keys is None:
+                keys = self._span_keys[span] = {}
+                for n in range(span[0], span[1]):
+                    m = self._KEY.match(self.lines[n - 1])
+                    if m:
+                        keys.setdefault(m.group(1), n)
+            return keys.get(key)
         pat = re.compile(rf"^\s*{re.escape(key)}\s*=")
         for n in range(span[0], span[1]):
             if pat.match(self.lines[n - 1]):

@@ -10,6 +10,8 @@ import shutil
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from responder.cli import main
 from responder.kb import KBError, load_kb
@@ -245,3 +247,22 @@ def test_a_control_character_at_the_end_of_a_label_is_refused_too(tmp_path, edge
 
     with pytest.raises(KBError, match="holds the control character"):
         load_kb(fixture_copy(tmp_path, edit), strict=False)
+
+
+@given(st.text(alphabet=st.characters(codec=None), max_size=40), st.booleans())
+def test_first_unprintable_is_the_first_character_of_an_unprintable_kind(text, newlines):
+    """The whole-string shortcut gives what the character-by-character definition gives."""
+    import unicodedata
+
+    from responder.kb.fields import _BIDI_CONTROLS, _UNPRINTABLE_CATEGORIES, first_unprintable
+
+    expected = next(
+        (
+            k
+            for k, ch in enumerate(text)
+            if not (ch == "\n" and newlines)
+            and (unicodedata.category(ch) in _UNPRINTABLE_CATEGORIES or ch in _BIDI_CONTROLS)
+        ),
+        None,
+    )
+    assert first_unprintable(text, newlines) == expected
