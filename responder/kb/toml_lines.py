@@ -16,6 +16,7 @@ class TomlLines:
     """Line numbers of tables, keys and values in a TOML text (1-based)."""
 
     _HEADER = re.compile(r"^\s*\[\[?\s*([^\[\]#]+?)\s*\]\]?\s*(?:#.*)?$")
+    _KEY = re.compile(r"^\s*([^\s=]+)\s*=")  # a bare key and its "="
 
     def __init__(self, text: str):
         self.lines = text.split("\n")  # as tomllib counts: only "\n" ends a line
@@ -46,8 +47,6 @@ class TomlLines:
         """Lines before the first table header."""
         end = self.headers[0][0] if self.headers else len(self.lines) + 1
         return 1, end
-
-    _KEY = re.compile(r"^\s*([^\s=]+)\s*=")
 
     def key(self, span: tuple[int, int] | None, key: str) -> int | None:
         """Line of the ``key =`` line within ``span`` (None if there is none)."""
