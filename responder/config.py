@@ -36,6 +36,9 @@ from responder.engine.evidence import (
     DEFAULT_LEAK,
     DEFAULT_LONG_ROW_EXPONENT,
     DEFAULT_SENSITIVITY,
+    DEFAULT_TEXTBOOK_LEAK,
+    DEFAULT_TEXTBOOK_SENSITIVITY,
+    DEFAULT_TEXTBOOK_SHARE,
     DEFAULT_THRESHOLD,
     PICK_MODELS,
     EvidenceError,
@@ -371,6 +374,9 @@ OPTION_OF_FIELD = {
     "evidence.long_row_exponent": "--long-row-exponent",
     "evidence.frequency_leak": "--frequency-leak",
     "evidence.class_borrow": "--class-borrow",
+    "evidence.textbook_share": "--textbook-share",
+    "evidence.textbook_sensitivity": "--textbook-sensitivity",
+    "evidence.textbook_leak": "--textbook-leak",
     "evidence.gain_floor": "--gain-floor",
 }
 
@@ -497,6 +503,30 @@ def add_evidence_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="C",
         help="a sign a chemical's row lacks but a share f of its class lists is seen with "
         f"chance raised by C f of the way to S, in [0, 1) (default {DEFAULT_CLASS_BORROW})",
+    )
+    g.add_argument(
+        "--textbook-share",
+        dest="textbook_share",
+        default=None,
+        metavar="W",
+        help="prior chance the victim presents by the textbook (shows the row's signs and no "
+        f"others), in [0, 1), 0 = off (default {DEFAULT_TEXTBOOK_SHARE})",
+    )
+    g.add_argument(
+        "--textbook-sensitivity",
+        dest="textbook_sensitivity",
+        default=None,
+        metavar="S",
+        help="that presentation's chance of a listed sign, in (0, 1) "
+        f"(default {DEFAULT_TEXTBOOK_SENSITIVITY})",
+    )
+    g.add_argument(
+        "--textbook-leak",
+        dest="textbook_leak",
+        default=None,
+        metavar="L",
+        help="that presentation's chance of an unlisted sign, in (0, S) "
+        f"(default {DEFAULT_TEXTBOOK_LEAK})",
     )
     g.add_argument(
         "--threshold",

@@ -17,6 +17,7 @@ from dataclasses import replace
 from responder.config import ConfigError, InterviewConfig, NoiseSettings
 from responder.core.answers import AnswerLog, AnswerRecord
 from responder.core.modes import state_for
+from responder.core.percent import percent
 from responder.core.store import IncidentData, IncidentLog, StoreError, new_incident_id
 from responder.engine.diagnostics import auto_eps, default_eps, min_hamming_distance
 from responder.engine.evidence import EvidenceSettings
@@ -465,7 +466,7 @@ class Interview:
         r = self.records[-1]
         said = f"\u201c{self.knowledge.symptoms[r.query].label}: {ANSWER_WORDS[r.answer]}\u201d"
         return [
-            f"{said} lowered {self.knowledge.classes[g].label} from {b:.0%} to {a:.0%}"
+            f"{said} lowered {self.knowledge.classes[g].label} from {percent(b)} to {percent(a)}"
             for g, b, a in drops
         ]
 
@@ -509,8 +510,10 @@ def _stored_config(stored: dict, warnings: list[str], from_journal: bool) -> Int
     if isinstance(evidence, dict):
         evidence = {k: v for k, v in evidence.items() if k in EvidenceSettings.KEYS}
         if from_journal and data.get("mode") == "evidence":
-            # journals from before the long-row discount ran without it: keep their meaning
+            # journals from before the long-row discount and the textbook presentation ran
+            # without them: keep their meaning
             evidence.setdefault("long_row_exponent", 0.0)
+            evidence.setdefault("textbook_share", 0.0)
         data["evidence"] = evidence
     try:
         return InterviewConfig.from_dict(data)

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from responder.core.answers import AnswerRecord
+from responder.core.percent import percent
 from responder.core.session import Interview
 from responder.engine.state import Answer, Status
 from responder.kb.model import Category, Chemical, ChemicalClass, ExclusiveGroup, Symptom
@@ -361,7 +362,7 @@ def no_fit(it: Interview) -> NoFitView | None:
     return NoFitView(
         "No chemical in the knowledge base fits these answers well",
         f"The closest, {name}, has {fit.against} of {fit.answered} answers against it; an "
-        f"agent not in the knowledge base explains them better ({fit.unlisted:.0%}). Check "
+        f"agent not in the knowledge base explains them better ({percent(fit.unlisted)}). Check "
         "those answers, and consider an unlisted agent or a mixture.",
         row,
     )
@@ -448,7 +449,7 @@ def result(it: Interview) -> ResultView | None:
     asked = _answers(it.asked)
     profile_note = ""
     top = cands[0] if cands else None
-    sure = f"{it.confidence():.0%} probable given the answers" if evidence else ""
+    sure = f"{percent(it.confidence())} probable given the answers" if evidence else ""
     if it.target == "class" and len(bars) == 1:
         cls, p_cls = bars[0]
         members = [
@@ -456,7 +457,7 @@ def result(it: Interview) -> ResultView | None:
         ]
         title = cls.label
         kind = "class"
-        headline = f"Most likely: {cls.label} (class) {p_cls:.0%}"
+        headline = f"Most likely: {cls.label} (class) {percent(p_cls)}"
         status_text = f"Class identified after {asked}" + (f" ({sure})" if sure else "")
         columns = (f"{cls.label} ({len(members)} chemicals left)",)
         profile = _profile(it, [members], share=True)
@@ -474,7 +475,7 @@ def result(it: Interview) -> ResultView | None:
             )
         if sure:
             status_text += f" ({sure})"
-        headline = f"Most likely: {c.names} ({c.class_short}) {c.probability:.0%}"
+        headline = f"Most likely: {c.names} ({c.class_short}) {percent(c.probability)}"
         columns = (c.chemicals[0].name if kind == "chemical" else "This set",)
         profile = _profile(it, [list(c.objects)], share=False)
         confident = not evidence or status is Status.IDENTIFIED
@@ -483,7 +484,7 @@ def result(it: Interview) -> ResultView | None:
         what = "classes" if it.target == "class" else "chemicals"
         n = len(bars) if it.target == "class" else len(cands)
         title = f"{n} {what} remain"
-        headline = f"Most likely: {top.names} ({top.class_short}) {top.probability:.0%}"
+        headline = f"Most likely: {top.names} ({top.class_short}) {percent(top.probability)}"
         listed = f"{len(bars)} classes" if it.target == "class" else counts_text(cands)
         status_text = (
             f"Not confident: after {asked} no further symptom tells these {listed} apart "
@@ -539,7 +540,7 @@ def _class_line(kind: str, top: CandidateRow | None, bars, leading) -> str:
         if cls.description:
             line += f" · {cls.description}"
         if top is not None:
-            line += f" · leading chemical {top.names} {top.probability:.0%}"
+            line += f" · leading chemical {top.names} {percent(top.probability)}"
         return line
     if top is None:
         return ""
@@ -547,10 +548,10 @@ def _class_line(kind: str, top: CandidateRow | None, bars, leading) -> str:
     chem = top.chemicals[0]
     parts = [f"Class: {top.class_labels}"]
     if chem.class_id in p_of and (not confident or p_of[chem.class_id] < 0.995):
-        parts[0] += f" {p_of[chem.class_id]:.0%}"
+        parts[0] += f" {percent(p_of[chem.class_id])}"
     if len(leading) > 1:
         ranked = sorted(leading, key=lambda c: -p_of.get(c.id, 0.0))
-        shown = ", ".join(f"{c.short} {p_of.get(c.id, 0.0):.0%}" for c in ranked)
+        shown = ", ".join(f"{c.short} {percent(p_of.get(c.id, 0.0))}" for c in ranked)
         parts[0] += f" (leading classes: {shown})"
     if len(top.chemicals) == 1:
         if chem.cas_label:
@@ -793,4 +794,4 @@ def top_candidate(it: Interview) -> str:
     if not cands:
         return "—"
     c = cands[0]
-    return f"{c.names} {c.probability:.0%}"
+    return f"{c.names} {percent(c.probability)}"

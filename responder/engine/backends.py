@@ -405,7 +405,7 @@ class EvidenceView(View):
     def answer_split(self):
         """The predicted chance of the less likely answer under the answer model."""
         b = self.belief
-        p_yes = b.model.yes_probability(b.posterior)
+        p_yes = b.yes_probability()
         return np.where(b.asked, 0.0, np.minimum(p_yes, 1.0 - p_yes))
 
     def suggestion_scores(self):

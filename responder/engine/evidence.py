@@ -11,7 +11,11 @@ sometimes signs a source does not list. This module replaces elimination by like
   s_i = s min(1, (L / |B_i|)^a) (the long-row discount, :class:`AnswerModel`): a long row
   is the union of effects over routes, doses and stages, more than one victim shows;
 - the *posterior* over objects: prior x product of likelihoods, in log space; a group's
-  (class's) probability is the sum over its members;
+  (class's) probability is the sum over its members. Optionally the victim presents either
+  as the field model says or "by the textbook" (shows the row's signs and nothing else, with
+  a prior share w): each chemical's likelihood is then the mixture
+  (1 - w) P_field(answers | i) + w P_textbook(answers | i), so answers that fit a row
+  exactly count for more, and one contradiction hands the chemical back to the field model;
 - *suggestions* by expected information gain, one for each of the paper's policies:
   about the object (generalises GBS, Algorithm 1, via Theorem 1, label
   ``thm:object identification``), about the group (GISA, Algorithm 2, Theorem 2,
@@ -46,7 +50,7 @@ from responder.engine.problem import COMMON, HALLMARK, NOT_LISTED, OCCASIONAL, U
 
 DEFAULT_SENSITIVITY = 0.8
 DEFAULT_LEAK = 0.1
-DEFAULT_THRESHOLD = 0.95
+DEFAULT_THRESHOLD = 0.98
 DEFAULT_GAIN_FLOOR = 0.01
 DEFAULT_UNLISTED_PRIOR = 0.1
 # The long-row discount's exponent a (AnswerModel): 0 turns it off. Chosen on half of the
@@ -63,6 +67,12 @@ OCCASIONAL_SHARE = 0.3
 # model (the bundled one in kb/grades.toml).
 DEFAULT_FREQUENCY_LEAK = 0.0
 DEFAULT_CLASS_BORROW = 0.0
+# The textbook presentation (EvidenceSettings.textbook_model): a victim who shows what the
+# chemical's row lists and nothing else, answered with care. Its prior share is 0 (off) by
+# default; a knowledge base sets it with the rest of its answer model.
+DEFAULT_TEXTBOOK_SHARE = 0.0
+DEFAULT_TEXTBOOK_SENSITIVITY = 0.97
+DEFAULT_TEXTBOOK_LEAK = 0.01
 EVIDENCE_TARGETS = ("object", "group")
 PICK_MODELS = ("any", "informed")
 STOP_REASONS = ("confident", "no_gain", "no_fit")
@@ -71,6 +81,9 @@ STOP_REASONS = ("confident", "no_gain", "no_fit")
 # responder.engine.policies.Policy.
 _TIE_TOL = 1e-9
 _ROUND_OFF = 1e-13
+# Objects whose posteriors together are below this share of the total are left out of the
+# textbook mixture's gains: far below the tie tolerance, and most of a long interview.
+_NEGLIGIBLE_MASS = 1e-13
 # Above this many matrix cells the selection pass runs in float32 (see EvidenceModel).
 FLOAT32_ABOVE_CELLS = 1 << 20
 
@@ -401,6 +414,12 @@ class EvidenceSettings:
     frequency_leak, class_borrow : float
         How much a sign many chemicals cause is seen anyway, and how much an unlisted cell
         borrows from the chemical's class (:class:`AnswerModel`).
+    textbook_share : float
+        Prior chance, in [0, 1), that the victim presents by the textbook: shows the signs
+        the chemical's row lists and no others, answered with care (:meth:`textbook_model`).
+        0 turns the mixture off: every answer follows the field model alone.
+    textbook_sensitivity, textbook_leak : float
+        That presentation's chance of a listed (common) sign and of an unlisted one.
     """
 
     sensitivity: float = DEFAULT_SENSITIVITY
@@ -414,6 +433,9 @@ class EvidenceSettings:
     occasional: float | None = None
     frequency_leak: float = DEFAULT_FREQUENCY_LEAK
     class_borrow: float = DEFAULT_CLASS_BORROW
+    textbook_share: float = DEFAULT_TEXTBOOK_SHARE
+    textbook_sensitivity: float = DEFAULT_TEXTBOOK_SENSITIVITY
+    textbook_leak: float = DEFAULT_TEXTBOOK_LEAK
 
     #: The settings a user may give (settings file, journal, command line), in that order.
     KEYS = (
@@ -425,6 +447,9 @@ class EvidenceSettings:
         "occasional",
         "frequency_leak",
         "class_borrow",
+        "textbook_share",
+        "textbook_sensitivity",
+        "textbook_leak",
         "gain_floor",
         "pick",
     )
@@ -446,6 +471,22 @@ class EvidenceSettings:
             object.__setattr__(self, "hallmark", model.hallmark)
         if self.occasional is not None:
             object.__setattr__(self, "occasional", model.occasional)
+        share = _number_in(
+            "textbook share",
+            self.textbook_share,
+            0.0,
+            1.0,
+            low_included=True,
+            what="the chance of a textbook presentation",
+        )
+        object.__setattr__(self, "textbook_share", share)
+        try:
+            s_t, l_t = check_answer_model(self.textbook_sensitivity, self.textbook_leak)
+        except EvidenceError as exc:
+            raise EvidenceError(f"textbook {exc}", f"textbook_{exc.field}") from None
+        object.__setattr__(self, "textbook_sensitivity", s_t)
+        object.__setattr__(self, "textbook_leak", l_t)
+        self.textbook_model()  # checks the knowledge base's leaks against its sensitivity
 
     def answer_model(self) -> AnswerModel:
         leaks = None if self.symptom_leaks is None else np.asarray(self.symptom_leaks, float)
@@ -460,8 +501,28 @@ class EvidenceSettings:
             self.class_borrow,
         )
 
+    def textbook_model(self) -> AnswerModel | None:
+        """The textbook presentation, None when its share is 0: a victim who shows what the
+        row lists, graded as the row grades it, and nothing else: no long-row discount,
+        no class borrowing, no frequency leak (a per-symptom leak still holds, as a sign
+        easily seen anyway is seen anyway)."""
+        if self.textbook_share == 0.0:
+            return None
+        leaks = None if self.symptom_leaks is None else np.asarray(self.symptom_leaks, float)
+        try:
+            return AnswerModel(self.textbook_sensitivity, self.textbook_leak, leaks, 0.0)
+        except EvidenceError as exc:
+            raise EvidenceError(f"textbook presentation: {exc}", "textbook_leak") from None
+
     def model(self, problem: Problem, target: str = "object") -> EvidenceModel:
-        return EvidenceModel(problem, self.answer_model(), target, self.threshold, self.gain_floor)
+        return EvidenceModel(
+            problem,
+            self.answer_model(),
+            target,
+            self.threshold,
+            self.gain_floor,
+            textbook=(self.textbook_share, self.textbook_model()),
+        )
 
     def describe(self) -> dict:
         return {
@@ -475,6 +536,9 @@ class EvidenceSettings:
             "occasional": self.answer_model().occasional,
             "frequency_leak": self.frequency_leak,
             "class_borrow": self.class_borrow,
+            "textbook_share": self.textbook_share,
+            "textbook_sensitivity": self.textbook_sensitivity,
+            "textbook_leak": self.textbook_leak,
         }
 
 
@@ -569,6 +633,20 @@ class EvidenceModel:
     unlisted_prior : float
         Prior probability that the agent is not in the knowledge base, in (0, 1): when the
         interview stops, "no fit" if that is then likelier than not (:meth:`Belief.fit`).
+    textbook : (float, AnswerModel or None), optional
+        The textbook presentation's prior share w and answer model
+        (:meth:`EvidenceSettings.textbook_model`): each chemical's likelihood becomes
+        (1 - w) P(answers | i) + w P_textbook(answers | i). None, or w = 0, for the answer
+        model alone; ignored with exact answers.
+
+    Attributes
+    ----------
+    likelihood : ndarray of shape (M, N)
+        P(yes | object i) of every cell under ``answers`` (the field model): what a victim
+        drawn for a simulation shows, and what explanations weigh.
+    components : ndarray of shape (K, M, N) or None
+        With the textbook presentation, the likelihood of each presentation (field first);
+        None without it.
     """
 
     def __init__(
@@ -579,6 +657,7 @@ class EvidenceModel:
         threshold: float = DEFAULT_THRESHOLD,
         gain_floor: float = DEFAULT_GAIN_FLOOR,
         unlisted_prior: float = DEFAULT_UNLISTED_PRIOR,
+        textbook: tuple[float, AnswerModel | None] | None = None,
     ):
         answers = answers or AnswerModel()
         if target not in EVIDENCE_TARGETS:
@@ -608,6 +687,19 @@ class EvidenceModel:
         # P(yes | object i) of every cell: everything below is computed from it.
         self.likelihood = answers.likelihood(problem)
         self.likelihood.setflags(write=False)
+        self.components: np.ndarray | None = None
+        self.textbook_share = 0.0
+        if textbook is not None and textbook[1] is not None and not answers.is_exact:
+            share = float(textbook[0])
+            if not 0.0 <= share < 1.0:
+                raise EvidenceError(
+                    f"textbook share is {share}; it must lie in [0, 1)", "textbook_share"
+                )
+            if share > 0.0:
+                self.textbook_share = share
+                self.components = np.stack([self.likelihood, textbook[1].likelihood(problem)])
+                self.components.setflags(write=False)
+                self._log_shares = np.log([1.0 - share, share])[:, None]
         self._log_prior = np.log(problem.prior)
         # An unlisted chemical: each sign independently, with the chance a victim of a
         # chemical drawn from the prior shows it (Belief.fit).
@@ -624,7 +716,8 @@ class EvidenceModel:
         self._log_share_weight = np.log(np.bincount(where.reshape(-1), weights=problem.prior))
         # Chemicals with identical likelihood rows get identical posteriors under any answers:
         # they are reported together as one candidate, never one picked.
-        _, inverse = np.unique(self.likelihood, axis=0, return_inverse=True)
+        every = self.likelihood if self.components is None else np.hstack(self.components)
+        _, inverse = np.unique(every, axis=0, return_inverse=True)
         self.row_groups = inverse.reshape(-1)
         # The likelihoods and their answer entropies H(P(yes | i)) once, rows in class order
         # (one contiguous block per class), so every selection is matrix-vector products over
@@ -643,8 +736,16 @@ class EvidenceModel:
             self._class_ends = None
         dtype = np.float32 if problem.matrix.size > FLOAT32_ABOVE_CELLS else np.float64
         B = problem.matrix
-        two_valued = target == "object" and np.array_equal(
-            self.likelihood, np.where(B, self.sensitivities[:, None], self.leak_vector[None, :])
+        if self.components is not None:
+            # Each answer's log-likelihood under each presentation, once (Belief).
+            self._log_components = np.log(self.components)
+            self._log1m_components = np.log1p(-self.components)
+        two_valued = (
+            self.components is None
+            and target == "object"
+            and np.array_equal(
+                self.likelihood, np.where(B, self.sensitivities[:, None], self.leak_vector[None, :])
+            )
         )
         if two_valued:
             # Every cell is its row's s_i or its query's leak l_q (no grades, no class
@@ -730,6 +831,8 @@ class Belief:
         log prior + log likelihood (unnormalised; -inf only with exact answers).
     posterior : ndarray of shape (M,)
         Normalised; all zeros when no object is possible (exact answers only).
+    presentation : ndarray of shape (K, M) or None
+        With the textbook presentation: P(presentation k | object i, answers), field first.
     """
 
     def __init__(self, model: EvidenceModel, queries, values, asked):
@@ -737,10 +840,20 @@ class Belief:
         self.queries = queries
         self.values = values
         self.asked = asked
+        self.presentation: np.ndarray | None = None
         # One pass over the answered columns: log P(answer | i) summed over the answers.
-        L = model.likelihood[:, queries]  # (M, k)
-        with np.errstate(divide="ignore"):
-            loglik = np.where(values[None, :], np.log(L), np.log1p(-L)).sum(axis=1)
+        if model.components is None:
+            L = model.likelihood[:, queries]  # (M, k)
+            with np.errstate(divide="ignore"):
+                loglik = np.where(values[None, :], np.log(L), np.log1p(-L)).sum(axis=1)
+        else:
+            by_presentation = model._log_shares + np.where(
+                values[None, None, :],
+                model._log_components[:, :, queries],
+                model._log1m_components[:, :, queries],
+            ).sum(axis=2)  # (K, M)
+            loglik = np.logaddexp.reduce(by_presentation, axis=0)
+            self.presentation = np.exp(by_presentation - loglik[None, :])
         self.log_weights = model._log_prior + loglik
         top = self.log_weights.max()
         if np.isfinite(top):
@@ -806,6 +919,10 @@ class Belief:
         H(rho_a(q)) - sum_i (pi_a^i / pi_a) H(rho_a^i(q)) = 1 - C_a(q) of GISA (Algorithm 2,
         Theorem 2, ``thm:group identification``).
 
+        With the textbook presentation P(yes | theta_i) is the chance given the answers so far
+        (:meth:`answer_chances`), so the gain stays the mutual information about the target
+        (objects of negligible mass left out).
+
         Asked queries and queries of zero mass gain 0. Cached.
         """
         if self._gains is not None:
@@ -813,7 +930,22 @@ class Belief:
         m = self.model
         w = self.posterior[m._row_order].astype(m._rows.dtype, copy=False)
         total = float(self.posterior.sum())
-        if m.target == "group":
+        if self.presentation is not None:
+            # The chances depend on the answers: computed for the objects that carry mass.
+            objects, chances = self.answer_chances()
+            weights = self.posterior[objects]
+            if m.target == "group":
+                onehot = (
+                    m.problem.object_groups[objects][None, :]
+                    == np.arange(m.problem.n_groups)[:, None]
+                )
+                Y = onehot @ (weights[:, None] * chances)
+                h_given = _entropy_of_split(Y, self.group_probabilities()[:, None]).sum(axis=0)
+                p_yes = Y.sum(axis=0)
+            else:
+                p_yes = weights @ chances
+                h_given = weights @ binary_entropy(chances)
+        elif m.target == "group":
             # Per class c: its mass W_c and yes-mass Y_c = sum_{i in c} w_i P(yes | i).
             Y = _class_sums(w, m._rows, m._class_ends)
             W = self.group_probabilities()
@@ -843,6 +975,31 @@ class Belief:
         gain.setflags(write=False)
         self._gains = gain
         return gain
+
+    def answer_chances(self) -> tuple[np.ndarray, np.ndarray]:
+        """With the textbook presentation: P(yes | object i, the answers so far) for every
+        query, the presentations' chances weighed by how well each explains the answers so
+        far (a victim who has shown exactly a row's signs likely shows the rest by the
+        textbook too).
+
+        Returns
+        -------
+        objects : ndarray of shape (A,), int
+            The objects that carry mass: all but those whose posteriors sum to less than
+            ``_NEGLIGIBLE_MASS`` (they could move no gain by as much as the tie tolerance).
+        chances : ndarray of shape (A, N)
+        """
+        post = self.posterior
+        objects = np.flatnonzero(post > _NEGLIGIBLE_MASS * post.sum() / post.size)
+        r = self.presentation[:, objects]
+        return objects, np.einsum("km,kmn->mn", r, self.model.components[:, objects])
+
+    def yes_probability(self) -> np.ndarray:
+        """P(yes) to every query under the posterior, shape (N,)."""
+        if self.presentation is None:
+            return self.model.yes_probability(self.posterior)
+        objects, chances = self.answer_chances()
+        return self.posterior[objects] @ chances
 
     def useful(self, available: np.ndarray | None = None) -> np.ndarray:
         """Queries worth asking: unasked, available, gain above the floor; shape (N,) bool."""

@@ -151,18 +151,23 @@ def expected_questions(
 ) -> tuple[float, tuple[float, float]]:
     """Expected questions still to ask from ``belief``, by Monte Carlo, with a 95% interval.
 
-    Each trial draws a true object from the posterior and its answers to the unasked queries
-    from the answer model, then follows the evidence suggestions until the stopping rule.
-    Answers already given stay as they are.
+    Each trial draws a true object from the posterior (with the textbook presentation, also
+    how the victim presents, given the object and the answers so far) and its answers to the
+    unasked queries from the answer model, then follows the evidence suggestions until the
+    stopping rule. Answers already given stay as they are.
     """
     rng = np.random.default_rng(seed)
     if not belief.fits:
         return 0.0, (0.0, 0.0)
-    likelihood = belief.model.likelihood
+    model = belief.model
     start = BeliefStepper(belief, suggest, pick, available)
     counts = np.empty(trials)
     for t in range(trials):
         true = int(rng.choice(belief.posterior.size, p=belief.posterior))
+        likelihood = model.likelihood
+        if belief.presentation is not None:
+            k = int(rng.choice(belief.presentation.shape[0], p=belief.presentation[:, true]))
+            likelihood = model.components[k]
         answers = rng.random(likelihood.shape[1]) < likelihood[true]
         asked, _ = run_interview(start, lambda q, answers=answers: bool(answers[q]), rng)
         counts[t] = len(asked)

@@ -17,6 +17,9 @@ GRADE_KEYS = (
     "long_row_exponent",
     "frequency_leak",
     "class_borrow",
+    "textbook_share",
+    "textbook_sensitivity",
+    "textbook_leak",
 )
 
 

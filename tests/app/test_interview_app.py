@@ -527,7 +527,7 @@ async def test_export_writes_markdown_and_json(home):
     js = list(exports.glob("*.json"))
     assert len(md) == 1 and len(js) == 1
     text = md[0].read_text()
-    assert "**Most likely: Phosgene (Irritant gases) 100%**" in text and "not a diagnosis" in text
+    assert "**Most likely: Phosgene (Irritant gases) >99%**" in text and "not a diagnosis" in text
 
 
 async def test_new_interview_asks_first_and_ends_the_old_incident(home):

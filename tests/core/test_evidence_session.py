@@ -69,6 +69,7 @@ def test_resume_keeps_the_long_row_discount_and_old_journals_run_without_it(know
     data.config["evidence"].pop("long_row_exponent")
     old, warnings = Interview.resume(knowledge, replace(data, imported_from="old.jsonl"))
     assert old.evidence.long_row_exponent == 0.0 and not warnings
+    assert old.evidence.textbook_share == 0.0  # nor the textbook presentation
     assert (
         Interview(
             knowledge, InterviewConfig("chemical", "symptom", "evidence")

@@ -344,6 +344,14 @@ def test_command_prints_summary_and_json(kb, tmp_path, capsys):
         (["--sensitivity", "2"], "responder: error: --sensitivity: sensitivity is 2.0"),
         (["--leak", "0.9"], "responder: error: --leak: leak (0.9) must be below"),
         (["--prior", "flat"], "responder: error: --prior: unknown prior 'flat'"),
+        (
+            ["--textbook-share", "1"],
+            "responder: error: --textbook-share: textbook share is 1.0",
+        ),
+        (
+            ["--textbook-leak", "0.99"],
+            "responder: error: --textbook-leak: textbook leak (0.99) must be below",
+        ),
     ],
 )
 def test_command_bad_options_exit_2(kb, tmp_path, capsys, extra, words):

@@ -280,6 +280,8 @@ def test_a_scene_word_shared_with_a_symptom_is_refused(tmp_path):
     [
         ("leak = 0.9\n", "leak (0.9) must be below sensitivity"),
         ("class_borrow = 2\n", "class borrow is 2"),
+        ("textbook_share = 1\n", "textbook share is 1"),
+        ("textbook_leak = 0.99\n", "textbook leak (0.99) must be below sensitivity (0.97)"),
         ("sensitivity = true\n", "`sensitivity` must be a number"),
         ("threshold = 0.9\n", "unknown top-level key or table `threshold`"),
     ],

@@ -81,6 +81,7 @@ class InterviewScreen(Screen):
     def __init__(self):
         super().__init__()
         self.remaining = None  # a responder.core.remaining.Remaining once computed
+        self.remaining_generation = -1  # the interview's generation it was computed for
         self.note: str | None = None
         self._notice: Text | None = None
         self._notice_timer = None
@@ -262,6 +263,7 @@ class InterviewScreen(Screen):
 
                 remaining = Remaining(float("nan"), "error")
             self.remaining = remaining
+            self.remaining_generation = generation
             try:
                 self._update_status()
             except NoMatches:  # the helper answered while the screen was being torn down

@@ -16,6 +16,7 @@ from textual.widgets import Footer, Static
 from responder.app.messages import ModesChangeRequested, ScreenRequested, UndoRequested
 from responder.app.widgets.notice import NoticeLine
 from responder.core import views
+from responder.core.percent import percent
 from responder.core.views import ANSWER_TEXT, ResultView
 from responder.kb.next_steps import (
     KIND_LABELS,
@@ -98,7 +99,7 @@ def next_steps_text(steps: ResultSteps, what: str) -> Group:
 
 def _expected(value: float, share: bool) -> Text:
     if share:
-        return Text(f"{value:.0%}", style="bold" if value >= 0.5 else "dim")
+        return Text(percent(value), style="bold" if value >= 0.5 else "dim")
     return Text("yes" if value >= 1 else "no", style="bold" if value >= 1 else "dim")
 
 

@@ -13,6 +13,7 @@ from textual.containers import VerticalScroll
 from textual.widget import Widget
 from textual.widgets import DataTable, Static
 
+from responder.core.percent import percent
 from responder.core.views import (
     ANSWER_TEXT,
     AnswersView,
@@ -536,7 +537,7 @@ class ClassBars(Widget):
             table.add_row(
                 Text(cls.short, style=style),
                 Text.assemble((bar, acc), ("·" * (bar_w - len(bar)), "dim")),
-                Text(f"{p:.0%}" if p > 0 else "–", style="bold" if p > 0 else "dim"),
+                Text(percent(p) if p > 0 else "–", style="bold" if p > 0 else "dim"),
             )
         return table
 
@@ -650,7 +651,7 @@ class StatusLine(Static):
                 ("" if short else "Mode ", "dim"),
                 (mode, "bold yellow" if mode == "noise" else "bold"),
                 (" " if short else " │ Confidence ", "dim"),
-                (f"{view.confidence:.0%}", "bold"),
+                (percent(view.confidence), "bold"),
             ),
             Text.assemble(("" if short else "Target ", "dim"), (target, "bold")),
             Text.assemble(

@@ -1,0 +1,17 @@
+"""Probabilities as the screens and reports print them: whole percentages that never claim
+certainty the evidence does not give."""
+
+from __future__ import annotations
+
+
+def percent(p: float) -> str:
+    """``p`` as a whole percentage; ">99%" for what rounds to 100% and "<1%" for what rounds
+    to 0% but is not 0. Never "100%": a posterior rounds to 1 in floating point long before
+    the agent is certain, and even the last candidate left by elimination is only certain
+    if the knowledge base is complete."""
+    p = float(p)
+    if 0.0 < p < 0.005:
+        return "<1%"
+    if p >= 0.995:
+        return ">99%"
+    return f"{p:.0%}"
