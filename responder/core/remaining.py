@@ -24,6 +24,7 @@ from multiprocessing.connection import Connection
 TRIALS = 1000  # Monte Carlo interviews: a 95% interval of about +-0.5 question
 MAX_STATES = 5_000  # exact evaluation while the tree stays this small
 EVIDENCE_TRIALS = 300  # evidence mode: every simulated step recomputes the posterior
+HELPER_NICENESS = 10  # added to the helper process's niceness (POSIX)
 
 
 @dataclass
@@ -105,7 +106,14 @@ def _connection(stream, readable: bool) -> Connection:
 
 
 def serve(stdin=None, stdout=None) -> None:  # pragma: no cover (runs in the helper process)
-    """The helper's loop: read a Spec, answer ("ok", (value, method)) or ("error", text)."""
+    """The helper's loop: read a Spec, answer ("ok", (value, method)) or ("error", text).
+    It runs at a lower priority: an estimate shown seconds later costs nothing, a key that
+    waits for a CPU does."""
+    if hasattr(os, "nice"):
+        try:
+            os.nice(HELPER_NICENESS)
+        except OSError:
+            pass
     inbox = _connection(stdin or sys.stdin, readable=True)
     outbox = _connection(stdout or sys.stdout, readable=False)
     while True:

@@ -68,3 +68,27 @@ def test_remaining_service_can_be_cancelled(knowledge):
         assert service._proc.pid not in (first, os.getpid())
     finally:
         service.close()
+
+
+def test_the_helper_runs_below_the_app_s_priority(knowledge):
+    """An estimate may wait; a key must not: the helper lowers its own priority."""
+    import pytest
+
+    from responder.core.remaining import HELPER_NICENESS
+
+    if not hasattr(os, "nice") or not os.path.exists(f"/proc/{os.getpid()}/stat"):
+        pytest.skip("niceness is read from /proc (Linux)")
+
+    def niceness(pid: int) -> int:
+        with open(f"/proc/{pid}/stat") as f:
+            return int(f.read().rsplit(")", 1)[1].split()[16])
+
+    service = RemainingService()
+    try:
+        spec = Interview(
+            knowledge, InterviewConfig("chemical", "symptom", "strict")
+        ).remaining_spec()
+        assert service.compute(spec[1])[1] == "exact"  # the helper has answered: it is set up
+        assert niceness(service._proc.pid) == min(19, niceness(os.getpid()) + HELPER_NICENESS)
+    finally:
+        service.close()

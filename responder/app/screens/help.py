@@ -11,6 +11,7 @@ from textual.widgets import Static
 
 from responder.app.screens.dialog import Dialog
 from responder.core.views import DISCLAIMER
+from responder.engine.evidence import DEFAULT_THRESHOLD
 
 # (binding id, what it does), in the order shown.
 KEY_HELP = (
@@ -93,7 +94,7 @@ ABOUT = (
             (
                 "Answers",
                 "Evidence (default): each answer shifts the odds, none rules a chemical "
-                "out; the interview stops at 95% or when no question can help, or says "
+                f"out; the interview stops at {DEFAULT_THRESHOLD:.0%} or when no question can help, or says "
                 "no chemical fits. Strict: the paper's elimination, an answer against a "
                 "chemical removes it.",
             ),
