@@ -16,6 +16,7 @@ Example (every key optional)::
     long_row_exponent = 0.25   # long-row discount, in [0, 1]; 0 = none (docs/robustness.md)
     hallmark = 0.9             # chance of a hallmark sign (default halfway from s to 1)
     occasional = 0.31          # chance of an occasional sign (default 0.3 of the way l to s)
+    textbook_share = 0.5       # chance a victim shows the row's signs and no others; 0 = off
 
     [noise]                    # the noise mode's settings (key e in the app)
     enabled = false            # older files: mode = "strict" with enabled = true is "noise"

@@ -251,6 +251,30 @@ class Protocol:
             "category": cat,
             "symptoms": [self._ids[q] for q in qs],
             "victim": self.victim_names()[st.current_victim],
+            "group": None if choice.kind == "category" else self._group(int(choice.index)),
+        }
+
+    def _group(self, query: int) -> dict | None:
+        """The suggested sign's exclusive group: its members still open (the suggested one
+        first), any of which answered "yes" settles it, and its "none of these" label."""
+        sid = self._ids[query]
+        group = next((g for g in self.kb.exclusive_groups if sid in g.members), None)
+        if group is None:
+            return None
+        st = self.state
+        available = st.available()
+        members = [sid] + [
+            m
+            for m in group.members
+            if m != sid
+            and available[self.kb.symptom_index(m)]
+            and st.answer_of(self.kb.symptom_index(m)) is None
+        ]
+        return {
+            "id": group.id,
+            "label": group.label,
+            "members": members,
+            "none": group.none_label or None,
         }
 
     def _candidates(self, status: Status) -> list[dict]:

@@ -603,6 +603,8 @@ def format_report(report: Report) -> str:
             f"  (evidence modes: sensitivity {ev.sensitivity:g}, leak {ev.leak:g}, hallmark "
             f"{model.hallmark:g}, occasional {model.occasional:g}, long-row exponent "
             f"{ev.long_row_exponent:g}, frequency leak {ev.frequency_leak:g}, class borrow "
-            f"{ev.class_borrow:g}; knowledge-base leaks override)"
+            f"{ev.class_borrow:g}, textbook presentation {ev.textbook_share:g} (sensitivity "
+            f"{ev.textbook_sensitivity:g}, leak {ev.textbook_leak:g}), stop at "
+            f"{ev.threshold:g}; knowledge-base leaks override)"
         )
     return "\n".join(out)

@@ -41,8 +41,9 @@ class QuestionView:
     items: tuple[QuestionItem, ...]
     #: before the first answer: invite the responder to enter what is obvious first
     invitation: str = ""
-    #: the suggested sign's exclusive group (pupils small / large...): key 0 answers "none
-    #: of these" for every member at once
+    #: the suggested sign's exclusive group (pupils small / large...): its open members are
+    #: the items, the suggested one first, so one "yes" settles the group; key 0 answers
+    #: "none of these" for every member at once when the group has a none label
     group: ExclusiveGroup | None = None
     #: whom to ask, when the incident has several victims ("Victim 2 (driver)")
     victim: str = ""
@@ -179,10 +180,13 @@ def question(it: Interview) -> QuestionView | None:
     better = it.victim_label(best) if best != it.victim else ""
     if choice.kind == "query":
         q = int(choice.index)
-        item = QuestionItem(kn.symptoms[q], True, float(shares[q]))
-        return QuestionView(
-            "symptom", None, (item,), invitation, exclusive_group(it, q), victim, better
+        group = exclusive_group(it, q)
+        others = _open_members(it, group, q) if group is not None else []
+        items = tuple(
+            QuestionItem(kn.symptoms[m], m == q or bool(splits[m]), float(shares[m]))
+            for m in [q, *others]
         )
+        return QuestionView("symptom", None, items, invitation, group, victim, better)
     category = kn.categories[int(choice.index)] if choice.kind == "category" else None
     items = [
         QuestionItem(kn.symptoms[q], bool(splits[q]), float(shares[q]))
@@ -203,11 +207,21 @@ def question(it: Interview) -> QuestionView | None:
 
 
 def exclusive_group(it: Interview, query: int) -> ExclusiveGroup | None:
-    """The exclusive group ``query`` belongs to, if its "none of these" can be answered."""
+    """The exclusive group ``query`` belongs to, if any."""
     sid = it.knowledge.symptoms[query].id
-    return next(
-        (g for g in it.knowledge.exclusive_groups if sid in g.members and g.none_label), None
-    )
+    return next((g for g in it.knowledge.exclusive_groups if sid in g.members), None)
+
+
+def _open_members(it: Interview, group: ExclusiveGroup, query: int) -> list[int]:
+    """The group's other members the responder may still answer for this victim: not
+    answered, not implied, and askable (an unconscious victim reports nothing)."""
+    available = it.state.available()
+    out = []
+    for sid in group.members:
+        m = it.knowledge.symptom_index(sid)
+        if m is not None and m != query and available[m] and it.answer_of(m) is None:
+            out.append(m)
+    return out
 
 
 @dataclass(frozen=True)

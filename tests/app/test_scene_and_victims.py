@@ -109,3 +109,39 @@ async def test_zero_answers_an_exclusive_group_with_none_of_these():
         await settle(pilot)
         wide = kn.symptom_index("dilated_pupils")
         assert it.answer_of(pupils) is Answer.NO and it.answer_of(wide) is Answer.NO
+
+
+async def test_an_exclusive_group_is_one_question_and_y_answers_the_chosen_value():
+    app = make_app(None)
+    async with app.run_test(size=SIZE) as pilot:
+        assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
+        it = app.interview
+        kn = app.knowledge
+        small, wide = kn.symptom_index("pinpoint_pupils"), kn.symptom_index("dilated_pupils")
+        panel = app.interview_screen.query_one(QuestionPanel)
+        panel.show(
+            views.PromptView(
+                views.QuestionView(
+                    "symptom",
+                    None,
+                    (
+                        views.QuestionItem(kn.symptoms[small], True, 0.5),
+                        views.QuestionItem(kn.symptoms[wide], True, 0.3),
+                    ),
+                    group=views.exclusive_group(it, small),
+                ),
+                it.status,
+                it.mode,
+            )
+        )
+        await settle(pilot)
+        from test_snapshots import screen_text
+
+        text = screen_text(app)
+        assert "Does the victim have:  Pinpoint pupils" in text  # then, wrapped:
+        assert "or  Wide (dilated) pupils?" in text
+        assert "↑↓  choose" in text and "0  normal size" in text
+        await pilot.press("down", "y")
+        await settle(pilot)
+        assert it.answer_of(wide) is Answer.YES
+        assert it.answer_of(small) is Answer.NO and it.state.is_implied(small)

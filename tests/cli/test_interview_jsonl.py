@@ -439,3 +439,23 @@ def test_top_on_the_command_line_and_its_bounds():
     proc = run_process(b"", "--top", "0")
     assert proc.returncode == 2 and b"--top must be at least 1" in proc.stderr
     assert proc.stdout == b""
+
+
+def test_a_suggested_sign_of_an_exclusive_group_names_the_group_and_its_open_values():
+    proto = protocol()
+    small, wide = KB.symptom_index("pinpoint_pupils"), KB.symptom_index("dilated_pupils")
+    reply = proto.snapshot()
+    first = KB.symptom_index(reply["suggestion"]["symptoms"][0])
+    expected = proto._group(first)
+    assert reply["suggestion"]["group"] == expected  # null unless the sign has a group
+    assert proto._group(small) == {
+        "id": "pupil_size",
+        "label": "Pupil size in ordinary light",
+        "members": ["pinpoint_pupils", "dilated_pupils"],
+        "none": "Normal size",
+    }
+    assert proto._group(wide)["members"] == ["dilated_pupils", "pinpoint_pupils"]
+    assert proto._group(KB.symptom_index("cough")) is None
+    reply = proto.handle(answer("dilated pupils", "yes"))  # one answer settles the group
+    assert {"symptom": "pinpoint_pupils", "answer": "no", "implied": True} in reply["answers"]
+    assert proto._group(small)["members"] == ["pinpoint_pupils"]  # no other value is open

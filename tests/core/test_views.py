@@ -309,3 +309,47 @@ def test_the_app_suggests_an_observable_sign_when_gains_are_close():
         else:
             assert gains[q] >= best * (1 - OBSERVED_MARGIN)
         it.answer(q, Answer.NO)
+
+
+def _suggest(it: Interview, query: int, monkeypatch) -> None:
+    """Make the engine suggest ``query`` now, whatever it would choose."""
+    import numpy as np
+
+    from responder.engine.policies import Choice
+
+    choice = Choice("query", query, np.array([query]), np.ones(1), None)
+    monkeypatch.setattr(it.state, "suggestion", lambda: choice)
+
+
+def test_a_sign_of_an_exclusive_group_is_asked_with_its_other_values(monkeypatch):
+    from responder.kb.loader import load_bundled
+
+    knowledge = load_bundled()
+    it = Interview(knowledge, InterviewConfig(mode="evidence"))
+    small = knowledge.symptom_index("pinpoint_pupils")
+    wide = knowledge.symptom_index("dilated_pupils")
+    _suggest(it, small, monkeypatch)
+    q = views.question(it)
+    assert [i.symptom.index for i in q.items] == [small, wide]  # the suggested one first
+    assert q.group is not None and q.group.none_label == "Normal size"
+    # "no" to one value leaves the other open: it is then asked alone
+    it.answer(small, Answer.NO)
+    _suggest(it, wide, monkeypatch)
+    assert [i.symptom.index for i in views.question(it).items] == [wide]
+
+
+def test_one_yes_settles_an_exclusive_group_and_no_member_is_asked_again():
+    from responder.kb.loader import load_bundled
+
+    knowledge = load_bundled()
+    it = Interview(knowledge, InterviewConfig(mode="evidence"))
+    small = knowledge.symptom_index("pinpoint_pupils")
+    wide = knowledge.symptom_index("dilated_pupils")
+    it.answer(wide, Answer.YES)
+    assert it.answer_of(small) is Answer.NO and it.state.is_implied(small)
+    suggested = []
+    while it.status is Status.ASKING and len(suggested) < 80:
+        q = views.question(it)
+        suggested += [i.symptom.index for i in q.items]
+        it.answer(q.items[0].symptom.index, Answer.UNKNOWN)
+    assert len(suggested) > 5 and small not in suggested and wide not in suggested

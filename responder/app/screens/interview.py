@@ -277,7 +277,7 @@ class InterviewScreen(Screen):
         view = self.query_one(QuestionPanel).view
         return (
             self.query_one(QuestionPanel).selected_query is not None,
-            view is not None and view.group is not None,
+            view is not None and view.group is not None and bool(view.group.none_label),
             len(it.victims),
             it.asked > 0,
         )
@@ -290,7 +290,7 @@ class InterviewScreen(Screen):
             return self.query_one(QuestionPanel).selected_query is not None
         if action == "answer_none":
             view = self.query_one(QuestionPanel).view
-            return view is not None and view.group is not None
+            return view is not None and view.group is not None and bool(view.group.none_label)
         if action == "select_victim":
             return len(it.victims) > 1 and parameters[0] < len(it.victims)
         if action == "undo":
@@ -311,7 +311,7 @@ class InterviewScreen(Screen):
         """The suggested sign's exclusive group: none of its values (pupils of normal
         size): "no" to every member at once."""
         view = self.query_one(QuestionPanel).view
-        if view is None or view.group is None:
+        if view is None or view.group is None or not view.group.none_label:
             self.app.bell()
             return
         self.post_message(NoneOfGroup(view.group))

@@ -292,14 +292,28 @@ class QuestionPanel(Static):
             )
         opening = [Text(view.invitation, style=f"italic {accent(self)}")] if view.invitation else []
         if view.kind == "symptom":
-            s = view.items[0].symptom
+            chosen = min(self.selected, len(view.items) - 1)
+            s = view.items[chosen].symptom
             who = view.victim or "the victim"
             asks = "On scene:  " if s.kind == "scene" else f"Does {who} have:  "
             keys = [("y", "yes"), ("n", "no"), ("u", "can't tell")]
-            if view.group is not None:
+            if view.group is not None and view.group.none_label:
                 keys.append(("0", view.group.none_label.lower()))
+            if len(view.items) > 1:
+                # an exclusive group: its open members side by side, y answers the chosen one
+                # (and so settles the group)
+                question = Text.assemble((asks, "dim"))
+                for k, item in enumerate(view.items):
+                    if k:
+                        question.append("  or  ", style="dim")
+                    chosen_style = f"bold reverse {accent(self)}"
+                    question.append(item.symptom.label, style=chosen_style if k == chosen else "")
+                question.append("?")
+                keys.append(("↑↓", "choose"))
+            else:
+                question = Text.assemble((asks, "dim"), (f"{s.label}?", f"bold {accent(self)}"))
             parts = opening + [
-                Text.assemble((asks, "dim"), (f"{s.label}?", f"bold {accent(self)}")),
+                question,
                 Text.assemble(("How to check:  ", "dim"), s.check or "—"),
             ]
             if view.better_victim:
