@@ -166,6 +166,18 @@ def check_evidence_settings(
     return s, l_, check_threshold(threshold), check_gain_floor(gain_floor)
 
 
+def check_textbook_share(value) -> float:
+    """The textbook presentation's prior share as a float in [0, 1); EvidenceError otherwise."""
+    return _number_in(
+        "textbook share",
+        value,
+        0.0,
+        1.0,
+        low_included=True,
+        what="the chance of a textbook presentation",
+    )
+
+
 def check_long_row_exponent(value) -> float:
     """The long-row discount's exponent as a float in [0, 1]; EvidenceError otherwise."""
     field = "long_row_exponent"
@@ -471,15 +483,7 @@ class EvidenceSettings:
             object.__setattr__(self, "hallmark", model.hallmark)
         if self.occasional is not None:
             object.__setattr__(self, "occasional", model.occasional)
-        share = _number_in(
-            "textbook share",
-            self.textbook_share,
-            0.0,
-            1.0,
-            low_included=True,
-            what="the chance of a textbook presentation",
-        )
-        object.__setattr__(self, "textbook_share", share)
+        object.__setattr__(self, "textbook_share", check_textbook_share(self.textbook_share))
         try:
             s_t, l_t = check_answer_model(self.textbook_sensitivity, self.textbook_leak)
         except EvidenceError as exc:
@@ -690,11 +694,7 @@ class EvidenceModel:
         self.components: np.ndarray | None = None
         self.textbook_share = 0.0
         if textbook is not None and textbook[1] is not None and not answers.is_exact:
-            share = float(textbook[0])
-            if not 0.0 <= share < 1.0:
-                raise EvidenceError(
-                    f"textbook share is {share}; it must lie in [0, 1)", "textbook_share"
-                )
+            share = check_textbook_share(textbook[0])
             if share > 0.0:
                 self.textbook_share = share
                 self.components = np.stack([self.likelihood, textbook[1].likelihood(problem)])
@@ -862,6 +862,7 @@ class Belief:
         else:
             self.posterior = np.zeros_like(self.log_weights)
         self._gains: np.ndarray | None = None
+        self._chances: tuple[np.ndarray, np.ndarray] | None = None
         self._fit: Fit | None = None
 
     # -- probabilities -------------------------------------------------------------------
@@ -927,31 +928,47 @@ class Belief:
         """
         if self._gains is not None:
             return self._gains
-        m = self.model
-        w = self.posterior[m._row_order].astype(m._rows.dtype, copy=False)
         total = float(self.posterior.sum())
         if self.presentation is not None:
-            # The chances depend on the answers: computed for the objects that carry mass.
-            objects, chances = self.answer_chances()
-            weights = self.posterior[objects]
-            if m.target == "group":
-                onehot = (
-                    m.problem.object_groups[objects][None, :]
-                    == np.arange(m.problem.n_groups)[:, None]
-                )
-                Y = onehot @ (weights[:, None] * chances)
-                h_given = _entropy_of_split(Y, self.group_probabilities()[:, None]).sum(axis=0)
-                p_yes = Y.sum(axis=0)
-            else:
-                p_yes = weights @ chances
-                h_given = weights @ binary_entropy(chances)
-        elif m.target == "group":
+            p_yes, h_given = self._mixture_chance_sums()
+        else:
+            p_yes, h_given = self._fixed_chance_sums(total)
+        h_answer = _entropy_of_split(p_yes, total)
+        gain = np.maximum(h_answer - h_given, 0.0) / total if total > 0 else np.zeros_like(p_yes)
+        # Round-off (about 1e-16) on queries that split nothing is no gain; a real split of
+        # even 1e-12 of the mass gains about 4e-11 bits.
+        gain[self.asked | (gain < _ROUND_OFF)] = 0.0
+        gain.setflags(write=False)
+        self._gains = gain
+        return gain
+
+    def _mixture_chance_sums(self) -> tuple[np.ndarray, np.ndarray]:
+        """The same sums with the textbook presentation, whose chances depend on the answers
+        (:meth:`answer_chances`): over the objects that carry mass."""
+        m = self.model
+        objects, chances = self.answer_chances()
+        weights = self.posterior[objects]
+        if m.target == "group":
+            onehot = (
+                m.problem.object_groups[objects][None, :] == np.arange(m.problem.n_groups)[:, None]
+            )
+            Y = onehot @ (weights[:, None] * chances)
+            return Y.sum(axis=0), _entropy_of_split(Y, self.group_probabilities()[:, None]).sum(
+                axis=0
+            )
+        return weights @ chances, weights @ binary_entropy(chances)
+
+    def _fixed_chance_sums(self, total: float) -> tuple[np.ndarray, np.ndarray]:
+        """P(yes) mass and answer entropy of every query when each cell's chance is fixed
+        (no textbook presentation): matrix-vector products over the precomputed rows."""
+        m = self.model
+        w = self.posterior[m._row_order].astype(m._rows.dtype, copy=False)
+        if m.target == "group":
             # Per class c: its mass W_c and yes-mass Y_c = sum_{i in c} w_i P(yes | i).
             Y = _class_sums(w, m._rows, m._class_ends)
             W = self.group_probabilities()
-            h_given = _entropy_of_split(Y, W[:, None]).sum(axis=0)
-            p_yes = Y.sum(axis=0)
-        elif m._entropy_rows is None:
+            return Y.sum(axis=0), _entropy_of_split(Y, W[:, None]).sum(axis=0)
+        if m._entropy_rows is None:
             # Two-valued cells: the listed mass G_q = sum_i w_i B_iq, its yes-mass
             # sum_i w_i s_i B_iq and its answer entropy sum_i w_i H(s_i) B_iq in one pass;
             # the unlisted mass answers yes with l_q.
@@ -962,19 +979,10 @@ class Belief:
                 np.float64
             )
             p_yes = m.leak_vector * (total - listed) + listed_yes
-            h_given = h_listed + (total - listed) * m._h_unlisted
-        else:
-            # The yes-mass sum_i w_i P(yes | i) and the answer entropy sum_i w_i H(P(yes | i)).
-            p_yes = np.einsum("k,kn->n", w, m._rows).astype(np.float64)
-            h_given = np.einsum("k,kn->n", w, m._entropy_rows).astype(np.float64)
-        h_answer = _entropy_of_split(p_yes, total)
-        gain = np.maximum(h_answer - h_given, 0.0) / total if total > 0 else np.zeros_like(p_yes)
-        # Round-off (about 1e-16) on queries that split nothing is no gain; a real split of
-        # even 1e-12 of the mass gains about 4e-11 bits.
-        gain[self.asked | (gain < _ROUND_OFF)] = 0.0
-        gain.setflags(write=False)
-        self._gains = gain
-        return gain
+            return p_yes, h_listed + (total - listed) * m._h_unlisted
+        # The yes-mass sum_i w_i P(yes | i) and the answer entropy sum_i w_i H(P(yes | i)).
+        p_yes = np.einsum("k,kn->n", w, m._rows).astype(np.float64)
+        return p_yes, np.einsum("k,kn->n", w, m._entropy_rows).astype(np.float64)
 
     def answer_chances(self) -> tuple[np.ndarray, np.ndarray]:
         """With the textbook presentation: P(yes | object i, the answers so far) for every
@@ -985,14 +993,18 @@ class Belief:
         Returns
         -------
         objects : ndarray of shape (A,), int
-            The objects that carry mass: all but those whose posteriors sum to less than
-            ``_NEGLIGIBLE_MASS`` (they could move no gain by as much as the tie tolerance).
+            The objects that carry mass: all but those below ``_NEGLIGIBLE_MASS`` / M of the
+            posterior each (together less than ``_NEGLIGIBLE_MASS``: they could move no gain
+            by as much as the tie tolerance).
         chances : ndarray of shape (A, N)
         """
-        post = self.posterior
-        objects = np.flatnonzero(post > _NEGLIGIBLE_MASS * post.sum() / post.size)
-        r = self.presentation[:, objects]
-        return objects, np.einsum("km,kmn->mn", r, self.model.components[:, objects])
+        if self._chances is None:
+            post = self.posterior
+            objects = np.flatnonzero(post > _NEGLIGIBLE_MASS * post.sum() / post.size)
+            r = self.presentation[:, objects]
+            chances = np.einsum("km,kmn->mn", r, self.model.components[:, objects])
+            self._chances = objects, chances
+        return self._chances
 
     def yes_probability(self) -> np.ndarray:
         """P(yes) to every query under the posterior, shape (N,)."""
