@@ -22,6 +22,7 @@ import numpy as np
 
 from responder.cli.inputs import InputError
 from responder.config import ConfigError, InterviewConfig, add_config_arguments
+from responder.core import views
 from responder.core.session import Interview
 from responder.engine.state import Answer, InterviewState, Status
 from responder.kb.fields import first_unprintable, shown
@@ -257,23 +258,14 @@ class Protocol:
     def _group(self, query: int) -> dict | None:
         """The suggested sign's exclusive group: its members still open (the suggested one
         first), any of which answered "yes" settles it, and its "none of these" label."""
-        sid = self._ids[query]
-        group = next((g for g in self.kb.exclusive_groups if sid in g.members), None)
+        group = views.exclusive_group(self.interview, query)
         if group is None:
             return None
-        st = self.state
-        available = st.available()
-        members = [sid] + [
-            m
-            for m in group.members
-            if m != sid
-            and available[self.kb.symptom_index(m)]
-            and st.answer_of(self.kb.symptom_index(m)) is None
-        ]
+        members = [query, *views.open_members(self.interview, group, query)]
         return {
             "id": group.id,
             "label": group.label,
-            "members": members,
+            "members": [self._ids[m] for m in members],
             "none": group.none_label or None,
         }
 

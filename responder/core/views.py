@@ -181,7 +181,7 @@ def question(it: Interview) -> QuestionView | None:
     if choice.kind == "query":
         q = int(choice.index)
         group = exclusive_group(it, q)
-        others = _open_members(it, group, q) if group is not None else []
+        others = open_members(it, group, q) if group is not None else []
         items = tuple(
             QuestionItem(kn.symptoms[m], m == q or bool(splits[m]), float(shares[m]))
             for m in [q, *others]
@@ -212,7 +212,7 @@ def exclusive_group(it: Interview, query: int) -> ExclusiveGroup | None:
     return next((g for g in it.knowledge.exclusive_groups if sid in g.members), None)
 
 
-def _open_members(it: Interview, group: ExclusiveGroup, query: int) -> list[int]:
+def open_members(it: Interview, group: ExclusiveGroup, query: int) -> list[int]:
     """The group's other members the responder may still answer for this victim: not
     answered, not implied, and askable (an unconscious victim reports nothing)."""
     available = it.state.available()
