@@ -80,6 +80,16 @@ async def test_plus_adds_a_victim_and_number_keys_switch():
         assert it.victim == 1
 
 
+def show_pupils_question(app, *ids: str) -> None:
+    """Put the pupils question up directly, whatever the engine suggests: the signs ``ids``
+    (the first one suggested) with their exclusive group."""
+    it, kn = app.interview, app.knowledge
+    items = tuple(views.QuestionItem(kn.symptoms[kn.symptom_index(i)], True, 0.5) for i in ids)
+    group = views.exclusive_group(it, kn.symptom_index(ids[0]))
+    view = views.QuestionView("symptom", None, items, group=group)
+    app.interview_screen.query_one(QuestionPanel).show(views.PromptView(view, it.status, it.mode))
+
+
 async def test_zero_answers_an_exclusive_group_with_none_of_these():
     app = make_app(None)
     async with app.run_test(size=SIZE) as pilot:
@@ -87,20 +97,7 @@ async def test_zero_answers_an_exclusive_group_with_none_of_these():
         it = app.interview
         kn = app.knowledge
         pupils = kn.symptom_index("pinpoint_pupils")
-        panel = app.interview_screen.query_one(QuestionPanel)
-        # whatever the engine suggests, put the pupils question up directly
-        panel.show(
-            views.PromptView(
-                views.QuestionView(
-                    "symptom",
-                    None,
-                    (views.QuestionItem(kn.symptoms[pupils], True, 0.5),),
-                    group=views.exclusive_group(it, pupils),
-                ),
-                it.status,
-                it.mode,
-            )
-        )
+        show_pupils_question(app, "pinpoint_pupils")
         await settle(pilot)
         from test_snapshots import screen_text
 
@@ -118,22 +115,7 @@ async def test_an_exclusive_group_is_one_question_and_y_answers_the_chosen_value
         it = app.interview
         kn = app.knowledge
         small, wide = kn.symptom_index("pinpoint_pupils"), kn.symptom_index("dilated_pupils")
-        panel = app.interview_screen.query_one(QuestionPanel)
-        panel.show(
-            views.PromptView(
-                views.QuestionView(
-                    "symptom",
-                    None,
-                    (
-                        views.QuestionItem(kn.symptoms[small], True, 0.5),
-                        views.QuestionItem(kn.symptoms[wide], True, 0.3),
-                    ),
-                    group=views.exclusive_group(it, small),
-                ),
-                it.status,
-                it.mode,
-            )
-        )
+        show_pupils_question(app, "pinpoint_pupils", "dilated_pupils")
         await settle(pilot)
         from test_snapshots import screen_text
 

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from joint_tables import add_answers, information
 
 from responder.engine.evidence import (
     DEFAULT_LONG_ROW_EXPONENT,
@@ -48,15 +49,8 @@ def brute_force_gain(problem, s, leaks, posterior, q, target):
     labels = problem.object_groups if target == "group" else np.arange(problem.n_objects)
     joint = {}
     for i, w in enumerate(posterior):
-        p_yes = s[i] if problem.matrix[i, q] else leaks[q]
-        for ans, p in ((1, p_yes), (0, 1 - p_yes)):
-            key = (int(labels[i]), ans)
-            joint[key] = joint.get(key, 0.0) + w * p
-    pt, pa = {}, {}
-    for (t, a), v in joint.items():
-        pt[t] = pt.get(t, 0.0) + v
-        pa[a] = pa.get(a, 0.0) + v
-    return sum(v * np.log2(v / (pt[t] * pa[a])) for (t, a), v in joint.items() if v > 0)
+        add_answers(joint, labels[i], w, s[i] if problem.matrix[i, q] else leaks[q])
+    return information(joint)
 
 
 @settings(max_examples=60, deadline=None)
@@ -462,13 +456,8 @@ def mutual_information(likelihood, labels, posterior, q):
     """I(label; Y_q) from P(yes | i) written out, by enumeration of the joint table."""
     joint = {}
     for i, w in enumerate(posterior):
-        for ans, p in ((1, likelihood[i, q]), (0, 1 - likelihood[i, q])):
-            joint[(int(labels[i]), ans)] = joint.get((int(labels[i]), ans), 0.0) + w * p
-    pt, pa = {}, {}
-    for (t, a), v in joint.items():
-        pt[t] = pt.get(t, 0.0) + v
-        pa[a] = pa.get(a, 0.0) + v
-    return sum(v * np.log2(v / (pt[t] * pa[a])) for (t, a), v in joint.items() if v > 0)
+        add_answers(joint, labels[i], w, likelihood[i, q])
+    return information(joint)
 
 
 @settings(max_examples=40, deadline=None)

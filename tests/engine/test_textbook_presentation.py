@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from joint_tables import add_answers, information
 
 from responder.engine.evidence import AnswerModel, EvidenceError, EvidenceModel, EvidenceSettings
 from responder.engine.problem import Problem
@@ -50,14 +51,8 @@ def enumerated_gain(problem, joint, labels, q):
     for k, model in enumerate((FIELD, TEXTBOOK)):
         L = model.likelihood(problem)
         for i in range(problem.n_objects):
-            for answer, p in ((1, L[i, q]), (0, 1 - L[i, q])):
-                key = (int(labels[i]), answer)
-                table[key] = table.get(key, 0.0) + joint[k, i] * p
-    pl, pa = {}, {}
-    for (t, a), v in table.items():
-        pl[t] = pl.get(t, 0.0) + v
-        pa[a] = pa.get(a, 0.0) + v
-    return sum(v * np.log2(v / (pl[t] * pa[a])) for (t, a), v in table.items() if v > 0)
+            add_answers(table, labels[i], joint[k, i], L[i, q])
+    return information(table)
 
 
 @settings(max_examples=40, deadline=None)
