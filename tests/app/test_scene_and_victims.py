@@ -52,12 +52,23 @@ async def test_the_scene_step_is_off_when_the_settings_say_so():
         assert isinstance(app.screen, InterviewScreen)
 
 
+def show_question(app, *ids: str) -> None:
+    """Put a question up directly, whatever the engine suggests: the signs ``ids`` (the
+    first one suggested) with their exclusive group, if any."""
+    it, kn = app.interview, app.knowledge
+    items = tuple(views.QuestionItem(kn.symptoms[kn.symptom_index(i)], True, 0.5) for i in ids)
+    group = views.exclusive_group(it, kn.symptom_index(ids[0]))
+    view = views.QuestionView("symptom", None, items, group=group)
+    app.interview_screen.query_one(QuestionPanel).show(views.PromptView(view, it.status, it.mode))
+
+
 async def test_plus_adds_a_victim_and_number_keys_switch():
     app = make_app(None)
     async with app.run_test(size=SIZE) as pilot:
         assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
         strip = app.interview_screen.query_one(VictimsStrip)
         assert not strip.display  # one victim: no strip
+        show_question(app, "cough")  # a sign of the victim (a scene fact is the incident's)
         await pilot.press("y")
         await settle(pilot)
         first = app.interview.records[0].query
@@ -66,6 +77,7 @@ async def test_plus_adds_a_victim_and_number_keys_switch():
         it = app.interview
         assert len(it.victims) == 2 and it.victim == 1 and strip.display
         assert "V2 (0)" in rendered(strip) or "Victim 2 (0)" in rendered(strip)
+        show_question(app, "headache")
         await pilot.press("y")
         await settle(pilot)
         assert [r.victim for r in it.records] == [0, 1]
@@ -80,16 +92,6 @@ async def test_plus_adds_a_victim_and_number_keys_switch():
         assert it.victim == 1
 
 
-def show_pupils_question(app, *ids: str) -> None:
-    """Put the pupils question up directly, whatever the engine suggests: the signs ``ids``
-    (the first one suggested) with their exclusive group."""
-    it, kn = app.interview, app.knowledge
-    items = tuple(views.QuestionItem(kn.symptoms[kn.symptom_index(i)], True, 0.5) for i in ids)
-    group = views.exclusive_group(it, kn.symptom_index(ids[0]))
-    view = views.QuestionView("symptom", None, items, group=group)
-    app.interview_screen.query_one(QuestionPanel).show(views.PromptView(view, it.status, it.mode))
-
-
 async def test_zero_answers_an_exclusive_group_with_none_of_these():
     app = make_app(None)
     async with app.run_test(size=SIZE) as pilot:
@@ -97,7 +99,7 @@ async def test_zero_answers_an_exclusive_group_with_none_of_these():
         it = app.interview
         kn = app.knowledge
         pupils = kn.symptom_index("pinpoint_pupils")
-        show_pupils_question(app, "pinpoint_pupils")
+        show_question(app, "pinpoint_pupils")
         await settle(pilot)
         from test_snapshots import screen_text
 
@@ -115,7 +117,7 @@ async def test_an_exclusive_group_is_one_question_and_y_answers_the_chosen_value
         it = app.interview
         kn = app.knowledge
         small, wide = kn.symptom_index("pinpoint_pupils"), kn.symptom_index("dilated_pupils")
-        show_pupils_question(app, "pinpoint_pupils", "dilated_pupils")
+        show_question(app, "pinpoint_pupils", "dilated_pupils")
         await settle(pilot)
         from test_snapshots import screen_text
 
