@@ -290,17 +290,20 @@ def weighed(it: Interview, limit: int = 3) -> tuple[list[Weighing], list[Weighin
     cands = candidates(it)
     if len(cands) < 2:
         return [], [], ""
+    belief = it.state.belief
     top, second = cands[0].objects[0], cands[1].objects[0]
-    L = it.state.model.likelihood
+    log_top, log_second = belief.answer_weights([top, second])
+    ratio = (log_top - log_second) / np.log(10.0)  # per answer the posterior weighs
+    position = {}
+    for t, (q, yes) in enumerate(zip(belief.queries.tolist(), belief.values.tolist())):
+        position.setdefault((q, yes), t)
     kn = it.knowledge
     rows = []
     for r in it.records:
-        if r.answer is Answer.UNKNOWN:
+        t = position.get((r.query, r.answer is Answer.YES))
+        if r.answer is Answer.UNKNOWN or t is None:
             continue
-        p_top, p_second = L[top, r.query], L[second, r.query]
-        if r.answer is Answer.NO:
-            p_top, p_second = 1.0 - p_top, 1.0 - p_second
-        rows.append(Weighing(kn.symptoms[r.query], r.answer, float(np.log10(p_top / p_second))))
+        rows.append(Weighing(kn.symptoms[r.query], r.answer, float(ratio[t])))
     favour = sorted((w for w in rows if w.weight > 0.05), key=lambda w: -w.weight)[:limit]
     against = sorted((w for w in rows if w.weight < -0.05), key=lambda w: w.weight)[:limit]
     return favour, against, cands[1].chemicals[0].name

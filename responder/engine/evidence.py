@@ -1013,6 +1013,29 @@ class Belief:
         objects, chances = self.answer_chances()
         return self.posterior[objects] @ chances
 
+    def answer_weights(self, objects) -> np.ndarray:
+        """How much each answer counts for each of ``objects``: log P(answers | i) minus log
+        P(the other answers | i), shape (len(objects), k), in natural logs, answers in the
+        order of :attr:`queries`. Without the textbook presentation this is log P(answer |
+        i) (answers are independent given the chemical); with it, an answer is weighed in
+        the company of the others, as the posterior weighs it. The difference between two
+        objects' rows is the log likelihood ratio the answer contributes."""
+        m = self.model
+        objects = np.asarray(objects, dtype=np.int64)
+        with np.errstate(divide="ignore"):
+            if m.components is None:
+                L = m.likelihood[np.ix_(objects, self.queries)]
+                return np.where(self.values[None, :], np.log(L), np.log1p(-L))
+            terms = np.where(
+                self.values[None, None, :],
+                m._log_components[:, objects][:, :, self.queries],
+                m._log1m_components[:, objects][:, :, self.queries],
+            )  # (K, n, k)
+        totals = m._log_shares + terms.sum(axis=2)  # (K, n)
+        full = np.logaddexp.reduce(totals, axis=0)  # (n,)
+        without = np.logaddexp.reduce(totals[:, :, None] - terms, axis=0)  # (n, k)
+        return full[:, None] - without
+
     def useful(self, available: np.ndarray | None = None) -> np.ndarray:
         """Queries worth asking: unasked, available, gain above the floor; shape (N,) bool."""
         ok = self.gains() > self.model.gain_floor

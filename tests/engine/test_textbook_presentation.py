@@ -162,3 +162,39 @@ def test_textbook_settings_are_validated_with_the_rest(kwargs, field, words):
     with pytest.raises(EvidenceError) as err:
         EvidenceSettings(**kwargs)
     assert err.value.field == field and words in str(err.value)
+
+
+def _log_mixture(problem, share, known, i):
+    """log of (1 - w) P_field(answers | i) + w P_textbook(answers | i), written out."""
+    total = 0.0
+    for weight, model in ((1 - share, FIELD), (share, TEXTBOOK)):
+        L = model.likelihood(problem)
+        p = weight
+        for q, yes in known.items():
+            p *= L[i, q] if yes else 1 - L[i, q]
+        total += p
+    return np.log(total)
+
+
+@pytest.mark.parametrize("share", [0.0, 0.5])
+def test_each_answer_is_weighed_as_the_posterior_weighs_it(share):
+    """An answer's weight for a chemical is what leaving it out would take from its log
+    likelihood; with independent answers (no textbook presentation), log P(answer | i)."""
+    problem = graded_problem(4)
+    model = EvidenceModel(problem, FIELD, textbook=(share, TEXTBOOK))
+    known = {0: True, 2: False, 3: True, 5: True}
+    belief = model.belief(known)
+    objects = [1, 4, 6]
+    weights = belief.answer_weights(objects)
+    assert weights.shape == (3, len(known))
+    order = belief.queries.tolist()
+    for row, i in enumerate(objects):
+        for q, yes in known.items():
+            rest = {k: v for k, v in known.items() if k != q}
+            expected = _log_mixture(problem, share, known, i) - _log_mixture(
+                problem, share, rest, i
+            )
+            assert weights[row, order.index(q)] == pytest.approx(expected, abs=1e-12)
+            if share == 0.0:
+                p = FIELD.likelihood(problem)[i, q]
+                assert expected == pytest.approx(np.log(p if yes else 1 - p), abs=1e-12)
