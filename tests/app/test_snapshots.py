@@ -262,7 +262,7 @@ async def test_scene_step_and_two_victims(size, scene_kb):
     async with app.run_test(size=size) as pilot:
         assert await until(pilot, lambda: type(app.screen).__name__ == "SceneScreen")
         await pilot.press("1")  # no smell noticed
-        await settle(pilot)
+        assert await until(pilot, lambda: app.interview.asked == 1)  # recorded (a busy machine)
         await wait_remaining(pilot, app)
         text = check(app, "scene")
         assert "✓ No smell noticed" in text and "Scene 1/2" in text
@@ -273,7 +273,7 @@ async def test_scene_step_and_two_victims(size, scene_kb):
         await pilot.press("plus")
         await settle(pilot)
         await pilot.press("u")
-        await settle(pilot)
+        assert await until(pilot, lambda: len(app.interview.records) == 3)
         await wait_remaining(pilot, app)
         text = check(app, "victims")
         assert re.search(r"V(ictim )?1 \(1\).*V(ictim )?2 \(1\)", text)

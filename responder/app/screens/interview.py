@@ -82,6 +82,7 @@ class InterviewScreen(Screen):
         super().__init__()
         self.remaining = None  # a responder.core.remaining.Remaining once computed
         self.remaining_generation = -1  # the interview's generation it was computed for
+        self._remaining_for: tuple[str, int] | None = None  # (interview, generation) asked for
         self.note: str | None = None
         self._notice: Text | None = None
         self._notice_timer = None
@@ -171,9 +172,13 @@ class InterviewScreen(Screen):
         box = self.query_one("#answers-box")
         box.border_title = answers.title
         box.border_subtitle = "h change · z undo"
-        self.remaining = None
+        # the figure (shown or being computed) is kept while the answers and modes are the same:
+        # a redraw for another reason neither discards it nor starts it again
+        if self._remaining_for != (it.id, it.generation):
+            self._remaining_for = (it.id, it.generation)
+            self.remaining = None
+            self._schedule_remaining()
         self._update_status()
-        self._schedule_remaining()
         # the footer shows only the keys that work now; redrawn only when that changes
         available = self._available_keys()
         if available != self._shown_keys:
