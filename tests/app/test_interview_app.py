@@ -242,6 +242,27 @@ async def test_expected_questions_left_appears():
         assert "if y/n" in status_text(app)  # exact for yes/no answers, not "(exact)"
 
 
+async def test_a_redraw_that_changes_nothing_keeps_the_expected_questions_left():
+    """Closing a dialog redraws the screen; the figure for the same answers stays (it is
+    neither discarded nor computed again), and the next answer replaces it."""
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.interview_screen
+        assert await until(pilot, lambda: screen.remaining is not None, 20)
+        shown = screen.remaining
+        app._redraw()
+        await settle(pilot)
+        assert screen.remaining is shown and "if y/n" in status_text(app)
+        await pilot.press("y")
+        assert await until(pilot, lambda: app.interview.asked == 1)
+        assert await until(
+            pilot,
+            lambda: screen.remaining is not None and screen.remaining is not shown,
+            20,
+        )
+        assert screen.remaining_generation == app.interview.generation
+
+
 async def test_expected_questions_left_from_the_helper_process(monkeypatch):
     """Category policies under noise are estimated in a separate process."""
     import os
