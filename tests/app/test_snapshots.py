@@ -145,6 +145,8 @@ async def wait_remaining(pilot, app) -> None:
         ),
         20,
     )
+    # ... and drawn: under a dialog the screen below is repainted a little later
+    assert await until(pilot, lambda: "left …" not in screen_text(app).lower(), 20)
     await settle(pilot)
 
 
