@@ -539,13 +539,49 @@ class KnowledgeBase:
 
     @cached_property
     def matrix(self) -> np.ndarray:
-        """B: ndarray of shape (M chemicals, N symptoms), bool, read-only."""
+        """B: ndarray of shape (M chemicals, N symptoms), bool, read-only: the cells each
+        chemical lists, and the cells they imply (:attr:`implied_cells`)."""
         col = {s.id: j for j, s in enumerate(self.symptoms)}
         B = np.zeros((len(self.chemicals), len(self.symptoms)), dtype=bool)
         for i, chem in enumerate(self.chemicals):
             B[i, [col[s] for s in chem.symptoms]] = True
+        for i, j in self.implied_cells:
+            B[i, j] = True
         B.setflags(write=False)
         return B
+
+    @cached_property
+    def implied_cells(self) -> dict[tuple[int, int], str]:
+        """Cells a row does not list but one of its cells implies, (row, column) -> the
+        grade, from the "yes implies yes" rules of consistency.toml: a victim who shows
+        ``when`` shows ``then`` too, so a chemical shows ``then`` at least as often
+        (rescuers affected means several victims; no pulse means unconscious). Each takes
+        the strongest grade of the cells implying it (unverified counts as occasional),
+        followed through chains of rules."""
+        rank = {g: k for k, g in enumerate(("occasional", "common", "hallmark"))}
+        rules = [
+            (rule.when, then)
+            for rule in self.implications
+            if rule.answer == "yes"
+            for then, answer in rule.then
+            if answer == "yes"
+        ]
+        col = {s.id: j for j, s in enumerate(self.symptoms)}
+        implied: dict[tuple[int, int], str] = {}
+        for i, chem in enumerate(self.chemicals):
+            grade = {
+                sid: ("occasional" if chem.grade(sid) == UNVERIFIED else chem.grade(sid))
+                for sid in chem.symptoms
+            }
+            changed = True
+            while changed:
+                changed = False
+                for when, then in rules:
+                    if when in grade and rank[grade[when]] > rank.get(grade.get(then), -1):
+                        grade[then] = grade[when]
+                        implied[(i, col[then])] = grade[when]
+                        changed = True
+        return implied
 
     @property
     def graded(self) -> bool:
@@ -580,6 +616,9 @@ class KnowledgeBase:
         for i, chem in enumerate(self.chemicals):
             for sid in chem.symptoms:
                 G[i, col[sid]] = code[chem.grade(sid)]
+        for (i, j), grade in self.implied_cells.items():
+            G[i, j] = code[grade]
+        for i in range(len(self.chemicals)):
             for cols in scene_cols:
                 if cols.size and not (G[i, cols] > NOT_LISTED).any():
                     G[i, cols] = UNRECORDED

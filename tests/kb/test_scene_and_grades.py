@@ -213,6 +213,54 @@ def test_exclusive_groups_and_implications_load(tmp_path):
     assert not any("walking_talking" in w.problem for w in kb.warnings)
 
 
+def test_a_yes_that_implies_a_yes_fills_the_row_with_the_implying_cells_grade(tmp_path):
+    # Wheezing implies a cough here: Sarin's wheezing (unverified) gives it a cough cell
+    # graded occasional; Chlorine keeps its own hallmark cough (never lowered); Ammonia, with
+    # no wheezing, gains nothing.
+    rules = (
+        CONSISTENCY + '\n[[implies]]\nwhen = "wheezing"\nanswer = "yes"\nthen = { cough = "yes" }\n'
+    )
+    kb = load_kb(write_kb(tmp_path, consistency_toml=rules))
+    col = {s.id: s.index for s in kb.symptoms}
+    i = kb.chemical_index
+    assert kb.implied_cells == {(i("Sarin"), col["cough"]): "occasional"}
+    assert kb.grades[i("Sarin"), col["cough"]] == OCCASIONAL
+    assert kb.grades[i("Chlorine"), col["cough"]] == HALLMARK
+    assert kb.grades[i("Ammonia"), col["wheezing"]] == NOT_LISTED
+    assert kb.matrix[i("Sarin"), col["cough"]] and np.array_equal(kb.grades > 0, kb.matrix)
+    assert "cough" not in kb.chemical("Sarin").symptoms  # the sourced row is unchanged
+
+
+def test_implied_cells_follow_chains_of_rules_with_the_strongest_grade(tmp_path):
+    rules = (
+        CONSISTENCY
+        + '\n[[implies]]\nwhen = "pinpoint_pupils"\nanswer = "yes"\nthen = { wheezing = "yes" }\n'
+        + '\n[[implies]]\nwhen = "wheezing"\nanswer = "yes"\nthen = { cough = "yes" }\n'
+    )
+    kb = load_kb(write_kb(tmp_path, consistency_toml=rules))
+    col = {s.id: s.index for s in kb.symptoms}
+    sarin = kb.chemical_index("Sarin")
+    # pinpoint pupils is common for Sarin: wheezing (listed, unverified) is raised to common,
+    # and cough follows through wheezing.
+    assert kb.grades[sarin, col["wheezing"]] == COMMON
+    assert kb.grades[sarin, col["cough"]] == COMMON
+
+
+def test_the_bundled_rescuers_rule_gives_several_victims_wherever_rescuers_fall_ill():
+    kb = load_bundled()
+    rescuers, several = (
+        kb.symptom_index("pattern_rescuers_affected"),
+        kb.symptom_index("pattern_several_victims"),
+    )
+    G = kb.grades
+    listed = G[:, rescuers] > NOT_LISTED
+    assert listed.sum() >= 10
+    assert (G[listed, several] >= G[listed, rescuers]).all()
+    h2s = kb.chemical_index("Hydrogen sulfide")
+    assert G[h2s, several] == G[h2s, rescuers] >= COMMON
+    assert "pattern_several_victims" not in kb.chemicals[h2s].symptoms
+
+
 @pytest.mark.parametrize(
     "edit, snippet, words",
     [
