@@ -301,6 +301,14 @@ def test_every_state_lists_the_answers_in_order_with_the_implied_ones_marked():
     assert not set(implied) & set(last["suggestion"]["symptoms"])
 
 
+def test_a_scene_answer_settles_what_it_implies():
+    last = run_lines([answer("white powder", "yes"), answer("rescuers affected", "yes")])[-1]
+    implied = {a["symptom"]: a["answer"] for a in last["answers"] if a.get("implied")}
+    # a powder is a solid; rescuers who fall ill make several victims
+    assert implied == {"state_solid": "yes", "pattern_several_victims": "yes"}
+    assert not set(implied) & set(last["suggestion"]["symptoms"])
+
+
 def test_two_victims_are_pooled_and_the_scene_is_shared():
     alone = run_lines([answer("miosis", "yes"), answer("subway", "yes")])[-1]
     two = run_lines(
