@@ -384,9 +384,10 @@ class ResponderApp(App):
             self.notify("Nine victims at most can be switched with the number keys.", timeout=5)
             return
         index = it.add_victim()
+        noted = " Several victims: yes (undo takes it back)." if it.several_victims_noted else ""
         self.notify(
             f"Victim {index + 1} added: answers now go to them. Scene answers are shared; "
-            "number keys switch victims.",
+            f"number keys switch victims.{noted}",
             timeout=5,
         )
         self._redraw()

@@ -28,6 +28,8 @@ from responder.kb.model import KnowledgeBase
 ANSWER_WORDS = {Answer.YES: "yes", Answer.NO: "no", Answer.UNKNOWN: "can't tell"}
 #: A victim's name is a short label a responder types ("driver", "child in red").
 MAX_VICTIM_NAME = 40
+#: The scene observation a second victim settles: several people fell ill.
+SEVERAL_VICTIMS = "pattern_several_victims"
 
 
 # -- the interview ---------------------------------------------------------------------------
@@ -76,6 +78,8 @@ class Interview:
         self.log = AnswerLog(self.state)  # the answers with their times, and undo
         self.victims: list[str] = [""]  # names by index; the first victim needs none
         self.generation = 0  # bumped on every change, to drop stale background results
+        # the "several victims" answer the last added victim recorded, for the screens to say
+        self.several_victims_noted: AnswerRecord | None = None
 
     # -- construction ---------------------------------------------------------------------
 
@@ -264,7 +268,17 @@ class Interview:
         self.victims.append(name)
         self._log(lambda: self.incident.victim(index, name), config_only=not self.records)
         self.generation += 1
+        self.several_victims_noted = self._note_several_victims()
         return index
+
+    def _note_several_victims(self) -> AnswerRecord | None:
+        """A second victim means several fell ill: the incident's "several victims" is
+        answered yes, as evidence like any answer (undo takes it back), unless the
+        knowledge base has no such observation or the responder has answered it."""
+        query = self.knowledge.symptom_index(SEVERAL_VICTIMS)
+        if query is None or self.record_of(query) is not None:
+            return None
+        return self.answer(query, Answer.YES)
 
     def name_victim(self, victim: int, name: str) -> None:
         """Give ``victim`` a short name (or change it); stored like a new victim's.

@@ -80,7 +80,10 @@ async def test_plus_adds_a_victim_and_number_keys_switch():
         show_question(app, "headache")
         await pilot.press("y")
         await settle(pilot)
-        assert [r.victim for r in it.records] == [0, 1]
+        # victim 2 made it "several victims", the incident's answer (-1)
+        assert [r.victim for r in it.records] == [0, -1, 1]
+        several = app.knowledge.symptom_index("pattern_several_victims")
+        assert it.answer_of(several) is Answer.YES
         await pilot.press("1")
         await settle(pilot)
         assert it.victim == 0 and it.answer_of(first) is Answer.YES

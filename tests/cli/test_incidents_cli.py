@@ -79,16 +79,16 @@ def test_a_saved_protocol_run_with_two_victims_is_listed_with_every_answer(home,
         "": [("cough", "yes"), ("headache", "yes")],
         "driver": [("tearing", "no"), ("dizziness", "yes")],
     }
-    assert [(a["symptom"], a["answer"]) for a in listed["incident_answers"]] == [
-        ("odour_bleach", "yes")
-    ]
-    assert listed["answers"] == 5 and len(listed["order"]) == 5
+    # the second victim answered "several victims" for the incident
+    shared = [("pattern_several_victims", "yes"), ("odour_bleach", "yes")]
+    assert [(a["symptom"], a["answer"]) for a in listed["incident_answers"]] == shared
+    assert listed["answers"] == 6 and len(listed["order"]) == 6
     # ... exactly what the protocol's last state said each victim had answered
     last = replies[-1]["victims"]
     for victim, stated in zip(listed["victims"], last, strict=True):
         given = [(a["symptom"], a["answer"]) for a in stated["answers"] if not a.get("implied")]
         mine = [(a["symptom"], a["answer"]) for a in victim["answers"]]
-        assert sorted(given) == sorted(mine + [("odour_bleach", "yes")])
+        assert sorted(given) == sorted(mine + shared)
     assert listed["changed_answers"][0]["was"] == "unknown"
     assert listed["top"]["text"]  # the bundled knowledge base is available unchanged
     conn = sqlite3.connect(paths.incident_db())

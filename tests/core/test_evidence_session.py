@@ -117,3 +117,42 @@ def test_set_modes_switches_between_the_three(knowledge):
     assert it.mode == "noise" and it.config.noise.enabled
     it.set_modes(mode="evidence")
     assert it.mode == "evidence" and it.asked == 1 and not it.config.noise.enabled
+
+
+def test_a_second_victim_answers_several_victims_as_evidence():
+    from responder.kb.resolve import load_knowledge  # noqa: PLC0415
+
+    bundled = load_knowledge(None)
+    several = bundled.symptom_index("pattern_several_victims")
+    cough = bundled.symptom_index("cough")
+    alone = Interview(bundled)
+    alone.answer(cough, Answer.YES)
+    assert alone.several_victims_noted is None and alone.answer_of(several) is None
+    two = Interview(bundled)
+    two.answer(cough, Answer.YES)
+    two.add_victim("driver")
+    record = two.several_victims_noted
+    assert (record.query, record.answer, record.victim) == (several, Answer.YES, -1)
+    assert two.answer_of(several) is Answer.YES
+    # it is evidence: the posterior moves, and it is never suggested again
+    assert not (two.state.belief.posterior == alone.state.belief.posterior).all()
+    shown = [item.symptom.index for item in views.question(two).items]
+    assert several not in shown
+    # a third victim records nothing more
+    two.add_victim()
+    assert two.several_victims_noted is None and len(two.records) == 2
+
+
+def test_a_responders_own_several_victims_answer_stands(knowledge):
+    from responder.kb.resolve import load_knowledge  # noqa: PLC0415
+
+    bundled = load_knowledge(None)
+    several = bundled.symptom_index("pattern_several_victims")
+    it = Interview(bundled)
+    it.answer(several, Answer.NO)
+    it.add_victim()
+    assert it.several_victims_noted is None and it.answer_of(several) is Answer.NO
+    # a knowledge base without the observation records nothing
+    small = Interview(knowledge)
+    small.add_victim()
+    assert small.several_victims_noted is None and small.records == []

@@ -289,18 +289,25 @@ def test_an_incident_with_scene_answers_resumes_and_undoes():
 
     bundled = load_knowledge(None)
     odour, cough = bundled.symptom_index("odour_bleach"), bundled.symptom_index("cough")
+    several = bundled.symptom_index("pattern_several_victims")
     it = Interview.start(bundled, STRICT)
     it.answer(odour, Answer.YES)
-    it.add_victim("driver")
+    it.add_victim("driver")  # a second victim answers "several victims" for the incident
     it.answer(cough, Answer.YES, victim=1)
     it.undo()
     it.answer(cough, Answer.NO, victim=1)
     data = stored(it)
-    assert [(a.symptom, a.victim) for a in data.answers] == [("odour_bleach", -1), ("cough", 1)]
+    assert [(a.symptom, a.victim) for a in data.answers] == [
+        ("odour_bleach", -1),
+        ("pattern_several_victims", -1),
+        ("cough", 1),
+    ]
     again, warnings = Interview.resume(bundled, data)
     assert not warnings and again.victims == ["", "driver"]
-    assert [(r.query, r.victim) for r in again.records] == [(odour, -1), (cough, 1)]
-    assert [r.query for r in again.victim_records(0)] == [odour]
+    # replayed once, not answered again by the replayed victim
+    assert [(r.query, r.victim) for r in again.records] == [(odour, -1), (several, -1), (cough, 1)]
+    assert [r.query for r in again.victim_records(0)] == [odour, several]
+    again.undo()
     again.undo()
     again.undo()
     assert again.records == [] and stored(it).answers == []
