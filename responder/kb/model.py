@@ -568,13 +568,14 @@ class KnowledgeBase:
         ]
         col = {s.id: j for j, s in enumerate(self.symptoms)}
         implying = {when for when, _ in rules}
+        involved = implying | {then for _, then in rules}
         implied: dict[tuple[int, int], str] = {}
         for i, chem in enumerate(self.chemicals):
             if not implying & chem.symptoms:
                 continue
             grade = {
                 sid: ("occasional" if chem.grade(sid) == UNVERIFIED else chem.grade(sid))
-                for sid in chem.symptoms
+                for sid in chem.symptoms & involved
             }
             changed = True
             while changed:
