@@ -251,6 +251,8 @@ class SceneOption:
     key: str  # the key that answers it "yes"
     observation: Symptom
     answer: Answer | None
+    #: the answer follows from another (a white powder is a solid): shown, not toggled
+    implied: bool = False
 
 
 @dataclass(frozen=True)
@@ -275,7 +277,7 @@ def scene_steps(it: Interview) -> list[SceneStep]:
     out = []
     for pos, cat in enumerate(cats, start=1):
         options = tuple(
-            SceneOption(SCENE_KEYS[k], kn.symptoms[q], it.answer_of(q))
+            SceneOption(SCENE_KEYS[k], kn.symptoms[q], it.answer_of(q), it.state.is_implied(q))
             for k, q in enumerate(cat.symptoms[: len(SCENE_KEYS)])
         )
         out.append(SceneStep(cat, options, pos, len(cats)))

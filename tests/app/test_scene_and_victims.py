@@ -44,6 +44,27 @@ async def test_a_new_interview_opens_with_the_scene_step_and_keys_answer_it():
         assert await until(pilot, lambda: isinstance(app.screen, SceneScreen))
 
 
+async def test_a_scene_answer_implied_by_another_is_marked_and_not_toggled():
+    app = make_app(None, scene_first=True)
+    async with app.run_test(size=SIZE) as pilot:
+        assert await until(pilot, lambda: isinstance(app.screen, SceneScreen))
+        it = app.interview
+        powder = it.knowledge.symptom_index("powder_white")
+        solid = it.knowledge.symptom_index("state_solid")
+        it.answer(powder, Answer.YES)  # what was seen: a white powder
+        steps = views.scene_steps(it)
+        option = next(o for s in steps for o in s.options if o.observation.index == solid)
+        assert option.answer is Answer.YES and option.implied
+        await pilot.press("enter")  # to "What was seen"
+        await pilot.press("enter")  # to the form: "A solid or powder" is ticked already
+        await settle(pilot)
+        assert "Form of the chemical" in str(app.screen.query_one("#scene-dialog").border_title)
+        await pilot.press(option.key)  # pressing it changes nothing: it follows from the powder
+        await settle(pilot)
+        assert it.answer_of(solid) is Answer.YES and it.record_of(solid) is None
+        assert it.answer_of(powder) is Answer.YES
+
+
 async def test_the_scene_step_is_off_when_the_settings_say_so():
     app = make_app(None, scene_first=False)
     async with app.run_test(size=SIZE) as pilot:

@@ -91,7 +91,9 @@ class SceneScreen(ModalScreen[None]):
             cell = Text()
             cell.append(f" {option.key} ", style="bold reverse")
             mark = "✓" if option.answer is Answer.YES else " "
-            cell.append(f" {mark} {option.observation.label}")
+            cell.append(
+                f" {mark} {option.observation.label}", style="dim" if option.implied else ""
+            )
             cell.truncate(width - 1 if columns == 2 else 74)
             if columns == 2 and k % 2 == 0:
                 cell.pad_right(width - len(cell.plain))
@@ -123,6 +125,12 @@ class SceneScreen(ModalScreen[None]):
             return
         event.stop()
         q = option.observation.index
+        if option.implied:
+            self.notify(
+                f"{option.observation.label}: follows from another answer; change that one.",
+                timeout=4,
+            )
+            return
         if option.answer is Answer.YES:
             self.post_message(AnswerChanged(q, None))
         else:
