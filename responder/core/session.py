@@ -274,9 +274,10 @@ class Interview:
     def _note_several_victims(self) -> AnswerRecord | None:
         """A second victim means several fell ill: the incident's "several victims" is
         answered yes, as evidence like any answer (undo takes it back), unless the
-        knowledge base has no such observation or the responder has answered it."""
+        knowledge base has no such observation, or it is answered already, or implied by
+        another answer (rescuers fell ill), which already counts for it."""
         query = self.knowledge.symptom_index(SEVERAL_VICTIMS)
-        if query is None or self.record_of(query) is not None:
+        if query is None or self.answer_of(query) is not None:
             return None
         return self.answer(query, Answer.YES)
 

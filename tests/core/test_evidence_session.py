@@ -152,6 +152,11 @@ def test_a_responders_own_several_victims_answer_stands(knowledge):
     it.answer(several, Answer.NO)
     it.add_victim()
     assert it.several_victims_noted is None and it.answer_of(several) is Answer.NO
+    # nor is it recorded when another answer implies it (that answer already counts)
+    rescued = Interview(bundled)
+    rescued.answer(bundled.symptom_index("pattern_rescuers_affected"), Answer.YES)
+    rescued.add_victim()
+    assert rescued.several_victims_noted is None and rescued.state.is_implied(several)
     # a knowledge base without the observation records nothing
     small = Interview(knowledge)
     small.add_victim()
