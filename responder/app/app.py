@@ -164,7 +164,7 @@ class ResponderApp(App):
         self.record_answer(message.query, message.answer, volunteered=message.volunteered)
 
     def on_answer_changed(self, message: messages.AnswerChanged) -> None:
-        self.change_answer(message.query, message.answer)
+        self.change_answer(message.query, message.answer, message.victim)
 
     def on_none_of_group(self, message: messages.NoneOfGroup) -> None:
         self.answer_group_none(message.group)
@@ -409,14 +409,18 @@ class ResponderApp(App):
         self.notify(f"Undone: {label} ({record.answer.value}).", timeout=3)
         self._redraw(keep_selection=record.query, auto_result=False)
 
-    def change_answer(self, query: int, answer: Answer | None) -> None:
-        """From the history: a new answer to ``query``, or None to remove it."""
+    def change_answer(self, query: int, answer: Answer | None, victim: int | None = None) -> None:
+        """From the history: a new answer to ``query`` for ``victim`` (default: the one
+        being asked), or None to remove it."""
         if answer is None:
-            self.interview.remove(query)
+            self.interview.remove(query, victim=victim)
         else:
-            previous = self.interview.record_of(query)
+            previous = self.interview.record_of(query, victim=victim)
             self.interview.answer(
-                query, answer, volunteered=previous.volunteered if previous else False
+                query,
+                answer,
+                volunteered=previous.volunteered if previous else False,
+                victim=victim,
             )
         self._redraw(auto_result=False)
 

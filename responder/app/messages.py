@@ -24,12 +24,15 @@ class AnswerGiven(Message):
 
 
 class AnswerChanged(Message):
-    """An earlier answer to ``query`` changed to ``answer``, or removed (None)."""
+    """An earlier answer to ``query`` changed to ``answer``, or removed (None); ``victim``
+    names whose answer it is (None: the victim being asked; a scene answer is the
+    incident's either way)."""
 
-    def __init__(self, query: int, answer: Answer | None):
+    def __init__(self, query: int, answer: Answer | None, victim: int | None = None):
         super().__init__()
         self.query = query
         self.answer = answer
+        self.victim = victim
 
 
 class NoneOfGroup(Message):

@@ -155,6 +155,8 @@ class NoFitView:
 class HistoryRow:
     record: AnswerRecord
     symptom: Symptom
+    #: whose answer, with several victims: "V2", or "all" for the incident's scene ("" alone)
+    who: str = ""
 
 
 # -- view functions --------------------------------------------------------------------------
@@ -388,7 +390,15 @@ def no_fit(it: Interview) -> NoFitView | None:
 
 
 def history(it: Interview) -> list[HistoryRow]:
-    return [HistoryRow(r, it.knowledge.symptoms[r.query]) for r in it.records]
+    """Every victim's answers, oldest first, each saying whose it is when there are several."""
+    several = len(it.victims) > 1
+
+    def who(record: AnswerRecord) -> str:
+        if not several:
+            return ""
+        return "all" if record.victim < 0 else f"V{record.victim + 1}"
+
+    return [HistoryRow(r, it.knowledge.symptoms[r.query], who(r)) for r in it.records]
 
 
 EVIDENCE_SHOWN = 0.01  # evidence mode: a result names candidates at least this probable

@@ -421,6 +421,44 @@ async def test_history_changes_and_removes_any_answer():
         assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
 
 
+async def test_history_with_two_victims_changes_the_answer_of_the_row_picked():
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
+        it = app.interview
+        cough = app.knowledge.symptom_index("cough")
+        it.answer(cough, Answer.YES)  # victim 1 coughs
+        it.add_victim()
+        it.answer(cough, Answer.NO)  # victim 2 does not
+        it.select_victim(0)  # the history is opened while victim 1 is asked
+        await pilot.press("h")
+        assert await until(pilot, lambda: isinstance(app.screen, HistoryScreen))
+        rows = app.screen.rows
+        assert [(r.who, r.symptom.id) for r in rows if r.symptom.id == "cough"] == [
+            ("V1", "cough"),
+            ("V2", "cough"),
+        ]
+        last = len(rows) - 1  # victim 2's cough, the newest answer
+        assert rows[last].record.victim == 1
+        app.screen.query_one("DataTable").move_cursor(row=last)
+        await pilot.press("y")
+        await settle(pilot)
+        # victim 2's answer changed; victim 1's stayed
+        assert it.record_of(cough, victim=1).answer is Answer.YES
+        assert it.record_of(cough, victim=0).answer is Answer.YES
+        assert it.victim == 0
+        victim_two = next(
+            k
+            for k, r in enumerate(app.screen.rows)
+            if r.record.victim == 1 and r.symptom.id == "cough"
+        )
+        app.screen.query_one("DataTable").move_cursor(row=victim_two)
+        await pilot.press("d")
+        await settle(pilot)
+        assert it.record_of(cough, victim=1) is None
+        assert it.record_of(cough, victim=0).answer is Answer.YES
+
+
 # -- help, palette, browse, export ------------------------------------------------------------
 
 

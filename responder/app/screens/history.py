@@ -111,13 +111,13 @@ class HistoryScreen(Screen):
             cells = [
                 str(k),
                 Text(f"{mark} {ANSWER_TEXT[row.record.answer]}", style=style),
-                clip(row.symptom.label, sym_w),
+                clip(self._named(row), sym_w),
                 datetime.fromtimestamp(row.record.at).strftime("%H:%M:%S"),
                 clip(row.symptom.category_label, cat_w),
             ]
             if note_need:
                 cells.append(Text(clip(self._note(row), max(note_w, 1)), style="dim italic"))
-            table.add_row(*cells, key=str(row.symptom.index))
+            table.add_row(*cells, key=f"{row.record.victim}:{row.symptom.index}")
         if rows:
             target = len(rows) - 1 if cursor is None else min(cursor, len(rows) - 1)
             table.move_cursor(row=target)
@@ -138,32 +138,38 @@ class HistoryScreen(Screen):
             note.append("contradicts the top candidate")
         return ", ".join(note)
 
-    def _selected(self) -> int | None:
+    def _selected(self) -> HistoryRow | None:
+        """The row under the cursor (a symptom may be answered once per victim)."""
         table = self.query_one(DataTable)
         if table.row_count == 0:
             return None
         key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key
-        return int(key.value)
+        victim, query = (int(part) for part in key.value.split(":"))
+        return next(r for r in self.rows if r.symptom.index == query and r.record.victim == victim)
+
+    @staticmethod
+    def _named(row: HistoryRow) -> str:
+        return f"{row.who} {row.symptom.label}" if row.who else row.symptom.label
 
     def action_change(self, value: str) -> None:
-        q = self._selected()
-        if q is None:
+        row = self._selected()
+        if row is None:
             self.app.bell()
             return
         self._cursor = None  # the changed answer moves to the end: follow it
-        label = next(r.symptom.label for r in self.rows if r.symptom.index == q)
-        self.post_message(AnswerChanged(q, Answer(value)))
-        self.show_notice(f"{label}: now {ANSWER_TEXT[Answer(value)]} (moved to the end).")
+        self.post_message(AnswerChanged(row.symptom.index, Answer(value), row.record.victim))
+        self.show_notice(
+            f"{self._named(row)}: now {ANSWER_TEXT[Answer(value)]} (moved to the end)."
+        )
 
     def action_remove(self) -> None:
-        q = self._selected()
-        if q is None:
+        row = self._selected()
+        if row is None:
             self.app.bell()
             return
         self._cursor = self.query_one(DataTable).cursor_row
-        label = next(r.symptom.label for r in self.rows if r.symptom.index == q)
-        self.post_message(AnswerChanged(q, None))
-        self.show_notice(f"Removed: {label}.")
+        self.post_message(AnswerChanged(row.symptom.index, None, row.record.victim))
+        self.show_notice(f"Removed: {self._named(row)}.")
 
     def action_close(self) -> None:
         self.app.pop_screen()
