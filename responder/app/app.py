@@ -384,7 +384,10 @@ class ResponderApp(App):
             self.notify("Nine victims at most can be switched with the number keys.", timeout=5)
             return
         index = it.add_victim()
-        noted = " Several victims: yes (undo takes it back)." if it.several_victims_noted else ""
+        noted = ""
+        if it.several_victims_noted is not None:
+            label = it.knowledge.symptoms[it.several_victims_noted.query].label
+            noted = f" {label}: yes (z takes it back)."
         self.notify(
             f"Victim {index + 1} added: answers now go to them. Scene answers are shared; "
             f"number keys switch victims.{noted}",

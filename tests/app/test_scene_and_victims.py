@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app_helpers import settle, until
+from app_helpers import notified, settle, until
 from conftest import make_app
 
 from responder.app.screens.interview import InterviewScreen
@@ -85,7 +85,7 @@ def show_question(app, *ids: str) -> None:
 
 async def test_plus_adds_a_victim_and_number_keys_switch():
     app = make_app(None)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
         assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
         strip = app.interview_screen.query_one(VictimsStrip)
         assert not strip.display  # one victim: no strip
@@ -97,6 +97,7 @@ async def test_plus_adds_a_victim_and_number_keys_switch():
         await settle(pilot)
         it = app.interview
         assert len(it.victims) == 2 and it.victim == 1 and strip.display
+        assert await notified(pilot, app, "Several people ill at once: yes (z takes it back)")
         assert "V2 (0)" in rendered(strip) or "Victim 2 (0)" in rendered(strip)
         show_question(app, "headache")
         await pilot.press("y")
