@@ -396,7 +396,7 @@ def history(it: Interview) -> list[HistoryRow]:
     def who(record: AnswerRecord) -> str:
         if not several:
             return ""
-        return "all" if record.victim < 0 else f"V{record.victim + 1}"
+        return "all" if it.state.is_shared(record.query) else f"V{record.victim + 1}"
 
     return [HistoryRow(r, it.knowledge.symptoms[r.query], who(r)) for r in it.records]
 
@@ -702,24 +702,21 @@ class AnswersView:
     rows: tuple[HistoryRow, ...]
     doubted: frozenset[int] = frozenset()
     doubt_label: str = ""
-    #: victims of the incident: with more than one, each answer says whose it is
-    victims: int = 1
 
 
 def answers_view(it: Interview) -> AnswersView:
     rows = tuple(reversed(history(it)))
-    victims = len(it.victims)
     if it.status is Status.INCONSISTENT:
         near = closest(it, 1)
         if near:
             name = near[0].chemicals[0].name
-            return AnswersView(rows, frozenset(it.contradicted(near[0].objects)), name, victims)
+            return AnswersView(rows, frozenset(it.contradicted(near[0].objects)), name)
     elif it.noise_tolerated:
         cands = candidates(it)
         if cands:
             name = cands[0].chemicals[0].name
-            return AnswersView(rows, frozenset(it.contradicted(cands[0].objects)), name, victims)
-    return AnswersView(rows, victims=victims)
+            return AnswersView(rows, frozenset(it.contradicted(cands[0].objects)), name)
+    return AnswersView(rows)
 
 
 @dataclass(frozen=True)

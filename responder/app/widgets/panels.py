@@ -596,9 +596,8 @@ class AnswersPanel(Static):
         for row in view.rows:
             mark, style = ANSWER_MARK[row.record.answer]
             label = Text(row.symptom.label)
-            if view.victims > 1:  # whose answer: a scene fact is the whole incident's
-                who = "all" if row.symptom.per == "incident" else f"V{row.record.victim + 1}"
-                label = Text.assemble((f"{who} ", "dim"), label)
+            if row.who:  # whose answer, with several victims: a scene fact is everyone's
+                label = Text.assemble((f"{row.who} ", "dim"), label)
             if row.record.volunteered:
                 label.append("  volunteered", style="dim italic")
             if row.symptom.index in view.doubted:
