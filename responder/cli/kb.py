@@ -1,4 +1,4 @@
-"""``responder kb check | info | import | validate | steps``: the knowledge-base commands.
+"""``responder kb check | info | gaps | import | validate | steps``: the knowledge-base commands.
 
 :func:`register` adds them to the program's argparse sub-parsers. Each sub-command sets
 ``handler=<function(args) -> int>``; the program calls ``args.handler(args)`` and exits with
@@ -18,6 +18,7 @@ from responder.cli.inputs import InputError
 from responder.config import add_evidence_arguments
 from responder.engine import diagnostics as dg
 from responder.kb.csv_import import import_csv
+from responder.kb.gaps import Gaps, find_gaps
 from responder.kb.model import DEFAULT_PRIOR_MODE, KBError, KnowledgeBase, UnknownChemicalError
 from responder.kb.next_steps import format_steps_text, steps_for
 from responder.kb.resolve import resolve_kb
@@ -69,6 +70,37 @@ def register(subparsers) -> argparse.ArgumentParser:
     _kb_option(info)
     info.add_argument("--json", action="store_true", help="print one JSON object")
     info.set_defaults(handler=cmd_info)
+
+    gaps = sub.add_parser(
+        "gaps",
+        help="what the sources leave unsaid: scene categories with no cell, unverified cells",
+        description="List what a knowledge base leaves unsaid, for the next source pass: "
+        "per scene category, the chemicals with no cell in it (their answers there barely "
+        "move them); per chemical, the cells no agency document supports (counted as "
+        "occasional), split into those no document names and those only a supplementary "
+        "one does. Most gaps first.",
+    )
+    _path_argument(gaps)
+    _kb_option(gaps)
+    gaps.add_argument(
+        "--category",
+        metavar="ID",
+        help="list every chemical with no cell in this scene category (e.g. onset, setting)",
+    )
+    gaps.add_argument(
+        "--chemical",
+        metavar="NAME",
+        help="every gap of one chemical (its id, name or CAS number)",
+    )
+    gaps.add_argument(
+        "--limit",
+        type=int,
+        default=20,
+        metavar="N",
+        help="chemicals shown in the most-gaps list (default 20)",
+    )
+    gaps.add_argument("--json", action="store_true", help="print one JSON object with every gap")
+    gaps.set_defaults(handler=cmd_gaps)
 
     imp = sub.add_parser(
         "import",
@@ -401,6 +433,110 @@ def cmd_info(args) -> int:
         print(json.dumps(report, indent=2, ensure_ascii=False))
     else:
         print(format_info(kb, report))
+    return EXIT_OK
+
+
+# --- gaps -------------------------------------------------------------------------------
+
+
+def format_gaps(report: Gaps, limit: int) -> str:
+    """``kb gaps`` as text: a line per scene category, then the chemicals most gaps first."""
+    n = len(report.chemicals)
+    lines = [f"Knowledge base {report.name!r}: what its sources leave unsaid"]
+    if report.graded:
+        lines.append(f"  {n} chemicals, {n - report.unchecked} checked against their sources")
+        lines.append(
+            f"  {report.unverified_cells} cells no agency document supports "
+            f"({report.supplementary_only_cells} of them only a supplementary one does)"
+        )
+    else:
+        lines.append(
+            f"  {n} chemicals; no documents recorded, so every cell counts alike (none is "
+            "called unverified)"
+        )
+    lines += ["", "Scene categories with no cell (answers there barely move the chemical):"]
+    for cat in report.categories:
+        lines.append(
+            f"  {cat.id:12s} {len(cat.missing):4d} of {cat.chemicals} chemicals  {cat.label}"
+        )
+    ranked = report.most_missing()
+    shown = ranked[:limit]
+    lines += ["", f"Most gaps first ({len(shown)} of {len(ranked)} chemicals with a gap):"]
+    if not shown:
+        lines.append("  none")
+    else:
+        lines.append(f"  {'chemical':32s} {'unverified':>10s}  no cell in")
+    for chem in shown:
+        name = chem.name if len(chem.name) <= 32 else chem.name[:31] + "~"
+        lines.append(
+            f"  {name:32s} {len(chem.unverified):10d}  {', '.join(chem.unrecorded) or '-'}"
+        )
+    lines += [
+        "",
+        "One category in full: --category ID; one chemical: --chemical NAME; all: --json.",
+    ]
+    return "\n".join(lines)
+
+
+def format_category_gap(report: Gaps, category_id: str) -> str:
+    cat = report.category(category_id)
+    names = {c.id: c for c in report.chemicals}
+    lines = [
+        f"{len(cat.missing)} of {cat.chemicals} chemicals have no {cat.id} cell ({cat.label}):"
+    ]
+    lines += [f"  {cid:32s} {names[cid].name} [{names[cid].class_id}]" for cid in cat.missing]
+    return "\n".join(lines)
+
+
+def format_chemical_gaps(chem) -> str:
+    def cells(values) -> str:
+        return ", ".join(values) if values else "none"
+
+    return "\n".join(
+        [
+            f"{chem.name} ({chem.id}), {chem.class_id}: "
+            f"{'checked against its sources' if chem.source_checked else 'not checked against its sources'}",
+            f"  no cell in: {cells(chem.unrecorded)}",
+            f"  no document supports: {cells(chem.no_document)}",
+            f"  only a supplementary document supports: {cells(chem.supplementary_only)}",
+        ]
+    )
+
+
+def cmd_gaps(args) -> int:
+    """``responder kb gaps [PATH] [--category ID | --chemical NAME] [--limit N] [--json]``."""
+    if args.limit < 1:
+        raise InputError(f"--limit is {args.limit}; give a whole number of at least 1")
+    if args.category and args.chemical:
+        raise InputError("give --category or --chemical, not both")
+    try:
+        kb = resolve_kb(_spec(args))
+    except (KBError, OSError) as exc:
+        return _fail(exc)
+    report = find_gaps(kb)
+    if args.category and report.category(args.category) is None:
+        valid = ", ".join(c.id for c in report.categories) or "none (no scene categories)"
+        raise InputError(f"no scene category {args.category!r}; valid choices are: {valid}")
+    chem = None
+    if args.chemical:
+        try:
+            chem = report.chemicals[kb.resolve_chemical(args.chemical).index]
+        except UnknownChemicalError as exc:
+            raise InputError(str(exc)) from None
+    if args.json:
+        if args.category:
+            out = report.category(args.category).to_dict()
+        elif chem is not None:
+            out = chem.to_dict()
+        else:
+            out = report.to_dict()
+        print(json.dumps(out, indent=2, ensure_ascii=False))
+    elif args.category:
+        print(format_category_gap(report, args.category))
+    elif chem is not None:
+        print(format_chemical_gaps(chem))
+    else:
+        print(format_gaps(report, args.limit))
     return EXIT_OK
 
 

@@ -1,0 +1,109 @@
+"""``responder kb gaps [PATH] [--category ID | --chemical NAME] [--limit N] [--json]`` through
+the program's real entry point."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from responder import paths
+from responder.cli import main
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "kb"))
+from test_scene_and_grades import write_kb  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def home(tmp_path, monkeypatch):
+    monkeypatch.setenv(paths.HOME_ENV, str(tmp_path / "home"))
+
+
+@pytest.fixture
+def kb_path(tmp_path) -> str:
+    return str(write_kb(tmp_path / "kb"))
+
+
+def run(argv: list[str], capsys) -> tuple[int, str, str]:
+    code = main(argv)
+    out, err = capsys.readouterr()
+    assert "Traceback" not in err
+    return code, out, err
+
+
+def test_text_counts_each_scene_category_and_ranks_the_chemicals(kb_path, capsys):
+    code, out, err = run(["kb", "gaps", kb_path], capsys)
+    assert code == 0 and err == ""
+    lines = out.splitlines()
+    assert "  3 chemicals, 0 checked against their sources" in lines
+    assert (
+        "  4 cells no agency document supports (0 of them only a supplementary one does)" in lines
+    )
+    assert any(line.split()[:4] == ["odour", "1", "of", "3"] for line in lines)
+    assert any(line.split()[:4] == ["setting", "2", "of", "3"] for line in lines)
+    ranked = lines[lines.index("Most gaps first (3 of 3 chemicals with a gap):") + 2 :][:3]
+    assert [r.split()[0] for r in ranked] == ["Ammonia", "Sarin", "Chlorine"]
+    assert ranked[0].split()[1:] == ["1", "odour,", "setting"]
+    assert all(len(line) <= 80 for line in lines)
+
+
+def test_limit_shortens_the_ranking(kb_path, capsys):
+    code, out, _ = run(["kb", "gaps", kb_path, "--limit", "1"], capsys)
+    assert code == 0
+    assert "Most gaps first (1 of 3 chemicals with a gap):" in out
+    assert "Sarin" not in out
+
+
+def test_one_category_lists_its_chemicals(kb_path, capsys):
+    code, out, _ = run(["kb", "gaps", kb_path, "--category", "setting"], capsys)
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0] == "2 of 3 chemicals have no setting cell (Setting):"
+    assert [line.split()[0] for line in lines[1:]] == ["ammonia", "sarin"]
+
+
+def test_one_chemical_in_full_and_as_json(kb_path, capsys):
+    code, out, _ = run(["kb", "gaps", kb_path, "--chemical", "sarin"], capsys)
+    assert code == 0
+    assert "  no cell in: setting" in out
+    assert "  no document supports: wheezing, dilated_pupils" in out
+    code, out, _ = run(["kb", "gaps", kb_path, "--chemical", "sarin", "--json"], capsys)
+    assert code == 0
+    assert json.loads(out) == {
+        "id": "sarin",
+        "name": "Sarin",
+        "class": "nerve",
+        "source_checked": False,
+        "unrecorded": ["setting"],
+        "no_document": ["wheezing", "dilated_pupils"],
+        "supplementary_only": [],
+    }
+
+
+def test_json_holds_every_gap(kb_path, capsys):
+    code, out, _ = run(["kb", "gaps", kb_path, "--json"], capsys)
+    assert code == 0
+    report = json.loads(out)
+    assert report["graded"] and report["unverified_cells"] == 4
+    assert {c["category"]: c["missing"] for c in report["categories"]} == {
+        "odour": ["ammonia"],
+        "setting": ["ammonia", "sarin"],
+    }
+    assert [c["id"] for c in report["chemical_gaps"]] == ["chlorine", "ammonia", "sarin"]
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--category", "smell"], "no scene category 'smell'; valid choices are: odour, setting"),
+        (["--chemical", "zzz"], 'no chemical is called "zzz"'),
+        (["--limit", "0"], "--limit is 0; give a whole number of at least 1"),
+        (["--category", "odour", "--chemical", "sarin"], "give --category or --chemical, not both"),
+    ],
+)
+def test_bad_input_gets_one_message_and_exit_2(kb_path, capsys, argv, message):
+    code, out, err = run(["kb", "gaps", kb_path, *argv], capsys)
+    assert code == 2 and out == ""
+    assert message in err and len(err.strip().splitlines()) == 1
