@@ -29,6 +29,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from responder.config import symptom_leaks  # noqa: E402
 from responder.core.validation import case_half  # noqa: E402
 from responder.engine.evidence import AnswerModel, EvidenceError  # noqa: E402
 from responder.kb.cases import load_cases  # noqa: E402
@@ -87,6 +88,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     kb = load_bundled()
     problem = kb.problem
+    leaks = symptom_leaks(kb)  # the knowledge base's own per-sign leaks stay as they are
     cases, _ = load_cases(None, kb)
     halves = {h: [c for c in cases if case_half(c) == h] for h in ("fit", "held-out")}
     results = []
@@ -97,7 +99,7 @@ def main(argv=None) -> int:
             model = AnswerModel(
                 setting["sensitivity"],
                 setting["leak"],
-                None,
+                leaks,
                 setting["long_row_exponent"],
                 setting["hallmark"],
                 setting["occasional"],

@@ -21,6 +21,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from responder.config import symptom_leaks  # noqa: E402
 from responder.core.validation import case_half  # noqa: E402
 from responder.engine.evidence import EvidenceSettings  # noqa: E402
 from responder.kb.cases import load_cases  # noqa: E402
@@ -57,7 +58,8 @@ def totals(kb, model, cases, scene: bool) -> str:
 def main() -> int:
     kb = load_bundled()
     cases, _ = load_cases(None, kb)
-    model = EvidenceSettings(**kb.answer_model).model(kb.problem)
+    # the knowledge base's own per-sign leaks, as the app and `kb validate` use them
+    model = EvidenceSettings(**kb.answer_model, symptom_leaks=symptom_leaks(kb)).model(kb.problem)
     for half in ("fit", "held-out"):
         chosen = [c for c in cases if case_half(c) == half]
         print(
