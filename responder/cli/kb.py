@@ -450,11 +450,11 @@ def format_gaps(report: Gaps, limit: int) -> str:
             f"({report.supplementary_only_cells} of them only a supplementary one does)"
         )
     else:
-        lines.append(
-            f"  {n} chemicals; no documents recorded, so every cell counts alike (none is "
-            "called unverified)"
-        )
+        lines.append(f"  {n} chemicals; no documents recorded, so every cell counts alike")
+        lines.append("  (none is called unverified)")
     lines += ["", "Scene categories with no cell (answers there barely move the chemical):"]
+    if not report.categories:
+        lines.append("  none: this knowledge base has no scene observations")
     for cat in report.categories:
         lines.append(
             f"  {cat.id:12s} {len(cat.missing):4d} of {cat.chemicals} chemicals  {cat.label}"

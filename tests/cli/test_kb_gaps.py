@@ -107,3 +107,15 @@ def test_bad_input_gets_one_message_and_exit_2(kb_path, capsys, argv, message):
     code, out, err = run(["kb", "gaps", kb_path, *argv], capsys)
     assert code == 2 and out == ""
     assert message in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_csv_import_has_no_grades_and_no_scene(tmp_path, capsys):
+    csv = tmp_path / "t.csv"
+    csv.write_text("name,class,cough,wheezing\nFoo,gases,1,0\nBar,gases,1,1\n", encoding="utf-8")
+    code, out, err = run(["kb", "gaps", str(csv)], capsys)
+    assert code == 0 and err == ""
+    lines = out.splitlines()
+    assert "  2 chemicals; no documents recorded, so every cell counts alike" in lines
+    assert "  none: this knowledge base has no scene observations" in lines
+    assert "Most gaps first (0 of 0 chemicals with a gap):" in lines
+    assert all(len(line) <= 80 for line in lines)
