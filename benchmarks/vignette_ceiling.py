@@ -14,6 +14,7 @@ printed, so the held-out half stays unseen.
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -54,17 +55,10 @@ def completed_grades(kb, cases, kinds: set[str]) -> np.ndarray:
 
 
 def problem_with(kb, grades: np.ndarray) -> Problem:
-    return Problem.build(
-        grades > NOT_LISTED,
-        prior=kb.problem.prior,
-        object_groups=[c.class_id for c in kb.chemicals],
-        query_groups=[s.category for s in kb.symptoms],
-        object_names=[c.name for c in kb.chemicals],
-        query_names=list(kb.symptom_ids),
-        group_names=[c.id for c in kb.classes],
-        query_group_names=[c.id for c in kb.categories],
-        grades=grades,
-    )
+    """The bundled problem with ``grades`` (and their binary view) in place of its own."""
+    grades = grades.astype(np.int8)
+    grades.setflags(write=False)
+    return replace(kb.problem, matrix=grades > NOT_LISTED, grades=grades)
 
 
 def main() -> int:
