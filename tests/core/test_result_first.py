@@ -94,7 +94,7 @@ def test_the_export_puts_the_leader_and_what_to_do_before_the_rest(bundled):
     data = report(it)
     md = to_markdown(data)
     lines = [line for line in md.splitlines() if line.strip()]
-    assert lines[1] == "**Most likely: Chlorine (Irritant gases) >99%**"
+    assert lines[1] == "**Most likely: Chlorine (Irritant gases) 98%**"
     assert lines[2].startswith("Class: Irritant and choking gases")
     order = [
         md.index("### What to do now"),
