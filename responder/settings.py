@@ -12,7 +12,7 @@ Example (every key optional)::
     [evidence]                 # the evidence mode's answer model (key v in the app)
     sensitivity = 0.8          # chance a victim shows a sign listed as common, in (0, 1)
     leak = 0.1                 # chance of a sign it does not list, in (0, sensitivity)
-    threshold = 0.98           # stop when the top candidate reaches this, in (0.5, 1)
+    threshold = 0.985          # stop when the top candidate reaches this, in (0.5, 1)
     long_row_exponent = 0.25   # long-row discount, in [0, 1]; 0 = none (docs/robustness.md)
     hallmark = 0.9             # chance of a hallmark sign (default halfway from s to 1)
     occasional = 0.31          # chance of an occasional sign (default 0.3 of the way l to s)

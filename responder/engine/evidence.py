@@ -50,7 +50,7 @@ from responder.engine.problem import COMMON, HALLMARK, NOT_LISTED, OCCASIONAL, U
 
 DEFAULT_SENSITIVITY = 0.8
 DEFAULT_LEAK = 0.1
-DEFAULT_THRESHOLD = 0.98
+DEFAULT_THRESHOLD = 0.985
 DEFAULT_GAIN_FLOOR = 0.01
 DEFAULT_UNLISTED_PRIOR = 0.1
 # The long-row discount's exponent a (AnswerModel): 0 turns it off. Chosen on half of the
