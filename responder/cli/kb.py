@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import textwrap
 
 import numpy as np
 
@@ -489,16 +490,17 @@ def format_category_gap(report: Gaps, category_id: str) -> str:
 
 
 def format_chemical_gaps(chem) -> str:
-    def cells(values) -> str:
-        return ", ".join(values) if values else "none"
+    def line(label: str, values) -> str:
+        text = f"  {label}: {', '.join(values) if values else 'none'}"
+        return textwrap.fill(text, width=80, subsequent_indent="    ", break_on_hyphens=False)
 
+    checked = "checked" if chem.source_checked else "not checked"
     return "\n".join(
         [
-            f"{chem.name} ({chem.id}), {chem.class_id}: "
-            f"{'checked against its sources' if chem.source_checked else 'not checked against its sources'}",
-            f"  no cell in: {cells(chem.unrecorded)}",
-            f"  no document supports: {cells(chem.no_document)}",
-            f"  only a supplementary document supports: {cells(chem.supplementary_only)}",
+            f"{chem.name} ({chem.id}), {chem.class_id}: {checked} against its sources",
+            line("no cell in", chem.unrecorded),
+            line("no document supports", chem.no_document),
+            line("only a supplementary document supports", chem.supplementary_only),
         ]
     )
 

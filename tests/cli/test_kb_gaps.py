@@ -119,3 +119,11 @@ def test_a_csv_import_has_no_grades_and_no_scene(tmp_path, capsys):
     assert "  none: this knowledge base has no scene observations" in lines
     assert "Most gaps first (0 of 0 chemicals with a gap):" in lines
     assert all(len(line) <= 80 for line in lines)
+
+
+def test_one_chemicals_long_lists_wrap_within_80_columns(capsys):
+    code, out, _ = run(["kb", "gaps", "--chemical", "2,4-D"], capsys)
+    assert code == 0
+    lines = out.splitlines()
+    assert all(len(line) <= 80 for line in lines)
+    assert any(line.startswith("    ") for line in lines)  # a wrapped list goes on indented
