@@ -19,7 +19,7 @@ from responder.cli.inputs import InputError
 from responder.config import add_evidence_arguments
 from responder.engine import diagnostics as dg
 from responder.kb.csv_import import import_csv
-from responder.kb.gaps import Gaps, find_gaps
+from responder.kb.gaps import CategoryGap, Gaps, find_gaps
 from responder.kb.model import DEFAULT_PRIOR_MODE, KBError, KnowledgeBase, UnknownChemicalError
 from responder.kb.next_steps import format_steps_text, steps_for
 from responder.kb.resolve import resolve_kb
@@ -479,8 +479,7 @@ def format_gaps(report: Gaps, limit: int) -> str:
     return "\n".join(lines)
 
 
-def format_category_gap(report: Gaps, category_id: str) -> str:
-    cat = report.category(category_id)
+def format_category_gap(report: Gaps, cat: CategoryGap) -> str:
     names = {c.id: c for c in report.chemicals}
     lines = [
         f"{len(cat.missing)} of {cat.chemicals} chemicals have no {cat.id} cell ({cat.label}):"
@@ -516,7 +515,8 @@ def cmd_gaps(args) -> int:
     except (KBError, OSError) as exc:
         return _fail(exc)
     report = find_gaps(kb)
-    if args.category and report.category(args.category) is None:
+    category = report.category(args.category) if args.category else None
+    if args.category and category is None:
         valid = ", ".join(c.id for c in report.categories) or "none (no scene categories)"
         raise InputError(f"no scene category {args.category!r}; valid choices are: {valid}")
     chem = None
@@ -526,15 +526,9 @@ def cmd_gaps(args) -> int:
         except UnknownChemicalError as exc:
             raise InputError(str(exc)) from None
     if args.json:
-        if args.category:
-            out = report.category(args.category).to_dict()
-        elif chem is not None:
-            out = chem.to_dict()
-        else:
-            out = report.to_dict()
-        print(json.dumps(out, indent=2, ensure_ascii=False))
-    elif args.category:
-        print(format_category_gap(report, args.category))
+        print(json.dumps((category or chem or report).to_dict(), indent=2, ensure_ascii=False))
+    elif category is not None:
+        print(format_category_gap(report, category))
     elif chem is not None:
         print(format_chemical_gaps(chem))
     else:
