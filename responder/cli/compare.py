@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 import sys
 
+import numpy as np
+
 from responder.cli.inputs import (
     MEASURE_SECONDS,
     InputError,
@@ -16,11 +18,14 @@ from responder.cli.inputs import (
     noise_from_args,
     typed_noise,
 )
-from responder.config import ENGINE_TARGET
+from responder.config import ENGINE_TARGET, ConfigError, InterviewConfig
+from responder.core.modes import exclusive_groups, state_for
 from responder.engine.belief import Model, TargetError
 from responder.engine.compare import (
     EvidenceMode,
+    InterviewMode,
     StrictMode,
+    Victims,
     VictimsError,
     compare_modes,
     parse_victims,
@@ -79,6 +84,9 @@ def run_compare(args) -> int:
         victims = parse_victims(args.answers, noise)
     except VictimsError as exc:
         raise InputError(str(exc)) from None
+    scene_step = bool(args.scene_step)
+    if scene_step:
+        _check_scene_step(victims, modes, kb)
     settings = evidence_from_args(args, kb)
     suggest = "category" if args.policy in CATEGORY_POLICIES else "symptom"
     runners = []
@@ -107,14 +115,17 @@ def run_compare(args) -> int:
                 name = f"evidence s={settings.sensitivity:g} l={settings.leak:g}"
                 if suggest == "category":
                     name += f" pick={settings.pick}"
-                runners.append(
-                    EvidenceMode(
-                        settings.model(problem, ENGINE_TARGET[args.target]),
-                        suggest,
-                        settings.pick,
-                        name=name,
+                if kb is None:  # an interchange file: the bare answer model
+                    runners.append(
+                        EvidenceMode(
+                            settings.model(problem, ENGINE_TARGET[args.target]),
+                            suggest,
+                            settings.pick,
+                            name=name,
+                        )
                     )
-                )
+                else:
+                    runners.append(_app_interview(args, kb, problem, suggest, scene_step, name))
     except (TargetError, PolicyError, NoiseSettingsError) as exc:
         raise InputError(str(exc)) from None
     if "noise" in modes or persistent:  # eps matters only where persistent noise is used
@@ -124,6 +135,7 @@ def run_compare(args) -> int:
     summaries = compare_modes(problem, victims, runners, args.interviews, seed=args.seed)
     out = {
         "answers": victims.describe(),
+        "scene_step": scene_step,
         "target": args.target,
         "policy": args.policy,
         "interviews": args.interviews,
@@ -144,6 +156,7 @@ def run_compare(args) -> int:
         f"answers {out['answers']}, target {what}, {problem.n_objects} x {problem.n_queries}, "
         f"{args.interviews} interviews (same victims for every mode)"
         + ("" if args.seed is None else f", seed {args.seed}")
+        + (", scene step first (not counted as questions)" if scene_step else "")
     )
     print(
         "95% intervals in brackets; silently wrong = stopped as identified on a wrong answer; "
@@ -162,6 +175,38 @@ def run_compare(args) -> int:
             f"{_mean(d['mean_questions']):>20} {d['median_questions']:>7g} {d['p90_questions']:>5g}"
         )
     return 0
+
+
+def _check_scene_step(victims: Victims, modes: list[str], kb) -> None:
+    """InputError when the comparison cannot have a scene step."""
+    if victims.kind != "flip":
+        raise InputError(
+            f"--scene-step with --answers needs flip:F victims (got {victims.describe()}): "
+            "the scene step's answers are one observation per scene category, wrong with "
+            "chance F"
+        )
+    if modes != ["evidence"]:
+        raise InputError(
+            "--scene-step runs the evidence mode only (the paper's strict and noise modes "
+            "have no scene step); add --modes evidence"
+        )
+    if kb is None or not any(c.kind == "scene" for c in kb.categories):
+        where = "an interchange file has no scene" if kb is None else f"{kb.name} has none"
+        raise InputError(f"--scene-step needs a knowledge base with scene observations: {where}")
+
+
+def _app_interview(args, kb, problem, suggest: str, scene_step: bool, name: str) -> InterviewMode:
+    """The evidence mode as the app runs it (:class:`InterviewMode`): the knowledge base's
+    interview state under the command line's settings, its exclusive groups asked as one
+    question each, and optionally the scene step."""
+    try:
+        config = InterviewConfig.from_args(args).with_changes(mode="evidence", suggest=suggest)
+    except ConfigError as exc:
+        raise InputError(exc.cli_message()) from None
+    scene = np.flatnonzero([s.kind == "scene" for s in kb.symptoms]) if scene_step else None
+    return InterviewMode(
+        lambda: state_for(kb, config, problem), exclusive_groups(kb), scene, name=name
+    )
 
 
 def check_noise_mode_time(args, problem) -> None:

@@ -12,6 +12,7 @@ candidate was consistent. Proportions get Wilson score intervals.
 
 from __future__ import annotations
 
+import argparse
 import sys
 
 import numpy as np
@@ -117,11 +118,15 @@ def register(subparsers) -> None:
         help=f"with --victims: at most Q questions per victim (default {DEFAULT_PER_VICTIM}; "
         "0 = until the evidence mode stops)",
     )
-    g.add_argument(
-        "--no-scene-step",
-        action="store_true",
-        help="with --victims: skip the scene step (by default every scene fact is answered "
-        "first, one page per scene category)",
+    p.add_argument(
+        "--scene-step",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="the app's scene step first: the scene facts that hold are ticked before any "
+        "question and not counted as questions. With --victims it is on by default (every "
+        "scene fact answered, one page per scene category); with --answers flip:F it is off "
+        "by default and runs the evidence mode only, on incidents showing one observation "
+        "per scene category (wrong with chance F)",
     )
     add_evidence_arguments(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
@@ -165,7 +170,7 @@ def run_incidents(args) -> int:
         args.victims,
         args.interviews,
         shared=shared_mask(kb),
-        scene=None if args.no_scene_step else scene,
+        scene=None if args.scene_step is False else scene,
         per_victim=args.per_victim or None,
         seed=args.seed,
     )
@@ -173,7 +178,7 @@ def run_incidents(args) -> int:
         "victims": args.victims,
         "incidents": args.interviews,
         "per_victim": args.per_victim or None,
-        "scene_step": not args.no_scene_step and bool(scene.any()),
+        "scene_step": args.scene_step is not False and bool(scene.any()),
         "seed": args.seed,
         "evidence": settings.describe(),
         **{k: v for k, v in summary.as_dict().items() if k not in ("victims", "incidents")},

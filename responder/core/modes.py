@@ -3,7 +3,7 @@
 Used by the app's interview, the headless protocol and validation alike, so that all of them
 ask the same questions of the same knowledge: which queries only a conscious victim can
 report, which are answered once per incident (the scene), what one answer implies about
-others, and each query's leak.
+others, how an exclusive group is asked as one question, and each query's leak.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from responder.config import InterviewConfig, symptom_leaks
-from responder.engine.state import Answer, Implications, InterviewState
+from responder.engine.state import Answer, ExclusiveGroups, Implications, InterviewState
 
 UNCONSCIOUS_ID = "unconsciousness"
 
@@ -48,6 +48,16 @@ def implications(kb) -> Implications:
         then = [(index(sid), Answer(answer)) for sid, answer in rule.then]
         rules.setdefault((index(rule.when), rule.answer == "yes"), []).extend(then)
     return Implications({k: tuple(v) for k, v in rules.items()})
+
+
+def exclusive_groups(kb) -> ExclusiveGroups:
+    """The knowledge base's exclusive groups as one question asks them (members as query
+    indices, and whether "none of these" is an answer)."""
+    groups = tuple(getattr(kb, "exclusive_groups", ()))
+    return ExclusiveGroups(
+        tuple(tuple(kb.symptom_index(m) for m in g.members) for g in groups),
+        tuple(bool(g.none_label) for g in groups),
+    )
 
 
 def state_for(kb, config: InterviewConfig, problem=None) -> InterviewState:

@@ -3,8 +3,10 @@
 The simulated responder answers each suggested question from the case: a sign the report
 states as present is "yes", one it states as absent is "no", and a sign it does not mention
 is "can't tell". Scene facts (the smell, the cloud, the place, when signs began) are answered
-the same way, or, for the "signs only" figures, left unanswered. The interview runs until the
-mode stops (:func:`responder.engine.interview.run_interview` on the state
+the same way, or, for the "signs only" figures, left unanswered; as in the app, the interview
+opens on the scene step (every scene fact the case states present is ticked before any
+question) and a question on an exclusive group takes the case's value of the whole group in
+one answer. The interview runs until the mode stops (:func:`responder.engine.interview.run_interview` on the state
 :func:`responder.core.modes.state_for` builds from the knowledge base and the mode's
 :class:`~responder.config.InterviewConfig`). Then the truth's rank among the chemicals and
 its class's rank among the classes are read from the mode's final probabilities.
@@ -29,7 +31,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from responder.config import InterviewConfig, NoiseSettings
-from responder.core.modes import state_for
+from responder.core.modes import exclusive_groups, state_for
 from responder.engine.evidence import EvidenceSettings
 from responder.engine.interview import run_interview
 from responder.engine.problem import Problem
@@ -64,12 +66,15 @@ class Outcome:
         The questions asked, in order, with the simulated answers.
     status : str
         ``"identified"``, ``"indistinguishable"``, ``"no_fit"`` or another stop the mode names.
+    scene_step : tuple of int
+        The scene observations ticked on the scene step, before any question.
     """
 
     chemical_probability: np.ndarray
     class_probability: np.ndarray
     asked: tuple[tuple[int, Answer], ...]
     status: str
+    scene_step: tuple[int, ...] = ()
 
 
 # The simulated responder: the answer to query q.
@@ -169,15 +174,33 @@ def run_mode(
 ) -> Outcome:
     """One interview of ``mode`` answered by ``respond``."""
     state = state_for(kb, mode.config(settings), problem)
+    ticked = scene_step(state, kb, respond)
     cap = settings.max_questions or problem.n_queries
-    asked, _ = run_interview(state, respond, cap=cap)
+    groups = exclusive_groups(kb)
+
+    def one_question(query: int):
+        return groups.one_question(query, respond, lambda m: state.answer_of(m) is None)
+
+    asked, _ = run_interview(state, one_question, cap=cap)
     status = state.stop_reason or "asking"
     return Outcome(
         state.object_probabilities(),
         state.group_probabilities(),
         tuple(asked),
         status,
+        ticked,
     )
+
+
+def scene_step(state, kb: KnowledgeBase, respond: Respond) -> tuple[int, ...]:
+    """The app's scene step: tick yes every scene observation ``respond`` says holds, before
+    any question (a new interview opens on it). Returns the ticked queries."""
+    ticked = tuple(
+        q for q, s in enumerate(kb.symptoms) if s.kind == "scene" and respond(q) is Answer.YES
+    )
+    for q in ticked:
+        state.answer(q, Answer.YES)
+    return ticked
 
 
 # --- scoring ---------------------------------------------------------------------------------
@@ -216,6 +239,7 @@ class CaseResult:
     status: str
     asked: tuple[tuple[str, str], ...]  # (symptom id, answer)
     top: tuple[str, ...]  # the first chemicals by probability (names)
+    scene_step: tuple[str, ...] = ()  # scene observations ticked before any question
     half: str = "fit"  # "fit" or "held-out" (case_half)
     scene: bool = True  # the responder answered scene facts too
 
@@ -357,6 +381,7 @@ def run_case(
         status=outcome.status,
         asked=tuple((kb.symptom_ids[q], a.value) for q, a in outcome.asked),
         top=top,
+        scene_step=tuple(kb.symptom_ids[q] for q in outcome.scene_step),
         half=case_half(case),
         scene=scene,
     )
@@ -487,6 +512,7 @@ def report_json(report: Report) -> dict:
                         "class_rank": r.class_rank,
                         "status": r.status,
                         "questions": len(r.asked),
+                        "scene_step": list(r.scene_step),
                         "asked": [{"symptom": s, "answer": a} for s, a in r.asked],
                         "top": list(r.top),
                     }

@@ -20,6 +20,7 @@ first candidate when the interview stops), top-5, silently wrong (the interview 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from math import sqrt
 
@@ -38,6 +39,7 @@ from responder.engine.simulate import (
     random_streams,
     simulate_interviews,
 )
+from responder.engine.state import Answer, ExclusiveGroups, InterviewState
 
 VICTIM_KINDS = ("flip", "victim", "persistent")
 Z95 = 1.959963984540054
@@ -60,6 +62,9 @@ class Victims:
         ``victim``: chance of showing a listed sign, and an unlisted one, each in [0, 1].
     noise : NoiseModel or None
         ``persistent``: the error-prone queries, eps and the probability model.
+
+    ``flip`` victims show one observation per category of alternatives of the problem
+    (:class:`FlipAnswers`).
     """
 
     kind: str
@@ -71,7 +76,7 @@ class Victims:
     def answers_for(self, problem) -> FlipAnswers | VictimAnswers | PersistentNoiseAnswers:
         """The simulator's answer model for ``problem``."""
         if self.kind == "flip":
-            return FlipAnswers(problem.matrix, self.flip)
+            return FlipAnswers(problem.matrix, self.flip, problem.alternative_categories())
         if self.kind == "victim":
             return VictimAnswers(problem.matrix, self.sensitivity, self.leak)
         return PersistentNoiseAnswers(Model(problem, "object", self.noise))
@@ -86,14 +91,31 @@ class Victims:
 
 @dataclass(frozen=True)
 class FlipAnswers:
-    """Each answer is the knowledge base's cell, wrong with probability ``flip``."""
+    """Each answer is the knowledge base's cell, wrong with probability ``flip``.
+
+    With ``alternatives`` (the queries of each category of alternatives,
+    :meth:`Problem.alternative_categories`), the victim shows one observation per such
+    category, as a real scene has one place and one smell while a chemical's row lists
+    every place it is found: one the row lists (chosen at random), or with probability
+    ``flip`` one it does not list (a wrong answer); none where the row lists nothing,
+    unless wrong. The rest of the category is answered no.
+    """
 
     matrix: np.ndarray
     flip: float
+    alternatives: tuple[np.ndarray, ...] = ()
 
     def draw(self, true: int, rng: np.random.Generator, n_errors: int | None = None) -> np.ndarray:
         row = self.matrix[true]
-        return row ^ (rng.random(row.size) < self.flip)
+        answers = row ^ (rng.random(row.size) < self.flip)
+        for members in self.alternatives:
+            listed = members[row[members]]
+            unlisted = members[~row[members]]
+            pool = unlisted if rng.random() < self.flip else listed
+            answers[members] = False
+            if pool.size:
+                answers[pool[rng.integers(pool.size)]] = True
+        return answers
 
 
 @dataclass(frozen=True)
@@ -226,6 +248,61 @@ class EvidenceMode:
             stop.reason == "confident",
             stop.confidence,
             stop.reason == "no_fit",
+        )
+
+
+class InterviewMode:
+    """The evidence mode as the app runs it, for the simulator.
+
+    Each interview is an :class:`~responder.engine.state.InterviewState` from ``new_state``
+    (with the knowledge base's implications, the observable-first rule and what an
+    unconscious victim cannot report), asking until it stops; a question on an exclusive
+    group is answered as the app shows it, one key for the whole group
+    (:meth:`~responder.engine.state.ExclusiveGroups.one_question`). With ``scene`` (query
+    indices), the scene step comes first: every one of those observations that holds is
+    ticked yes, as on the app's scene pages, and none of them counts as a question.
+    """
+
+    def __init__(
+        self,
+        new_state: Callable[[], InterviewState],
+        groups: ExclusiveGroups | None = None,
+        scene: np.ndarray | None = None,
+        name: str = "evidence",
+    ):
+        self.new_state = new_state
+        self.groups = groups or ExclusiveGroups()
+        self.scene = None if scene is None else np.asarray(scene, dtype=np.int64)
+        self.name = name
+
+    def run(self, answers, rng: np.random.Generator) -> tuple[int, InterviewState]:
+        state = self.new_state()
+        if self.scene is not None:
+            for q in self.scene.tolist():
+                if answers[q]:
+                    state.answer(q, Answer.YES)
+
+        def answer_of(q: int) -> Answer:
+            return Answer.YES if answers[q] else Answer.NO
+
+        def respond(q: int):
+            return self.groups.one_question(q, answer_of, lambda m: state.answer_of(m) is None)
+
+        asked, _ = run_interview(state, respond, rng)
+        return len(asked), state
+
+    def correct(self, end: InterviewState, true: int) -> bool:
+        return evidence_rank(end.belief, true) == 0
+
+    def result(self, outcome: Outcome) -> Result:
+        state = outcome.end
+        reason = state.stop_reason
+        return Result(
+            outcome.questions,
+            evidence_rank(state.belief, outcome.true),
+            reason == "confident",
+            state.confidence(),
+            reason == "no_fit",
         )
 
 

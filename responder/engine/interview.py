@@ -46,7 +46,9 @@ def run_interview(
     ----------
     start : Stepper
     respond : callable
-        The answer to a query: an :class:`Answer`, or a bool (yes/no).
+        The answer to a query: an :class:`Answer`, a bool (yes/no), or the (query, Answer)
+        pairs one question enters (:meth:`responder.engine.state.ExclusiveGroups.one_question`:
+        one key can settle an exclusive group).
     rng : Generator, optional
         Draws the responder's pick inside a suggested category.
     cap : int, optional
@@ -55,7 +57,8 @@ def run_interview(
     Returns
     -------
     asked : list of (query, Answer)
-        In order.
+        One per question, in order: the query asked and its answer, or the value of its
+        exclusive group the responder chose instead.
     end : Stepper
         The position where the interview stopped.
     """
@@ -65,12 +68,20 @@ def run_interview(
         query = position.next_query(rng)
         if query is None:
             break
-        answer = respond(query)
-        if isinstance(answer, (bool, np.bool_)):
-            answer = Answer.YES if answer else Answer.NO
-        position = position.after(query, answer)
-        asked.append((query, answer))
+        entries = _entries(query, respond(query))
+        for q, answer in entries:
+            position = position.after(q, answer)
+        asked.append(entries[0])
     return asked, position
+
+
+def _entries(query: int, response) -> tuple[tuple[int, Answer], ...]:
+    """A response as the (query, Answer) pairs it enters."""
+    if isinstance(response, (bool, np.bool_)):
+        return ((query, Answer.YES if response else Answer.NO),)
+    if isinstance(response, Answer):
+        return ((query, response),)
+    return tuple(response)
 
 
 class NodeStepper:

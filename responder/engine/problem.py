@@ -45,6 +45,13 @@ class Problem:
         where the source says nothing about the query's category for that object). When
         given, ``matrix`` must be its binary view, ``grades > 0``: the strict and noise modes
         see a cell exactly when it is graded.
+    alternatives : array-like of shape (N,), bool, optional
+        Queries in a category of alternatives: a victim shows one of its queries (one
+        place, one smell, one onset), while a row lists every one it may show. Once one of
+        them holds, the interview stops suggesting the rest of its category
+        (:meth:`responder.engine.state.InterviewState.available`), and simulated victims
+        show one per category (:class:`responder.engine.compare.FlipAnswers`). Needs
+        ``query_groups``; a category is all or nothing.
 
     Attributes
     ----------
@@ -54,6 +61,7 @@ class Problem:
     query_groups : ndarray of shape (N,), int64, or None
     pick_weights : ndarray of shape (N,), float64 (all ones when uniform)
     grades : ndarray of shape (M, N), int8, or None
+    alternatives : ndarray of shape (N,), bool, or None
     """
 
     matrix: np.ndarray
@@ -66,6 +74,7 @@ class Problem:
     group_names: tuple[str, ...] = ()
     query_group_names: tuple[str, ...] = ()
     grades: np.ndarray | None = None
+    alternatives: np.ndarray | None = None
 
     @classmethod
     def build(
@@ -80,6 +89,7 @@ class Problem:
         group_names: Sequence[str] | None = None,
         query_group_names: Sequence[str] | None = None,
         grades=None,
+        alternatives=None,
     ) -> Problem:
         """Validate raw inputs and return a :class:`Problem`; raises :class:`ProblemError`."""
         B = _binary_matrix(matrix)
@@ -91,10 +101,12 @@ class Problem:
         onames = _names(object_names, M, "object name", "objects", default="object {}")
         qnames = _names(query_names, N, "query name", "queries", default="query {}")
         G = _grades(grades, B)
-        return cls(B, pi, y, z, w, onames, qnames, gnames, qgnames, G)
+        alt = _alternatives(alternatives, z, N)
+        return cls(B, pi, y, z, w, onames, qnames, gnames, qgnames, G, alt)
 
     def __post_init__(self) -> None:
-        for name in ("matrix", "prior", "object_groups", "query_groups", "pick_weights", "grades"):
+        arrays = ("matrix", "prior", "object_groups", "query_groups", "pick_weights", "grades")
+        for name in (*arrays, "alternatives"):
             value = getattr(self, name)
             if isinstance(value, np.ndarray):
                 value.setflags(write=False)
@@ -128,6 +140,7 @@ class Problem:
             self.group_names,
             self.query_group_names,
             self.grades,
+            self.alternatives,
         )
 
     def subset(self, objects=None, queries=None) -> Problem:
@@ -148,7 +161,15 @@ class Problem:
             self.group_names,
             self.query_group_names,
             None if self.grades is None else self.grades[np.ix_(rows, cols)],
+            None if self.alternatives is None else self.alternatives[cols],
         )
+
+    def alternative_categories(self) -> tuple[np.ndarray, ...]:
+        """The queries of each category of alternatives, in category order."""
+        if self.alternatives is None:
+            return ()
+        codes = np.unique(self.query_groups[self.alternatives])
+        return tuple(np.flatnonzero(self.query_groups == c) for c in codes)
 
 
 #: Codes of graded cells (Problem.grades), weakest first; ``NOT_LISTED`` is the leak.
@@ -160,6 +181,27 @@ GRADE_CODES = {
     "common": COMMON,
     "hallmark": HALLMARK,
 }
+
+
+def _alternatives(alternatives, query_groups, n: int) -> np.ndarray | None:
+    if alternatives is None:
+        return None
+    alt = np.asarray(alternatives)
+    if alt.shape != (n,) or alt.dtype != bool:
+        raise ProblemError(f"alternatives must be {n} booleans, one per query")
+    if not alt.any():
+        return None
+    if query_groups is None:
+        raise ProblemError("alternatives need query groups: they mark whole categories")
+    mixed = np.unique(query_groups[alt])[
+        [bool((~alt[query_groups == c]).any()) for c in np.unique(query_groups[alt])]
+    ]
+    if mixed.size:
+        raise ProblemError(
+            f"query group {int(mixed[0])} is partly marked as alternatives: mark a whole "
+            "category or none of it"
+        )
+    return alt
 
 
 def _grades(grades, B: np.ndarray) -> np.ndarray | None:

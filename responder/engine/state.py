@@ -19,7 +19,7 @@ What each answer model makes of the answers is its backend's business
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from enum import Enum
 
@@ -52,6 +52,7 @@ __all__ = [
     "MODES",
     "Answer",
     "Candidate",
+    "ExclusiveGroups",
     "Implications",
     "InterviewState",
     "QueryAnswer",
@@ -95,6 +96,51 @@ class Implications:
                 if q2 not in answers:
                     out.setdefault(q2, a2)
         return out
+
+
+@dataclass(frozen=True)
+class ExclusiveGroups:
+    """Exclusive groups as one question puts them (pupils small, normal or large): the
+    group's open values side by side, answered with one key, as the app and the protocol
+    show them.
+
+    ``members[k]`` are the queries of group k; ``has_none[k]`` whether it offers "none of
+    these" (no to every open member at once; the onset bins do not: one of them holds).
+    """
+
+    members: tuple[tuple[int, ...], ...] = ()
+    has_none: tuple[bool, ...] = ()
+
+    def group_of(self, query: int) -> int | None:
+        """The group ``query`` belongs to, or None."""
+        return next((k for k, m in enumerate(self.members) if query in m), None)
+
+    def one_question(
+        self,
+        query: int,
+        answer_of: Callable[[int], Answer],
+        is_open: Callable[[int], bool],
+    ) -> tuple[tuple[int, Answer], ...]:
+        """What a responder enters for one question on ``query``, knowing the victim's answer
+        to each query (``answer_of``); ``is_open`` tells which members are still unanswered.
+
+        Outside a group, the answer to ``query``. In a group: yes to ``query`` if it holds;
+        otherwise yes to the first open member that holds (the responder picks that value,
+        and ``query`` follows as no); otherwise, where the group has "none of these" and
+        every open member is a no, no to them all; otherwise the answer to ``query`` alone.
+        """
+        answer = answer_of(query)
+        k = self.group_of(query)
+        if k is None or answer is Answer.YES:
+            return ((query, answer),)
+        others = [m for m in self.members[k] if m != query and is_open(m)]
+        holds = next((m for m in others if answer_of(m) is Answer.YES), None)
+        if holds is not None:
+            return ((holds, Answer.YES),)
+        if self.has_none[k] and answer is Answer.NO:
+            if all(answer_of(m) is Answer.NO for m in others):
+                return ((query, Answer.NO), *((m, Answer.NO) for m in others))
+        return ((query, answer),)
 
 
 class InterviewState:
@@ -393,12 +439,24 @@ class InterviewState:
             raise RuntimeError("the evidence posterior exists only in evidence mode")
         return view.belief
 
-    def available(self) -> np.ndarray:
-        """Queries that may be suggested, shape (N,) bool: once the victim is answered (or
-        implied) unconscious, not those only a conscious victim can report."""
+    def available(self, victim: int | None = None) -> np.ndarray:
+        """Queries that may be suggested to ``victim`` (default: current), shape (N,) bool:
+        once the victim is answered (or implied) unconscious, not those only a conscious
+        victim can report; once one query of a category of alternatives
+        (``Problem.alternatives``: one place, one smell) is answered or implied yes, not
+        the rest of that category."""
         ok = np.ones(self.problem.n_queries, dtype=bool)
-        if self._unconscious is not None and self.answer_of(self._unconscious) is Answer.YES:
-            ok &= ~self._reported
+        if self._unconscious is not None:
+            if self.answer_of(self._unconscious, victim) is Answer.YES:
+                ok &= ~self._reported
+        alternatives = self.problem.alternatives
+        if alternatives is not None:
+            given = self.given(victim)
+            answers = {**self._implications.implied_by(given), **given}
+            yes = [q for q, a in answers.items() if a is Answer.YES and alternatives[q]]
+            if yes:
+                groups = self.problem.query_groups
+                ok &= ~(alternatives & np.isin(groups, groups[yes]))
         return ok
 
     @property
@@ -493,11 +551,9 @@ class InterviewState:
         best, who = -1.0, self._current
         for v in [self._current, *(k for k in range(len(self._victims)) if k != self._current)]:
             given = self.given(v)
-            open_ = np.ones(self.problem.n_queries, dtype=bool)
+            open_ = self.available(v)
             open_[list(given)] = False
             open_[list(self._implications.implied_by(given))] = False
-            if self._unconscious is not None and self.answer_of(self._unconscious, v) is Answer.YES:
-                open_ &= ~self._reported
             score = float(gains[open_].max()) if open_.any() else 0.0
             if score > best + 1e-9:
                 best, who = score, v

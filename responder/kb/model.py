@@ -78,13 +78,16 @@ class Category:
 
     ``kind`` is "symptom" (a victim's signs) or "scene" (smell, cloud, setting...); ``per``
     is "incident" when the category is answered once for the whole incident, "victim" when
-    each victim answers it.
+    each victim answers it. ``alternatives``: a scene usually shows one of the category's
+    observations (one place, one smell), so once one is answered yes the others are not
+    suggested.
     """
 
     id: str
     label: str
     kind: str = "symptom"
     per: str = "victim"
+    alternatives: bool = False
     index: int = -1  # the engine's query group; set by KnowledgeBase
     symptoms: tuple[int, ...] = ()  # indexes of its symptoms; set by KnowledgeBase
 
@@ -674,7 +677,8 @@ class KnowledgeBase:
 
         Rows are chemicals in :attr:`chemicals` order, columns symptoms in symptoms.toml
         order; y are class ids (all classes of classes.toml, in order, even empty ones) and z
-        category ids (in category order). Raises :class:`responder.engine.ProblemError` only
+        category ids (in category order); the queries of categories of alternatives are
+        marked (:attr:`Category.alternatives`). Raises :class:`responder.engine.ProblemError` only
         for a knowledge base with no chemicals, which the loader already rejects.
         """
         return Problem.build(
@@ -687,6 +691,9 @@ class KnowledgeBase:
             group_names=[c.id for c in self.classes],
             query_group_names=[c.id for c in self.categories],
             grades=self.grades,
+            alternatives=np.array(
+                [self.category_by_id[s.category].alternatives for s in self.symptoms], dtype=bool
+            ),
         )
 
     # --- search -------------------------------------------------------------------------

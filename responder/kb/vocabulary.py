@@ -115,7 +115,12 @@ def _check_categories(ck: Checker, doc: Doc, vocab: Vocabulary, default_kind: st
     own_categories: set[str] = set()
     for k, t in enumerate(ck.tables(doc, "category", required=True)):
         v, span, anchor = ck.fields(
-            doc, "category", k, t, {"id": "str", "label": "str"}, {"kind": "str", "per": "str"}
+            doc,
+            "category",
+            k,
+            t,
+            {"id": "str", "label": "str"},
+            {"kind": "str", "per": "str", "alternatives": "bool"},
         )
         if "id" not in v or "label" not in v:
             continue
@@ -138,7 +143,10 @@ def _check_categories(ck: Checker, doc: Doc, vocab: Vocabulary, default_kind: st
             )
             continue
         if ck.new_id(doc.rel, anchor, "category", v["id"], vocab.category_line):
-            vocab.categories.append(Category(v["id"], v["label"], kind=kind, per=per))
+            alternatives = bool(v.get("alternatives", False))
+            vocab.categories.append(
+                Category(v["id"], v["label"], kind=kind, per=per, alternatives=alternatives)
+            )
             own_categories.add(v["id"])
     return own_categories
 

@@ -112,3 +112,27 @@ def test_bad_input_exit_2(capsys, args, fragment):
     assert main(["simulate", *args]) == 2
     err = capsys.readouterr().err
     assert fragment in err and "Traceback" not in err
+
+
+def test_the_scene_step_comes_first_and_is_not_counted(capsys):
+    args = ("--answers", "flip:0", "--modes", "evidence", "--interviews", "40", "--seed", "2")
+    plain = run_json(capsys, *args)
+    scene = run_json(capsys, *args, "--scene-step")
+    assert plain["scene_step"] is False and scene["scene_step"] is True
+    # The smell, the place and the rest are ticked before any question: fewer questions.
+    assert scene["modes"][0]["median_questions"] < plain["modes"][0]["median_questions"]
+    assert scene["modes"][0]["top5"]["share"] == 1.0
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (("--answers", "flip:0.1", "--scene-step"), "--modes evidence"),
+        (("--answers", "victim:0.7,0.05", "--modes", "evidence", "--scene-step"), "flip:F"),
+    ],
+)
+def test_a_scene_step_the_comparison_cannot_have_is_refused(capsys, args, message):
+    code = main(["simulate", *args, "--interviews", "5"])
+    err = capsys.readouterr().err
+    assert code == 2 and message in err and "Traceback" not in err
+    assert err.count("\n") == 1

@@ -127,3 +127,69 @@ def test_an_interview_that_fits_nothing_counts_as_no_fit_not_identified():
     assert result.no_fit and not result.identified
     summary = summarise("x", [result, dataclasses.replace(result, no_fit=False)])
     assert summary.no_fit == 0.5 and summary.as_dict()["no_fit"]["share"] == 0.5
+
+
+# --- the app's interview as the simulator's interviewer ------------------------------------
+
+
+def test_victims_show_one_observation_per_category_of_alternatives():
+    rng = np.random.default_rng(0)
+    matrix = np.zeros((2, 8), dtype=bool)
+    matrix[0, [0, 1, 4, 6, 7]] = True  # lists two of the first category, two of the last
+    cats = (np.array([0, 1, 2, 3]), np.array([5, 6, 7]))
+    exact = FlipAnswers(matrix, 0.0, cats)
+    for _ in range(50):
+        a = exact.draw(0, rng)
+        assert a[:4].sum() == 1 and a[[0, 1]].any()  # one place, one the row lists
+        assert a[5:].sum() == 1 and a[[6, 7]].any()
+        assert a[4]  # outside the categories: the row's cell
+    assert not exact.draw(1, rng).any()  # a row listing none of them shows none
+    wrong = FlipAnswers(matrix, 0.5, cats)
+    picks = np.array([wrong.draw(0, rng)[:4] for _ in range(2000)])
+    assert (picks.sum(axis=1) == 1).all()
+    assert abs(picks[:, 2:].any(axis=1).mean() - 0.5) < 0.04  # wrong half the time
+
+
+def _interview_mode(p, scene=None, groups=None):
+    from responder.engine.compare import InterviewMode
+    from responder.engine.evidence import EvidenceSettings
+    from responder.engine.state import InterviewState
+
+    return InterviewMode(
+        lambda: InterviewState(p, evidence=EvidenceSettings()), groups, scene, name="app"
+    )
+
+
+def test_the_app_interview_finds_exact_victims_and_matches_the_bare_model():
+    p = problem()
+    app = _interview_mode(p)
+    bare = EvidenceMode(EvidenceModel(p, AnswerModel(0.8, 0.1)))
+    a, b = compare_modes(p, parse_victims("flip:0"), [app, bare], interviews=60, seed=1)
+    assert a.top1 == 1.0 and a.silently_wrong == 0.0
+    # With no groups, implications or scene, the state asks what the bare model asks.
+    assert a.mean_questions == b.mean_questions
+
+
+def test_the_scene_step_is_answered_before_the_questions_and_not_counted():
+    p = problem(5, M=16, N=12)
+    scene = np.array([0, 1, 2])
+    without = _interview_mode(p)
+    with_scene = _interview_mode(p, scene=scene)
+    rows = p.matrix
+    for true in range(p.n_objects):
+        _, end = with_scene.run(rows[true], np.random.default_rng(0))
+        yes = {q for q, a in end.given().items() if a.value == "yes"}
+        assert yes & set(scene.tolist()) == set(scene[rows[true, scene]].tolist())
+    out = compare_modes(p, parse_victims("flip:0"), [without, with_scene], interviews=80, seed=2)
+    assert out[1].mean_questions < out[0].mean_questions
+
+
+def test_a_group_question_counts_once_in_the_app_interview():
+    from responder.engine.state import ExclusiveGroups
+
+    p = problem(6, M=16, N=12)
+    groups = ExclusiveGroups(((0, 1, 2),), (True,))
+    plain, grouped = _interview_mode(p), _interview_mode(p, groups=groups)
+    a, b = compare_modes(p, parse_victims("flip:0"), [plain, grouped], interviews=80, seed=3)
+    assert b.top1 == 1.0
+    assert b.mean_questions < a.mean_questions  # "none of these" answers three at once

@@ -170,6 +170,18 @@ def test_scene_observations_join_the_vocabulary_with_their_kind_and_per(tmp_path
     assert kb.chemical("Chlorine").symptoms >= {"odour_bleach", "setting_swimming_pool"}
 
 
+def test_a_category_of_alternatives_is_read_and_a_bad_flag_is_one_message(tmp_path):
+    setting = 'id = "setting"\nlabel = "Setting"'
+    text = SCENE.replace(setting, setting + "\nalternatives = true")
+    kb = load_kb(write_kb(tmp_path / "good", scene_toml=text))
+    assert [c.alternatives for c in kb.categories] == [False, False, False, True]
+    bad = SCENE.replace(setting, setting + '\nalternatives = "yes"')
+    issue = only_error(write_kb(tmp_path / "bad", scene_toml=bad))
+    assert "`alternatives` must be true or false" in issue.problem
+    assert issue.fix == "write alternatives = true"
+    assert issue.line == line_of(bad, 'alternatives = "yes"')
+
+
 def test_grades_come_from_the_evidence_and_unread_cells_are_unverified(tmp_path):
     kb = load_kb(write_kb(tmp_path))
     chlorine, ammonia = kb.chemical("Chlorine"), kb.chemical("Ammonia")

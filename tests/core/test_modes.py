@@ -1,0 +1,49 @@
+"""The engine state a knowledge base gives an interview: its exclusive groups as one
+question each, and its categories of alternatives."""
+
+from __future__ import annotations
+
+from responder.config import InterviewConfig
+from responder.core.modes import exclusive_groups, state_for
+from responder.engine.state import Answer
+from responder.kb.loader import load_bundled
+
+KB = load_bundled()
+
+
+def test_the_bundled_scene_categories_of_alternatives():
+    flagged = {c.id for c in KB.categories if c.alternatives}
+    assert flagged == {"odour", "appearance", "state", "onset", "route", "setting"}
+    mask = KB.problem.alternatives
+    assert mask[KB.symptom_index("setting_swimming_pool")]
+    assert not mask[KB.symptom_index("pattern_several_victims")]
+    assert not mask[KB.symptom_index("cough")]
+
+
+def test_once_the_place_is_named_no_other_place_is_suggested():
+    st = state_for(KB, InterviewConfig())
+    pool = KB.symptom_index("setting_swimming_pool")
+    st.answer(pool, Answer.YES)
+    settings = [s.index for s in KB.symptoms if s.category == "setting"]
+    available = st.available()
+    assert not available[settings].any()
+    assert available[KB.symptom_index("pattern_several_victims")]
+    assert available[KB.symptom_index("odour_bleach")]
+    for _ in range(15):  # however long the interview, no second place is asked
+        q = st.next_query()
+        if q is None:
+            break
+        assert q not in settings
+        st.answer(q, Answer.NO)
+
+
+def test_exclusive_groups_as_query_indices():
+    groups = exclusive_groups(KB)
+    pupils = groups.group_of(KB.symptom_index("pinpoint_pupils"))
+    assert groups.members[pupils] == (
+        KB.symptom_index("pinpoint_pupils"),
+        KB.symptom_index("dilated_pupils"),
+    )
+    assert groups.has_none[pupils]
+    onset = groups.group_of(KB.symptom_index("onset_minutes"))
+    assert not groups.has_none[onset] and len(groups.members[onset]) == 4
