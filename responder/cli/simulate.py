@@ -30,7 +30,12 @@ from responder.cli.inputs import (
     load_problem,
     noise_from_args,
 )
-from responder.config import ENGINE_TARGET, add_evidence_arguments
+from responder.config import (
+    ENGINE_TARGET,
+    ConfigError,
+    InterviewConfig,
+    add_evidence_arguments,
+)
 from responder.engine.belief import Model, TargetError
 from responder.engine.compare import wilson
 from responder.engine.diagnostics import default_eps, min_hamming_distance
@@ -106,9 +111,10 @@ def register(subparsers) -> None:
         type=int,
         default=None,
         metavar="K",
-        help="simulate incidents of K victims of one agent, each showing each sign and scene "
-        "fact with its graded chance, interviewed together (the evidence mode pools them); "
-        "--interviews incidents. Reports top-1, top-5, class and questions per victim",
+        help="simulate incidents of K victims of one agent, each showing each sign with its "
+        "graded chance and one place, smell, route... per category of alternatives, "
+        "interviewed together as the app does (the evidence mode pools them); --interviews "
+        "incidents. Reports top-1, top-5, class and questions per victim",
     )
     g.add_argument(
         "--per-victim",
@@ -147,7 +153,7 @@ DEFAULT_PER_VICTIM = 5
 
 def run_incidents(args) -> int:
     """``simulate --victims K``: incidents of K victims interviewed together."""
-    from responder.core.modes import shared_mask  # noqa: PLC0415
+    from responder.core.modes import exclusive_groups, state_for  # noqa: PLC0415
     from responder.engine.incidents import simulate_incidents  # noqa: PLC0415
 
     if args.victims < 1 or args.victims > 100:
@@ -163,13 +169,16 @@ def run_incidents(args) -> int:
             "graded cells, scene or victims"
         )
     settings = evidence_from_args(args, kb)
-    model = settings.model(kb.problem, ENGINE_TARGET[args.target])
+    try:
+        config = InterviewConfig.from_args(args).with_changes(mode="evidence")
+    except ConfigError as exc:
+        raise InputError(exc.cli_message()) from None
     scene = np.array([s.kind == "scene" for s in kb.symptoms], dtype=bool)
     summary = simulate_incidents(
-        model,
+        lambda: state_for(kb, config),
         args.victims,
         args.interviews,
-        shared=shared_mask(kb),
+        groups=exclusive_groups(kb),
         scene=None if args.scene_step is False else scene,
         per_victim=args.per_victim or None,
         seed=args.seed,

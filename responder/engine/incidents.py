@@ -1,25 +1,34 @@
-"""Simulated incidents with several victims of one agent, interviewed together.
+"""Simulated incidents with several victims of one agent, interviewed together as the app
+interviews them.
 
 Each incident draws its agent from the prior, then ``victims`` victims who each show each
 observation with the probability the evidence model gives it for that agent (its graded
-likelihood, :attr:`responder.engine.evidence.EvidenceModel.likelihood`); observations
-answered once per incident (the scene) are drawn once and shared. Optionally the scene step
-comes first: every scene observation is answered from the draw before any question (one
-page per scene category in the app). The interview then asks the victims in turn
-(:class:`responder.engine.interview.PooledStepper`) until the evidence mode stops, or each
-victim has been asked ``per_victim`` questions, pooling every answer into one posterior. For the simulator with one victim and the
-paper's answer models see :mod:`responder.engine.simulate` and :mod:`responder.engine.compare`.
+likelihood, :attr:`responder.engine.evidence.EvidenceModel.likelihood`). In a category of
+alternatives (:attr:`responder.engine.problem.Problem.alternatives`: one place, one smell,
+one onset) they show one observation when the agent's row lists any of the category: a
+listed one in proportion to those probabilities, or, with the answer model's leak, one the
+row does not list. Observations answered once per incident (the scene)
+are drawn once and shared. Optionally the scene step comes first: every scene observation
+drawn yes is ticked before any question, as on the app's scene pages (the others stay open to
+be asked). The interview is the app's own (:class:`responder.engine.interview.IncidentStepper`
+on an :class:`~responder.engine.state.InterviewState`, a question on an exclusive group
+answered in one key) until the evidence mode stops, or each victim has been asked
+``per_victim`` questions, pooling every answer into one posterior. For the simulator with one
+victim and the paper's answer models see :mod:`responder.engine.simulate` and
+:mod:`responder.engine.compare`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
 from responder.engine.compare import wilson
 from responder.engine.evidence import EvidenceModel
-from responder.engine.interview import PooledStepper, mean_interval, run_interview
+from responder.engine.interview import IncidentStepper, mean_interval, run_interview
+from responder.engine.state import Answer, ExclusiveGroups, InterviewState
 
 
 @dataclass(frozen=True)
@@ -59,18 +68,33 @@ def draw_incident_answers(
     model: EvidenceModel, agent: int, victims: int, shared: np.ndarray, rng: np.random.Generator
 ) -> np.ndarray:
     """Each victim's answer to every query, shape (victims, N), bool: yes with the agent's
-    likelihood; queries in ``shared`` (N,) answered once for all."""
+    likelihood, or one observation per category of alternatives (in proportion to it, where
+    the agent's row lists any); queries in ``shared`` (N,) answered once for all."""
     p = model.likelihood[agent]
     answers = rng.random((victims, p.size)) < p[None, :]
+    row = model.problem.matrix[agent]
+    for members in model.problem.alternative_categories():
+        answers[:, members] = False
+        listed = row[members]
+        if not listed.any():
+            continue
+        # one listed observation in proportion to its chance, or with the leak's chance
+        # one the row does not list (not the sum of every unlisted one's leak)
+        weights = np.where(listed, p[members] / p[members][listed].sum(), 0.0)
+        if not listed.all():
+            weights *= 1.0 - model.answers.leak
+            weights[~listed] = model.answers.leak / (~listed).sum()
+        picks = rng.choice(members, size=victims, p=weights)
+        answers[np.arange(victims), picks] = True
     answers[:, shared] = answers[0, shared]
     return answers
 
 
 def simulate_incidents(
-    model: EvidenceModel,
+    new_state: Callable[[], InterviewState],
     victims: int,
     incidents: int,
-    shared: np.ndarray | None = None,
+    groups: ExclusiveGroups | None = None,
     scene: np.ndarray | None = None,
     per_victim: int | None = None,
     seed: int | None = None,
@@ -80,36 +104,43 @@ def simulate_incidents(
 
     Parameters
     ----------
-    shared, scene : ndarray of shape (N,), bool, optional
-        Queries answered once per incident; queries answered in the scene step first
-        (not counted as questions).
+    new_state : callable
+        A fresh interview state in evidence mode (its model draws the victims; its shared
+        queries are the incident's).
+    groups : ExclusiveGroups, optional
+        Exclusive groups, each asked as one question.
+    scene : ndarray of shape (N,), bool, optional
+        Queries ticked on the scene step first (not counted as questions).
     per_victim : int, optional
-        At most this many questions per victim (all victims together: ``per_victim *
-        victims``).
+        At most this many questions per victim.
     """
-    problem = model.problem
+    groups = groups or ExclusiveGroups()
+    probe = new_state()
+    model, problem = probe.model, probe.problem
+    if not isinstance(model, EvidenceModel):
+        raise ValueError("simulated incidents need an interview state in evidence mode")
     N = problem.n_queries
-    shared = np.zeros(N, dtype=bool) if shared is None else np.asarray(shared, bool)
+    shared = np.array([probe.is_shared(q) for q in range(N)], dtype=bool)
     scene = np.zeros(N, dtype=bool) if scene is None else np.asarray(scene, bool)
     rng = np.random.default_rng(seed)
     agents = rng.choice(problem.n_objects, size=incidents, p=problem.prior)
     top1 = top5 = class_top1 = 0
     questions = np.empty(incidents)
-    cap = None if per_victim is None else per_victim * victims
     for k, agent in enumerate(agents.tolist()):
         answers = draw_incident_answers(model, agent, victims, shared, rng)
-        start = _after_scene(model, answers, victims, shared, scene)
-        asked, end = run_interview(
-            start, lambda code, a=answers: bool(a[divmod(code, N)]), rng, cap=cap
+        state = _after_scene(new_state(), answers, victims, scene)
+        asked, _ = run_interview(
+            IncidentStepper(state, per_victim), _responder(state, answers, groups), rng
         )
         questions[k] = len(asked) / victims
-        order, _ = end.belief.candidate_probabilities()
+        order, _ = state.belief.candidate_probabilities()
         rank = int(np.flatnonzero(order == model.row_groups[agent])[0])
         top1 += rank == 0
         top5 += rank < 5
         if problem.object_groups is not None:
-            groups = end.belief.group_probabilities()
-            class_top1 += int(np.argmax(groups) == problem.object_groups[agent])
+            class_top1 += int(
+                np.argmax(state.group_probabilities()) == problem.object_groups[agent]
+            )
     n = incidents
     return IncidentSummary(
         victims,
@@ -121,15 +152,30 @@ def simulate_incidents(
     )
 
 
-def _after_scene(model, answers, victims, shared, scene) -> PooledStepper:
-    """The interview once the scene step is answered: the incident's scene observations
-    once, each victim's own (onset, route) per victim."""
-    start = PooledStepper(model.root(), victims, shared)
-    if not scene.any():
-        return start
-    once, each = np.flatnonzero(scene & shared), np.flatnonzero(scene & ~shared)
-    queries = np.concatenate([once, np.tile(each, victims)])
-    values = np.concatenate([answers[0, once], answers[:, each].reshape(-1)])
-    start.asked[:, scene] = True
-    start.belief = model.pooled(queries, values, np.zeros(scene.size, dtype=bool))
-    return start
+def _after_scene(state: InterviewState, answers, victims: int, scene) -> InterviewState:
+    """The state with ``victims`` victims once the scene step is done: every scene
+    observation a victim shows ticked yes (the incident's once)."""
+    for _ in range(victims - 1):
+        state.add_victim()
+    for q in np.flatnonzero(scene).tolist():
+        for v in range(victims if not state.is_shared(q) else 1):
+            if answers[v, q]:
+                state.answer(q, Answer.YES, victim=v)
+    state.select_victim(0)
+    return state
+
+
+def _responder(state: InterviewState, answers: np.ndarray, groups: ExclusiveGroups):
+    """Victim v's answer to code v * N + q, an exclusive group in one key."""
+    N = answers.shape[1]
+
+    def respond(code: int):
+        v, q = divmod(code, N)
+        entries = groups.one_question(
+            q,
+            lambda m: Answer.YES if answers[v, m] else Answer.NO,
+            lambda m: state.answer_of(m, v) is None,
+        )
+        return tuple((v * N + m, a) for m, a in entries)
+
+    return respond

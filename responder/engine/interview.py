@@ -4,7 +4,8 @@ Every simulated or replayed interview runs through :func:`run_interview`: the si
 per-trial interviewer, the evidence mode's comparisons and expected-question estimates, and
 validation on case vignettes. What differs between them is the position the loop walks
 (a :class:`Stepper`): an elimination node under a policy (:class:`NodeStepper`), an evidence
-belief (:class:`BeliefStepper`), or a whole :class:`~responder.engine.state.InterviewState`.
+belief (:class:`BeliefStepper`), a whole :class:`~responder.engine.state.InterviewState`, or
+one holding several victims of an incident (:class:`IncidentStepper`).
 (The batched simulator, :meth:`responder.engine.simulate.PolicyInterviewer.run_batch`,
 advances many interviews in lock step for speed; the tests check it asks what this loop
 asks.)
@@ -18,9 +19,9 @@ from typing import Protocol
 import numpy as np
 
 from responder.engine.belief import Model, Node, NodeBatch
-from responder.engine.evidence import Belief, EvidenceModel, best_first, next_query
+from responder.engine.evidence import Belief, EvidenceModel, next_query
 from responder.engine.policies import Policy, choose_batch, pick_query
-from responder.engine.state import Answer
+from responder.engine.state import Answer, InterviewState
 
 
 class Stepper(Protocol):
@@ -255,50 +256,36 @@ def draw_picks(probs: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
     return np.minimum(q, last)  # u * total rounded up to the total
 
 
-class PooledStepper:
-    """Several victims of one agent, asked in turn (pooled evidence mode).
-
-    A query is encoded ``victim * N + q``. Every victim's answers multiply one posterior
-    (victims independent given the agent). The expected gain of asking query q is the same
-    for every victim who has not answered it, so the next question is the best query some
-    victim can still answer, put to the victim who has answered fewest (lowest index on a
-    tie). Queries marked ``shared`` (the scene) are asked once for the incident.
+class IncidentStepper:
+    """Several victims of one incident, asked as the app asks them: an
+    :class:`~responder.engine.state.InterviewState` with one entry per victim, each question
+    put to the victim :meth:`~responder.engine.state.InterviewState.victim_to_ask` names
+    among those asked fewer than ``per_victim`` questions. A query is encoded
+    ``victim * N + q``; queries answered once per incident (the scene) are the incident's
+    whoever answers them. The state is changed in place.
     """
 
-    def __init__(self, belief: Belief, victims: int, shared: np.ndarray | None = None):
-        N = belief.model.problem.n_queries
-        self.belief = belief
-        self.victims = victims
-        self.shared = np.zeros(N, dtype=bool) if shared is None else np.asarray(shared, bool)
-        self.asked = np.zeros((victims, N), dtype=bool)
-        self.count = np.zeros(victims, dtype=np.int64)
+    def __init__(self, state: InterviewState, per_victim: int | None = None):
+        self.state = state
+        self.per_victim = per_victim
+        self.count = [0] * state.n_victims
 
     def next_query(self, rng):
-        b = self.belief  # built with nothing marked asked: every query is scored
-        open_ = ~self.asked  # (victims, N): what each victim can still answer
-        if b.stop(open_.any(axis=0)).stopped:
+        st = self.state
+        open_ = [
+            v for v, k in enumerate(self.count) if self.per_victim is None or k < self.per_victim
+        ]
+        if not open_:
             return None
-        gains = np.where(open_.any(axis=0), b.gains(), 0.0)
-        q = int(best_first(gains)[0])
-        who = np.flatnonzero(open_[:, q])
-        v = int(who[np.argmin(self.count[who])])
-        return v * b.model.problem.n_queries + q
+        v = st.victim_to_ask(open_)
+        st.select_victim(v)
+        q = st.next_query(rng)
+        if q is None:
+            return None
+        self.count[v] += 1
+        return v * st.problem.n_queries + q
 
     def after(self, query, answer):
-        N = self.belief.model.problem.n_queries
-        v, q = divmod(query, N)
-        nxt = PooledStepper.__new__(PooledStepper)
-        nxt.victims, nxt.shared = self.victims, self.shared
-        nxt.asked, nxt.count = self.asked.copy(), self.count.copy()
-        if self.shared[q]:
-            nxt.asked[:, q] = True
-        else:
-            nxt.asked[v, q] = True
-        nxt.count[v] += 1
-        b = self.belief
-        queries, values = b.queries, b.values
-        if answer is not Answer.UNKNOWN:
-            queries = np.append(queries, q)
-            values = np.append(values, answer is Answer.YES)
-        nxt.belief = b.model.pooled(queries, values, np.zeros(N, dtype=bool))
-        return nxt
+        v, q = divmod(query, self.state.problem.n_queries)
+        self.state.answer(q, answer, victim=v)
+        return self

@@ -539,17 +539,20 @@ class InterviewState:
         """Fewest contradicted answers among candidates (out of eps); None without noise."""
         return self.view().noise_budget_used()
 
-    def victim_to_ask(self) -> int:
+    def victim_to_ask(self, among: Iterable[int] | None = None) -> int:
         """The victim whose next question gains most (evidence mode, several victims): the
         pooled posterior scores a query alike for every victim who has not answered it, so
         this is the victim who can still answer the best query; the current victim on a tie.
         Elsewhere (one victim, or the strict and noise modes, which read one victim) the
-        current one."""
+        current one. ``among`` limits the choice to some victims (default: all)."""
         if len(self._victims) == 1 or self.evidence is None:
             return self._current
         gains = self._pooled_gains()
-        best, who = -1.0, self._current
-        for v in [self._current, *(k for k in range(len(self._victims)) if k != self._current)]:
+        allowed = set(range(len(self._victims)) if among is None else among)
+        order = [self._current, *(k for k in range(len(self._victims)) if k != self._current)]
+        order = [v for v in order if v in allowed]
+        best, who = -1.0, (order[0] if order else self._current)
+        for v in order:
             given = self.given(v)
             open_ = self.available(v)
             open_[list(given)] = False

@@ -8,7 +8,7 @@ import pytest
 
 from responder.engine.evidence import EvidenceSettings
 from responder.engine.incidents import draw_incident_answers, simulate_incidents
-from responder.engine.interview import PooledStepper, run_interview
+from responder.engine.interview import IncidentStepper, run_interview
 from responder.engine.problem import Problem
 from responder.engine.state import Answer, Implications, InterviewState
 
@@ -111,20 +111,24 @@ def test_the_victim_who_can_answer_the_best_question_is_named():
     assert strict.victim_to_ask() == 0  # strict reads one victim
 
 
-def test_pooled_stepper_asks_the_scene_once_and_the_least_asked_victim():
-    settings = EvidenceSettings(threshold=0.99)
-    model = settings.model(problem())
-    start = PooledStepper(model.root(), 2, SHARED)
+def test_the_incident_stepper_asks_the_scene_once_and_keeps_each_victim_under_the_cap():
+    st = InterviewState(problem(), evidence=EvidenceSettings(threshold=0.99), shared=SHARED)
+    st.add_victim()
     answers = np.array([[1, 1, 0, 0, 1], [1, 1, 0, 0, 1]], dtype=bool)
-    asked, end = run_interview(start, lambda code: bool(answers[divmod(code, 5)]), None, cap=6)
+    asked, end = run_interview(
+        IncidentStepper(st, per_victim=2), lambda code: bool(answers[divmod(code, 5)])
+    )
     pairs = [divmod(code, 5) for code, _ in asked]
-    scene = [v for v, q in pairs if q == 4]
-    assert len(scene) <= 1  # the shared fact is asked of one victim at most
+    assert len([v for v, q in pairs if q == 4]) <= 1  # the shared fact is asked once at most
     counts = np.bincount([v for v, _ in pairs], minlength=2)
-    assert abs(int(counts[0]) - int(counts[1])) <= 1  # turns kept even
-    # asked once per victim at most, and the belief pools every answer
-    assert len(set(pairs)) == len(pairs)
-    assert end.belief.queries.size == sum(a is not Answer.UNKNOWN for _, a in asked)
+    assert counts.max() <= 2 and len(pairs) == counts.sum()
+    assert len(set(pairs)) == len(pairs)  # nothing asked twice of one victim
+    # every answer is the asked victim's, and the posterior pools them all
+    assert end.state is st
+    for v, q in pairs:
+        assert st.answer_of(q, v) is not None
+    queries, _ = st.pooled_answers()
+    assert len(queries) == sum(a is not Answer.UNKNOWN for _, a in asked)
 
 
 def test_incident_answers_share_the_scene_and_follow_the_likelihood():
@@ -136,13 +140,32 @@ def test_incident_answers_share_the_scene_and_follow_the_likelihood():
     np.testing.assert_allclose(shown, model.likelihood[2, :4], atol=0.03)
 
 
+def test_incident_victims_show_one_observation_per_category_of_alternatives():
+    cats = [0, 0, 0, 1, 2]
+    B2 = np.array([[1, 1, 0, 1, 1], [0, 0, 1, 0, 0], [0, 0, 0, 1, 1]], dtype=bool)
+    p = Problem.build(B2, query_groups=cats, alternatives=[True, True, True, False, True])
+    model = EvidenceSettings(leak=0.05).model(p)
+    rng = np.random.default_rng(4)
+    shared = np.array([True, True, True, False, False])
+    draws = np.concatenate([draw_incident_answers(model, 0, 5, shared, rng) for _ in range(400)])
+    assert (draws[:, :3].sum(axis=1) == 1).all()  # one place
+    assert abs(draws[:, 2].mean() - 0.05) < 0.02  # the unlisted one with the leak's chance
+    assert draws[:, 4].all()  # the only value the row lists in category 2
+    none = np.concatenate([draw_incident_answers(model, 2, 5, shared, rng) for _ in range(50)])
+    assert not none[:, :3].any()  # a row listing no place shows none
+
+
+def _incident_states(problem_):
+    settings = EvidenceSettings()
+    return lambda: InterviewState(problem_, evidence=settings)
+
+
 def test_more_victims_of_one_agent_find_it_more_often():
     problem_ = Problem.build(
         np.random.default_rng(0).random((30, 12)) < 0.3, object_groups=np.arange(30) % 5
     )
-    model = EvidenceSettings().model(problem_)
-    one = simulate_incidents(model, 1, 300, per_victim=3, seed=1)
-    three = simulate_incidents(model, 3, 300, per_victim=3, seed=1)
+    one = simulate_incidents(_incident_states(problem_), 1, 300, per_victim=3, seed=1)
+    three = simulate_incidents(_incident_states(problem_), 3, 300, per_victim=3, seed=1)
     assert three.top1[0] > one.top1[0] + 0.1
     assert one.questions_per_victim[0] <= 3 and three.questions_per_victim[0] <= 3
     assert three.as_dict()["victims"] == 3
