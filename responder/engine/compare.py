@@ -275,7 +275,7 @@ class InterviewMode:
         self.scene = None if scene is None else np.asarray(scene, dtype=np.int64)
         self.name = name
 
-    def run(self, answers, rng: np.random.Generator) -> tuple[int, InterviewState]:
+    def run(self, answers, rng: np.random.Generator) -> tuple[int, InterviewEnd]:
         state = self.new_state()
         if self.scene is not None:
             for q in self.scene.tolist():
@@ -289,21 +289,48 @@ class InterviewMode:
             return self.groups.one_question(q, answer_of, lambda m: state.answer_of(m) is None)
 
         asked, _ = run_interview(state, respond, rng)
-        return len(asked), state
+        return len(asked), InterviewEnd.of(state)
 
-    def correct(self, end: InterviewState, true: int) -> bool:
-        return evidence_rank(end.belief, true) == 0
+    def correct(self, end: InterviewEnd, true: int) -> bool:
+        return end.rank(true) == 0
 
     def result(self, outcome: Outcome) -> Result:
-        state = outcome.end
-        reason = state.stop_reason
+        end = outcome.end
         return Result(
             outcome.questions,
-            evidence_rank(state.belief, outcome.true),
-            reason == "confident",
-            state.confidence(),
-            reason == "no_fit",
+            end.rank(outcome.true),
+            end.reason == "confident",
+            end.confidence,
+            end.reason == "no_fit",
         )
+
+
+@dataclass(frozen=True)
+class InterviewEnd:
+    """How an :class:`InterviewMode` interview ended: the candidates' order (row groups,
+    most probable first, or classes for the group target), the stop reason and the
+    confidence. Kept instead of the state, whose answer model is its own: a run holds every
+    interview's end."""
+
+    order: np.ndarray
+    labels: np.ndarray  # each object's row group (object target) or class (group target)
+    reason: str | None
+    confidence: float
+
+    @classmethod
+    def of(cls, state: InterviewState) -> InterviewEnd:
+        belief = state.belief
+        model = belief.model
+        if model.target == "group":
+            g = belief.group_probabilities()
+            order, labels = np.lexsort((np.arange(g.size), -g)), model.problem.object_groups
+        else:
+            order, labels = belief.candidate_probabilities()[0], model.row_groups
+        return cls(order, labels, state.stop_reason, state.confidence())
+
+    def rank(self, true: int) -> int:
+        """Rank of the truth's candidate (or class), 0 = first."""
+        return _rank_of(self.order, self.labels[true])
 
 
 def evidence_rank(belief: Belief, true: int) -> int:

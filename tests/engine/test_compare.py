@@ -175,11 +175,15 @@ def test_the_scene_step_is_answered_before_the_questions_and_not_counted():
     scene = np.array([0, 1, 2])
     without = _interview_mode(p)
     with_scene = _interview_mode(p, scene=scene)
+    made = []
+    new_state = with_scene.new_state
+    with_scene.new_state = lambda: made.append(new_state()) or made[-1]
     rows = p.matrix
     for true in range(p.n_objects):
-        _, end = with_scene.run(rows[true], np.random.default_rng(0))
-        yes = {q for q, a in end.given().items() if a.value == "yes"}
+        with_scene.run(rows[true], np.random.default_rng(0))
+        yes = {q for q, a in made[-1].given().items() if a.value == "yes"}
         assert yes & set(scene.tolist()) == set(scene[rows[true, scene]].tolist())
+    with_scene.new_state = new_state
     out = compare_modes(p, parse_victims("flip:0"), [without, with_scene], interviews=80, seed=2)
     assert out[1].mean_questions < out[0].mean_questions
 
@@ -193,3 +197,17 @@ def test_a_group_question_counts_once_in_the_app_interview():
     a, b = compare_modes(p, parse_victims("flip:0"), [plain, grouped], interviews=80, seed=3)
     assert b.top1 == 1.0
     assert b.mean_questions < a.mean_questions  # "none of these" answers three at once
+
+
+def test_the_app_interview_ranks_classes_for_the_class_target_and_keeps_no_state():
+    from responder.engine.compare import InterviewEnd, InterviewMode
+    from responder.engine.evidence import EvidenceSettings
+    from responder.engine.state import InterviewState
+
+    p = problem(7, M=18, N=12)
+    mode = InterviewMode(lambda: InterviewState(p, target="group", evidence=EvidenceSettings()))
+    (summary,) = compare_modes(p, parse_victims("flip:0"), [mode], interviews=60, seed=4)
+    assert summary.top1 == 1.0  # the class is found whenever the answers are exact
+    k, end = mode.run(p.matrix[3], np.random.default_rng(0))
+    assert isinstance(end, InterviewEnd) and end.rank(3) == 0
+    assert end.labels[3] == p.object_groups[3]
