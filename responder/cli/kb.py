@@ -129,9 +129,11 @@ def register(subparsers) -> argparse.ArgumentParser:
         help="answer published case vignettes through an interview in each mode "
         "and report top-1, top-5 and class accuracy",
         description="Run each case vignette (a published incident or case report: agent, "
-        "citation, signs present or absent) through an interview in each mode. The simulated "
-        "responder answers each suggested question from the case: present -> yes, absent -> "
-        "no, not mentioned -> can't tell. Prints top-1, top-5 and class accuracy per mode and "
+        "citation, signs present or absent) through an interview in each mode, as the app "
+        "runs it: the scene step first (the scene facts the case states present are ticked), "
+        "then the simulated responder answers each suggested question from the case: present "
+        "-> yes, absent -> no, not mentioned -> can't tell (an exclusive group in one answer). "
+        "Prints top-1, top-5 and class accuracy per mode, with and without the scene facts, and "
         "each case's ranks.",
     )
     val.add_argument(
