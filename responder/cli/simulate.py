@@ -129,10 +129,9 @@ def register(subparsers) -> None:
         action=argparse.BooleanOptionalAction,
         default=None,
         help="the app's scene step first: the scene facts that hold are ticked before any "
-        "question and not counted as questions. With --victims it is on by default (every "
-        "scene fact answered, one page per scene category); with --answers flip:F it is off "
-        "by default and runs the evidence mode only, on incidents showing one observation "
-        "per scene category (wrong with chance F)",
+        "question, as on the app's scene pages, and not counted as questions. On by default "
+        "with --victims; off by default with --answers flip:F, where it runs the evidence "
+        "mode only (each scene answer wrong with chance F)",
     )
     add_evidence_arguments(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")

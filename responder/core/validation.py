@@ -6,7 +6,8 @@ is "can't tell". Scene facts (the smell, the cloud, the place, when signs began)
 the same way, or, for the "signs only" figures, left unanswered; as in the app, the interview
 opens on the scene step (every scene fact the case states present is ticked before any
 question) and a question on an exclusive group takes the case's value of the whole group in
-one answer. The interview runs until the mode stops (:func:`responder.engine.interview.run_interview` on the state
+one answer. The interview runs until the mode stops
+(:func:`responder.engine.interview.run_interview` on the state
 :func:`responder.core.modes.state_for` builds from the knowledge base and the mode's
 :class:`~responder.config.InterviewConfig`). Then the truth's rank among the chemicals and
 its class's rank among the classes are read from the mode's final probabilities.

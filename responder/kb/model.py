@@ -678,8 +678,9 @@ class KnowledgeBase:
         Rows are chemicals in :attr:`chemicals` order, columns symptoms in symptoms.toml
         order; y are class ids (all classes of classes.toml, in order, even empty ones) and z
         category ids (in category order); the queries of categories of alternatives are
-        marked (:attr:`Category.alternatives`). Raises :class:`responder.engine.ProblemError` only
-        for a knowledge base with no chemicals, which the loader already rejects.
+        marked (:attr:`Category.alternatives`). Raises
+        :class:`responder.engine.ProblemError` only for a knowledge base with no chemicals,
+        which the loader already rejects.
         """
         return Problem.build(
             self.matrix,
