@@ -254,6 +254,13 @@ class AnswerModel:
         to 1, and 0.3 of the way from l to s. An ungraded problem lists every cell as
         common.
 
+    In a category of alternatives answered per victim (``Problem.split_chance``: onset,
+    route), a victim shows one of the category's queries while a row lists every one the
+    chemical may show. The chance above the leak of each listed cell is split among the
+    k_ic queries the row lists there, l_q + (p_iq - l_q) / k_ic: otherwise a row listing
+    every onset gains from each victim's onset as much as a row listing only that one,
+    and pooled over victims it wins (docs/robustness.md, top section).
+
     Use :meth:`exact` for the paper's error-free answers (s = 1, l = 0, no discount).
     """
 
@@ -352,7 +359,9 @@ class AnswerModel:
         (:meth:`sensitivities`); an unlisted cell with the query's leak; an unrecorded cell
         (the sources say nothing about that category for the object) with the prior-weighted
         mean over the objects that record it, so that its answer hardly moves the object.
-        With exact answers this is B.
+        In a category whose chance is split, a row's chances above the leak are divided by
+        the number of its queries it lists (see the class docstring). With exact answers
+        this is B.
         """
         B = problem.matrix
         if self._exact:
@@ -376,6 +385,8 @@ class AnswerModel:
                     # favours the chemicals that list it: halfway from its leak to s
                     p_iq = np.maximum(p_iq, np.where(leaks >= p, (leaks + self.sensitivity) / 2, 0))
                 L[cells] = np.broadcast_to(p_iq, B.shape)[cells]
+        split = _split_shares(problem)
+        L = leaks + (L - leaks) * split
         unrecorded = grades == UNRECORDED
         if unrecorded.any():
             weight = problem.prior[:, None] * ~unrecorded
@@ -387,7 +398,8 @@ class AnswerModel:
             # siblings list is likely missing from its own (incomplete) row.
             siblings = _class_share(B, problem.object_groups)
             unlisted = grades == NOT_LISTED
-            L[unlisted] += (self.class_borrow * (self.sensitivity - L) * siblings)[unlisted]
+            borrowed = self.class_borrow * (self.sensitivity - L) * siblings * split
+            L[unlisted] += borrowed[unlisted]
         return L
 
     def effective_leaks(self, problem: Problem) -> np.ndarray:
@@ -1262,6 +1274,16 @@ def _counted_columns(problem: Problem) -> np.ndarray:
     if problem.grades is None:
         return np.ones(problem.n_queries, dtype=bool)
     return ~(problem.grades == UNRECORDED).any(axis=0)
+
+
+def _split_shares(problem: Problem) -> np.ndarray:
+    """1 / k_ic for each cell of a category whose chance is split, where object i lists
+    k_ic of its queries (1 where it lists none), and 1 elsewhere; shape (M, N)."""
+    shares = np.ones(problem.matrix.shape)
+    for cols in problem.alternative_categories(split=True):
+        listed = problem.matrix[:, cols].sum(axis=1)
+        shares[:, cols] = 1.0 / np.maximum(listed, 1)[:, None]
+    return shares
 
 
 def _class_share(B: np.ndarray, groups: np.ndarray) -> np.ndarray:

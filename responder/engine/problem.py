@@ -52,6 +52,11 @@ class Problem:
         (:meth:`responder.engine.state.InterviewState.available`), and simulated victims
         show one per category (:class:`responder.engine.compare.FlipAnswers`). Needs
         ``query_groups``; a category is all or nothing.
+    split_chance : array-like of shape (N,), bool, optional
+        Categories of alternatives whose chance the evidence mode splits among the queries
+        a row lists (:class:`responder.engine.evidence.AnswerModel`): those answered per
+        victim (onset, route), where a row listing several would otherwise gain again from
+        each victim's answer. A subset of ``alternatives``, whole categories.
 
     Attributes
     ----------
@@ -61,7 +66,7 @@ class Problem:
     query_groups : ndarray of shape (N,), int64, or None
     pick_weights : ndarray of shape (N,), float64 (all ones when uniform)
     grades : ndarray of shape (M, N), int8, or None
-    alternatives : ndarray of shape (N,), bool, or None
+    alternatives, split_chance : ndarray of shape (N,), bool, or None
     """
 
     matrix: np.ndarray
@@ -75,6 +80,7 @@ class Problem:
     query_group_names: tuple[str, ...] = ()
     grades: np.ndarray | None = None
     alternatives: np.ndarray | None = None
+    split_chance: np.ndarray | None = None
 
     @classmethod
     def build(
@@ -90,6 +96,7 @@ class Problem:
         query_group_names: Sequence[str] | None = None,
         grades=None,
         alternatives=None,
+        split_chance=None,
     ) -> Problem:
         """Validate raw inputs and return a :class:`Problem`; raises :class:`ProblemError`."""
         B = _binary_matrix(matrix)
@@ -102,11 +109,14 @@ class Problem:
         qnames = _names(query_names, N, "query name", "queries", default="query {}")
         G = _grades(grades, B)
         alt = _alternatives(alternatives, z, N)
-        return cls(B, pi, y, z, w, onames, qnames, gnames, qgnames, G, alt)
+        split = _alternatives(split_chance, z, N, "split_chance")
+        if split is not None and (alt is None or (split & ~alt).any()):
+            raise ProblemError("split_chance may mark only categories of alternatives")
+        return cls(B, pi, y, z, w, onames, qnames, gnames, qgnames, G, alt, split)
 
     def __post_init__(self) -> None:
         arrays = ("matrix", "prior", "object_groups", "query_groups", "pick_weights", "grades")
-        for name in (*arrays, "alternatives"):
+        for name in (*arrays, "alternatives", "split_chance"):
             value = getattr(self, name)
             if isinstance(value, np.ndarray):
                 value.setflags(write=False)
@@ -141,6 +151,7 @@ class Problem:
             self.query_group_names,
             self.grades,
             self.alternatives,
+            self.split_chance,
         )
 
     def subset(self, objects=None, queries=None) -> Problem:
@@ -162,13 +173,16 @@ class Problem:
             self.query_group_names,
             None if self.grades is None else self.grades[np.ix_(rows, cols)],
             None if self.alternatives is None else self.alternatives[cols],
+            None if self.split_chance is None else self.split_chance[cols],
         )
 
-    def alternative_categories(self) -> tuple[np.ndarray, ...]:
-        """The queries of each category of alternatives, in category order."""
-        if self.alternatives is None:
+    def alternative_categories(self, split: bool = False) -> tuple[np.ndarray, ...]:
+        """The queries of each category of alternatives (with ``split``, only those whose
+        chance is split), in category order."""
+        marked = self.split_chance if split else self.alternatives
+        if marked is None:
             return ()
-        codes = np.unique(self.query_groups[self.alternatives])
+        codes = np.unique(self.query_groups[marked])
         return tuple(np.flatnonzero(self.query_groups == c) for c in codes)
 
 
@@ -183,22 +197,22 @@ GRADE_CODES = {
 }
 
 
-def _alternatives(alternatives, query_groups, n: int) -> np.ndarray | None:
-    if alternatives is None:
+def _alternatives(marks, query_groups, n: int, name: str = "alternatives") -> np.ndarray | None:
+    """Whole categories marked, one boolean per query; None when none is."""
+    if marks is None:
         return None
-    alt = np.asarray(alternatives)
+    alt = np.asarray(marks)
     if alt.shape != (n,) or alt.dtype != bool:
-        raise ProblemError(f"alternatives must be {n} booleans, one per query")
+        raise ProblemError(f"{name} must be {n} booleans, one per query")
     if not alt.any():
         return None
     if query_groups is None:
-        raise ProblemError("alternatives need query groups: they mark whole categories")
-    mixed = np.unique(query_groups[alt])[
-        [bool((~alt[query_groups == c]).any()) for c in np.unique(query_groups[alt])]
-    ]
+        raise ProblemError(f"{name} need query groups: they mark whole categories")
+    codes = np.unique(query_groups[alt])
+    mixed = codes[[bool((~alt[query_groups == c]).any()) for c in codes]]
     if mixed.size:
         raise ProblemError(
-            f"query group {int(mixed[0])} is partly marked as alternatives: mark a whole "
+            f"query group {int(mixed[0])} is partly marked in {name}: mark a whole "
             "category or none of it"
         )
     return alt

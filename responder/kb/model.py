@@ -678,7 +678,8 @@ class KnowledgeBase:
         Rows are chemicals in :attr:`chemicals` order, columns symptoms in symptoms.toml
         order; y are class ids (all classes of classes.toml, in order, even empty ones) and z
         category ids (in category order); the queries of categories of alternatives are
-        marked (:attr:`Category.alternatives`). Raises
+        marked (:attr:`Category.alternatives`), and those answered per victim split their
+        chance. Raises
         :class:`responder.engine.ProblemError` only for a knowledge base with no chemicals,
         which the loader already rejects.
         """
@@ -694,6 +695,13 @@ class KnowledgeBase:
             grades=self.grades,
             alternatives=np.array(
                 [self.category_by_id[s.category].alternatives for s in self.symptoms], dtype=bool
+            ),
+            split_chance=np.array(
+                [
+                    self.category_by_id[s.category].alternatives and s.per == "victim"
+                    for s in self.symptoms
+                ],
+                dtype=bool,
             ),
         )
 

@@ -47,3 +47,10 @@ def test_exclusive_groups_as_query_indices():
     assert groups.has_none[pupils]
     onset = groups.group_of(KB.symptom_index("onset_minutes"))
     assert not groups.has_none[onset] and len(groups.members[onset]) == 4
+
+
+def test_onset_and_route_split_their_chance_and_the_place_does_not():
+    split = KB.problem.split_chance
+    assert split[KB.symptom_index("onset_minutes")] and split[KB.symptom_index("route_inhaled")]
+    assert not split[KB.symptom_index("setting_swimming_pool")]
+    assert not split[KB.symptom_index("odour_bleach")]

@@ -188,3 +188,40 @@ def test_alternatives_mark_whole_categories_of_a_problem():
     assert [c.tolist() for c in p.alternative_categories()] == [[0, 1, 2], [5]]
     assert p.subset(queries=[0, 3, 5]).alternatives.tolist() == [True, False, True]
     assert p.with_prior([1, 2, 3, 4]).alternatives is p.alternatives
+
+
+# --- per-victim alternatives split a row's chance ------------------------------------------
+
+
+def test_split_chance_marks_only_categories_of_alternatives():
+    with pytest.raises(ProblemError, match="only categories of alternatives"):
+        Problem.build(B2, query_groups=CATS, split_chance=ALTERNATIVES)
+    with pytest.raises(ProblemError, match="partly marked in split_chance"):
+        Problem.build(
+            B2,
+            query_groups=CATS,
+            alternatives=ALTERNATIVES,
+            split_chance=[True, False, False, False, False, False],
+        )
+    route = np.array([False] * 5 + [True])
+    p = Problem.build(B2, query_groups=CATS, alternatives=ALTERNATIVES, split_chance=route)
+    assert [c.tolist() for c in p.alternative_categories(split=True)] == [[5]]
+    assert p.subset(queries=[0, 5]).split_chance.tolist() == [False, True]
+
+
+def test_a_row_listing_several_values_of_a_split_category_shares_their_chance():
+    from responder.engine.evidence import AnswerModel
+
+    split = np.array([True, True, True, False, False, False])  # the first category
+    kw = dict(object_groups=[0, 0, 1, 1], query_groups=CATS, alternatives=ALTERNATIVES)
+    shared = Problem.build(B2, split_chance=split, **kw)
+    whole = Problem.build(B2, **kw)
+    model = AnswerModel(0.8, 0.05, long_row_exponent=0.0)
+    L, L0 = model.likelihood(shared), model.likelihood(whole)
+    # Row 0 lists two of the three: each keeps half its chance above the leak.
+    assert L[0, 0] == pytest.approx(0.05 + (L0[0, 0] - 0.05) / 2)
+    assert L[0, 2] == pytest.approx(L0[0, 2])  # unlisted: still the leak
+    assert L[3, 2] == pytest.approx(L0[3, 2])  # listed alone: its whole chance
+    assert np.allclose(L[:, 3:], L0[:, 3:])  # other categories untouched
+    # So each victim's "this one" favours the row that lists only it.
+    assert L[3, 2] > L[1, 2]
