@@ -361,11 +361,7 @@ class ResponderApp(App):
 
     def answer_group_none(self, group) -> None:
         """ "None of these" for an exclusive group: no to each member not yet answered."""
-        it = self.interview
-        for sid in group.members:
-            q = it.knowledge.symptom_index(sid)
-            if it.record_of(q) is None:
-                it.answer(q, Answer.NO)
+        self.interview.answer_none_of(group.members)
         self._redraw()
 
     def show_scene(self) -> None:

@@ -356,6 +356,16 @@ class Interview:
             self.generation += 1
         return record
 
+    def answer_none_of(self, members) -> list[AnswerRecord]:
+        """ "None of these" for an exclusive group (pupils of normal size): "no" to each of
+        ``members`` (symptom ids) the current victim has not answered; returns the records."""
+        records = []
+        for sid in members:
+            q = self.knowledge.symptom_index(sid)
+            if self.record_of(q) is None:
+                records.append(self.answer(q, Answer.NO))
+        return records
+
     def record_of(self, query: int, victim: int | None = None) -> AnswerRecord | None:
         """The answer given to ``query`` (with its time and volunteered flag), or None."""
         v = -1 if self.state.is_shared(query) else (self.victim if victim is None else victim)

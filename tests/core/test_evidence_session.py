@@ -161,3 +161,22 @@ def test_a_responders_own_several_victims_answer_stands(knowledge):
     small = Interview(knowledge)
     small.add_victim()
     assert small.several_victims_noted is None and small.records == []
+
+
+def test_none_of_these_answers_every_unanswered_member_no_and_is_saved(home):
+    from responder.kb.loader import load_bundled
+
+    kb = load_bundled()
+    it = Interview.start(kb, InterviewConfig())
+    pinpoint, wide = kb.symptom_index("pinpoint_pupils"), kb.symptom_index("dilated_pupils")
+    slow, fast = kb.symptom_index("slow_pulse"), kb.symptom_index("fast_pulse")
+    it.answer(slow, Answer.UNKNOWN)
+    records = it.answer_none_of(("pinpoint_pupils", "dilated_pupils"))
+    assert [r.query for r in records] == [pinpoint, wide]
+    assert it.answer_of(pinpoint) is Answer.NO and it.answer_of(wide) is Answer.NO
+    # a member already answered keeps its answer
+    assert [r.query for r in it.answer_none_of(("slow_pulse", "fast_pulse"))] == [fast]
+    assert it.record_of(slow).answer is Answer.UNKNOWN
+    data, _ = find_incident(it.id)
+    stored = {(a.symptom, a.answer) for a in data.answers}
+    assert {("pinpoint_pupils", "no"), ("dilated_pupils", "no"), ("fast_pulse", "no")} <= stored
