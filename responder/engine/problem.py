@@ -176,6 +176,18 @@ class Problem:
             None if self.split_chance is None else self.split_chance[cols],
         )
 
+    def settled_by_yes(self, queries) -> np.ndarray:
+        """Queries a yes to any of ``queries`` settles, shape (N,) bool: the whole category
+        of alternatives each belongs to (none for a query outside every such category)."""
+        out = np.zeros(self.n_queries, dtype=bool)
+        if self.alternatives is None:
+            return out
+        q = np.asarray(list(queries), dtype=np.int64)
+        q = q[self.alternatives[q]] if q.size else q
+        if q.size:
+            out = self.alternatives & np.isin(self.query_groups, self.query_groups[q])
+        return out
+
     def alternative_categories(self, split: bool = False) -> tuple[np.ndarray, ...]:
         """The queries of each category of alternatives (with ``split``, only those whose
         chance is split), in category order."""

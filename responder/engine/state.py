@@ -449,14 +449,10 @@ class InterviewState:
         if self._unconscious is not None:
             if self.answer_of(self._unconscious, victim) is Answer.YES:
                 ok &= ~self._reported
-        alternatives = self.problem.alternatives
-        if alternatives is not None:
+        if self.problem.alternatives is not None:
             given = self.given(victim)
             answers = {**self._implications.implied_by(given), **given}
-            yes = [q for q, a in answers.items() if a is Answer.YES and alternatives[q]]
-            if yes:
-                groups = self.problem.query_groups
-                ok &= ~(alternatives & np.isin(groups, groups[yes]))
+            ok &= ~self.problem.settled_by_yes(q for q, a in answers.items() if a is Answer.YES)
         return ok
 
     @property
