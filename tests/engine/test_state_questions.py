@@ -186,6 +186,10 @@ def test_alternatives_mark_whole_categories_of_a_problem():
         Problem.build(B2, query_groups=CATS, alternatives=[True, True, False, False, False, True])
     p = Problem.build(B2, query_groups=CATS, alternatives=ALTERNATIVES)
     assert [c.tolist() for c in p.alternative_categories()] == [[0, 1, 2], [5]]
+    assert p.settled_by_yes([1]).tolist() == [True, True, True, False, False, False]
+    assert p.settled_by_yes([1, 5]).tolist() == [True, True, True, False, False, True]
+    assert not p.settled_by_yes([3]).any() and not p.settled_by_yes([]).any()
+    assert not Problem.build(B2, query_groups=CATS).settled_by_yes([1]).any()
     assert p.subset(queries=[0, 3, 5]).alternatives.tolist() == [True, False, True]
     assert p.with_prior([1, 2, 3, 4]).alternatives is p.alternatives
 
