@@ -12,13 +12,14 @@ from responder.cli.inputs import (
     InputError,
     check_delta,
     check_memory,
+    config_from_args,
     evidence_from_args,
     kb_spec,
     load_problem,
     noise_from_args,
     typed_noise,
 )
-from responder.config import ENGINE_TARGET, ConfigError, InterviewConfig
+from responder.config import ENGINE_TARGET
 from responder.core.modes import exclusive_groups, state_for
 from responder.engine.belief import Model, TargetError
 from responder.engine.compare import (
@@ -199,10 +200,7 @@ def _app_interview(args, kb, problem, suggest: str, scene_step: bool, name: str)
     """The evidence mode as the app runs it (:class:`InterviewMode`): the knowledge base's
     interview state under the command line's settings, its exclusive groups asked as one
     question each, and optionally the scene step."""
-    try:
-        config = InterviewConfig.from_args(args).with_changes(mode="evidence", suggest=suggest)
-    except ConfigError as exc:
-        raise InputError(exc.cli_message()) from None
+    config = config_from_args(args, mode="evidence", suggest=suggest)
     scene = np.flatnonzero([s.kind == "scene" for s in kb.symptoms]) if scene_step else None
     return InterviewMode(
         lambda: state_for(kb, config, problem), exclusive_groups(kb), scene, name=name

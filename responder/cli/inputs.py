@@ -390,6 +390,16 @@ def fit_time_limit(
     )
 
 
+def config_from_args(args, **changes) -> InterviewConfig:
+    """The interview configuration the command line gives, with ``changes`` (a mode, a
+    suggestion rule); InputError naming the option when a value is out of range."""
+    try:
+        config = InterviewConfig.from_args(args)
+        return config.with_changes(**changes) if changes else config
+    except ConfigError as exc:
+        raise InputError(exc.cli_message()) from None
+
+
 def evidence_from_args(args, kb=None) -> EvidenceSettings:
     """The evidence settings from the command line (:func:`responder.config.
     add_evidence_arguments`) over the knowledge base's fitted answer model and with its
@@ -397,8 +407,8 @@ def evidence_from_args(args, kb=None) -> EvidenceSettings:
     valid range otherwise."""
     defaults = getattr(kb, "answer_model", None)
     leaks = None if kb is None else symptom_leaks(kb)
+    config = config_from_args(args)
     try:
-        config = InterviewConfig.from_args(args)
         return config.resolved_evidence(defaults, leaks)
     except ConfigError as exc:
         raise InputError(exc.cli_message()) from None

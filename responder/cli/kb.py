@@ -15,7 +15,7 @@ import textwrap
 
 import numpy as np
 
-from responder.cli.inputs import InputError
+from responder.cli.inputs import InputError, config_from_args
 from responder.config import add_evidence_arguments
 from responder.engine import diagnostics as dg
 from responder.kb.csv_import import import_csv
@@ -563,12 +563,7 @@ def cmd_import(args) -> int:
 
 def _validation_settings(val, args):
     """The run's settings; an InputError naming the option when one is out of range."""
-    from responder.config import ConfigError, InterviewConfig  # noqa: PLC0415
-
-    try:
-        config = InterviewConfig.from_args(args)
-    except ConfigError as exc:
-        raise InputError(exc.cli_message()) from None
+    config = config_from_args(args)
     try:
         return val.make_settings(config, prior=args.prior)
     except ValueError as exc:

@@ -24,18 +24,14 @@ from responder.cli.inputs import (
     add_time_limit_argument,
     check_memory,
     check_noise_scale,
+    config_from_args,
     evidence_from_args,
     fit_time_limit,
     kb_spec,
     load_problem,
     noise_from_args,
 )
-from responder.config import (
-    ENGINE_TARGET,
-    ConfigError,
-    InterviewConfig,
-    add_evidence_arguments,
-)
+from responder.config import ENGINE_TARGET, add_evidence_arguments
 from responder.engine.belief import Model, TargetError
 from responder.engine.compare import wilson
 from responder.engine.diagnostics import default_eps, min_hamming_distance
@@ -168,10 +164,7 @@ def run_incidents(args) -> int:
             "graded cells, scene or victims"
         )
     settings = evidence_from_args(args, kb)
-    try:
-        config = InterviewConfig.from_args(args).with_changes(mode="evidence")
-    except ConfigError as exc:
-        raise InputError(exc.cli_message()) from None
+    config = config_from_args(args, mode="evidence")
     scene = np.array([s.kind == "scene" for s in kb.symptoms], dtype=bool)
     summary = simulate_incidents(
         lambda: state_for(kb, config),

@@ -319,13 +319,7 @@ class InterviewEnd:
 
     @classmethod
     def of(cls, state: InterviewState) -> InterviewEnd:
-        belief = state.belief
-        model = belief.model
-        if model.target == "group":
-            g = belief.group_probabilities()
-            order, labels = np.lexsort((np.arange(g.size), -g)), model.problem.object_groups
-        else:
-            order, labels = belief.candidate_probabilities()[0], model.row_groups
+        order, labels = _evidence_order(state.belief)
         return cls(order, labels, state.stop_reason, state.confidence())
 
     def rank(self, true: int) -> int:
@@ -335,13 +329,18 @@ class InterviewEnd:
 
 def evidence_rank(belief: Belief, true: int) -> int:
     """Rank of the truth's candidate (object target) or class (group target), 0 = first."""
+    order, labels = _evidence_order(belief)
+    return _rank_of(order, labels[true])
+
+
+def _evidence_order(belief: Belief) -> tuple[np.ndarray, np.ndarray]:
+    """The candidates most probable first, and each object's label among them: row groups
+    (identical rows are one candidate), or classes for the group target."""
     model = belief.model
     if model.target == "group":
         g = belief.group_probabilities()
-        order = np.lexsort((np.arange(g.size), -g))
-        return _rank_of(order, model.problem.object_groups[true])
-    order, _ = belief.candidate_probabilities()
-    return _rank_of(order, model.row_groups[true])
+        return np.lexsort((np.arange(g.size), -g)), model.problem.object_groups
+    return belief.candidate_probabilities()[0], model.row_groups
 
 
 def _labels(problem, target: str) -> np.ndarray:

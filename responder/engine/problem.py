@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -139,20 +139,7 @@ class Problem:
 
     def with_prior(self, prior) -> Problem:
         """The same problem under another prior (validated)."""
-        return Problem(
-            self.matrix,
-            _prior(prior, self.n_objects),
-            self.object_groups,
-            self.query_groups,
-            self.pick_weights,
-            self.object_names,
-            self.query_names,
-            self.group_names,
-            self.query_group_names,
-            self.grades,
-            self.alternatives,
-            self.split_chance,
-        )
+        return replace(self, prior=_prior(prior, self.n_objects))
 
     def subset(self, objects=None, queries=None) -> Problem:
         """The problem restricted to some objects and/or queries; the prior is renormalised.

@@ -683,6 +683,9 @@ class KnowledgeBase:
         :class:`responder.engine.ProblemError` only for a knowledge base with no chemicals,
         which the loader already rejects.
         """
+        alternatives = np.array(
+            [self.category_by_id[s.category].alternatives for s in self.symptoms], dtype=bool
+        )
         return Problem.build(
             self.matrix,
             prior=self.prior_vector(prior),
@@ -693,16 +696,8 @@ class KnowledgeBase:
             group_names=[c.id for c in self.classes],
             query_group_names=[c.id for c in self.categories],
             grades=self.grades,
-            alternatives=np.array(
-                [self.category_by_id[s.category].alternatives for s in self.symptoms], dtype=bool
-            ),
-            split_chance=np.array(
-                [
-                    self.category_by_id[s.category].alternatives and s.per == "victim"
-                    for s in self.symptoms
-                ],
-                dtype=bool,
-            ),
+            alternatives=alternatives,
+            split_chance=alternatives & np.array([s.per == "victim" for s in self.symptoms]),
         )
 
     # --- search -------------------------------------------------------------------------
