@@ -11,12 +11,12 @@ text, and say which synonym matched.
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 from textual.fuzzy import Matcher
+
+from responder.kb.identifiers import fold_name
 
 # A synonym or old id is almost as good as the label; the category only breaks ties.
 LABEL_WEIGHT, SYNONYM_WEIGHT, ID_WEIGHT = 1.0, 0.95, 0.8
@@ -53,12 +53,12 @@ def rank_symptoms(
         found = [SymptomMatch(s, 0.0) for s in symptoms]
         return found[:limit] if limit else found
     matcher = matcher or Matcher(query.strip())
-    typed = fold(query)
+    typed = fold_name(query)
     found = []
     for order, s in enumerate(symptoms):
         best, via = 0.0, None
         for name, weight, is_synonym in _names(s):
-            folded = fold(name)
+            folded = fold_name(name)
             if folded == typed:
                 score = EXACT_SCORE * weight
             elif abbreviates(typed, folded):
@@ -72,12 +72,6 @@ def rank_symptoms(
     found.sort(key=lambda t: (t[0], t[1]))
     out = [m for _, _, m in found]
     return out[:limit] if limit else out
-
-
-def fold(text: str) -> str:
-    """Lower case, accents and punctuation dropped, runs of spaces as one."""
-    text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
-    return " ".join(re.sub(r"[^a-z0-9]+", " ", text.casefold()).split())
 
 
 def abbreviates(typed: str, name: str) -> bool:

@@ -91,6 +91,15 @@ def source_problem(source: str, strict: bool) -> tuple[str, str] | None:
     return None
 
 
+def fold_name(text: str) -> str:
+    """A name as the search and the interview protocol compare names: lower case, accents
+    dropped, every run of characters other than letters and digits (of any script) one
+    space. So "Yellow-green cloud" and "yellow green cloud" are one name, an id written as
+    words ("shortness of breath") is its id, and "头痛" stays "头痛"."""
+    bare = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+    return " ".join(re.sub(r"[\W_]+", " ", bare.casefold()).split())
+
+
 def chemical_slug(name: str) -> str:
     """The default chemical id: the name in lower-case ASCII, other runs of characters "_".
 

@@ -19,7 +19,7 @@ import numpy as np
 from responder.engine import Problem
 from responder.engine.problem import COMMON, HALLMARK, NOT_LISTED, OCCASIONAL, UNRECORDED
 from responder.kb.fields import printable
-from responder.kb.identifiers import chemical_slug, is_supplementary
+from responder.kb.identifiers import chemical_slug, fold_name, is_supplementary
 
 
 @dataclass(frozen=True)
@@ -415,8 +415,8 @@ class KnowledgeBase:
 
     @cached_property
     def _symptom_by_name(self) -> dict[str, int]:
-        # the loader rejects a name shared by two symptoms, so this map is unambiguous
-        return {name.casefold(): j for j, s in enumerate(self.symptoms) for name in s.names}
+        # the loader rejects two symptoms whose names fold alike, so this map is unambiguous
+        return {fold_name(name): j for j, s in enumerate(self.symptoms) for name in s.names}
 
     @cached_property
     def symptom_aliases(self) -> dict[str, str]:
@@ -426,11 +426,13 @@ class KnowledgeBase:
     def resolve_symptom(self, text: str) -> int:
         """Column index of the symptom named by ``text``.
 
-        Accepts an id, an alias, a label or a synonym, case-insensitively and exactly
-        (surrounding spaces ignored). Raises :class:`UnknownSymptomError` (a KeyError) naming
-        up to five close symptom ids otherwise.
+        Accepts an id, an alias, a label or a synonym, exactly but compared as the app's
+        search compares names (:func:`~responder.kb.identifiers.fold_name`: case, accents,
+        punctuation and spacing ignored, so an id written as words, "shortness of breath",
+        names it too). Raises :class:`UnknownSymptomError` (a KeyError) naming up to five
+        close symptom ids otherwise.
         """
-        key = " ".join(str(text).split()).casefold()
+        key = fold_name(str(text))
         j = self._symptom_by_name.get(key)
         if j is not None:
             return j

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from responder.kb.checker import Checker, Doc, suggest
 from responder.kb.fields import FieldError, check_number, number_text
-from responder.kb.identifiers import ID_FIX, ID_RE
+from responder.kb.identifiers import ID_FIX, ID_RE, fold_name
 from responder.kb.model import (
     ANSWERED_PER,
     CATEGORY_KINDS,
@@ -37,7 +37,7 @@ class Vocabulary:
     symptom_line: dict[str, int | None] = field(default_factory=dict)
     aliases: dict[str, str] = field(default_factory=dict)
     symptom_file: dict[str, str] = field(default_factory=dict)
-    #: normalised name -> (id, what the name is, where it is defined, symptom or observation)
+    #: folded name (fold_name) -> (id, what the name is, where it is defined, symptom or observation)
     names: dict[str, tuple[str, str, str, str]] = field(default_factory=dict)
 
 
@@ -228,8 +228,9 @@ def _synonyms(ck: Checker, doc: Doc, v: dict, span, anchor) -> tuple[str, ...]:
 def _check_symptom_names(
     ck: Checker, doc: Doc, symptoms: list[Symptom], spans: dict, vocab: Vocabulary
 ) -> None:
-    """Every id, alias, label and synonym must name one observation only (case-insensitively),
-    across symptoms.toml and scene.toml.
+    """Every id, alias, label and synonym must name one observation only, compared as the
+    search and the protocol compare names (:func:`fold_name`: case, accents, punctuation and
+    spacing ignored), across symptoms.toml and scene.toml.
 
     A name shared by two would let one finding be answered twice, and makes the search and
     the interview protocol ambiguous. Records alias -> current id in ``vocab.aliases``, each
@@ -239,14 +240,14 @@ def _check_symptom_names(
     owner = vocab.names
     sym_line = vocab.symptom_line
     for s in symptoms:
-        owner.setdefault(s.id, (s.id, "id", ck.where(doc.rel, sym_line[s.id]), _noun(s)))
+        owner.setdefault(fold_name(s.id), (s.id, "id", ck.where(doc.rel, sym_line[s.id]), _noun(s)))
     for s in symptoms:
         span = spans[s.id]
         named = [(a, "alias", "aliases") for a in s.aliases]
         named += [(s.label, "label", "label")] + [(w, "synonym", "synonyms") for w in s.synonyms]
         for text, kind, key in named:
             line = doc.lines.value(span, key, text) or doc.lines.key(span, key) or sym_line[s.id]
-            norm = " ".join(text.split()).casefold()
+            norm = fold_name(text)
             if norm not in owner:
                 owner[norm] = (s.id, kind, ck.where(doc.rel, line), _noun(s))
                 if kind == "alias":

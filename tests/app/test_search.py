@@ -34,6 +34,20 @@ def test_synonyms_and_abbreviations_find_the_symptom(bundled, query, expected, v
         assert found[0].via == via
 
 
+def test_names_in_other_scripts_are_searched_not_dropped():
+    """A knowledge base imported with Chinese or Cyrillic labels: the typed name finds its
+    own observation only (folding once dropped every non-Latin letter, so any text matched
+    every observation)."""
+    from types import SimpleNamespace
+
+    def obs(sid, label):
+        return SimpleNamespace(id=sid, label=label, synonyms=(), aliases=())
+
+    symptoms = [obs("s1", "头痛"), obs("s2", "咳嗽"), obs("s3", "Одышка"), obs("s4", "Кашель")]
+    assert [m.symptom.id for m in rank_symptoms(symptoms, "咳嗽")] == ["s2"]
+    assert [m.symptom.id for m in rank_symptoms(symptoms, "одышка")] == ["s3"]
+
+
 def test_label_match_beats_the_same_text_as_a_synonym(bundled):
     found = rank_symptoms(bundled.symptoms, "pupil")
     assert {m.symptom.id for m in found[:2]} == {"pinpoint_pupils", "dilated_pupils"}

@@ -224,6 +224,18 @@ def test_synonyms_and_retired_ids_are_accepted():
     assert all(with_alias.aliases[0] not in ids for ids in against.values())
 
 
+def test_an_id_written_as_words_is_the_id_as_in_the_app_search():
+    """A responder types "shortness of breath" or "blurred vision", not the id: the protocol
+    reads a name as `/` does (case, punctuation and "_" against spaces ignored)."""
+    replies = run_lines([answer("shortness of breath", "yes"), answer("Blurred-Vision", "no")])
+    assert "error" not in replies[1] and "error" not in replies[2]
+    assert [a["symptom"] for a in replies[2]["answers"]] == [
+        "shortness_of_breath",
+        "blurred_vision",
+    ]
+    assert [a["answer"] for a in replies[2]["answers"]] == ["yes", "no"]
+
+
 def test_no_reported_symptom_is_suggested_once_the_victim_is_unconscious():
     reported = {s.id for s in KB.symptoms if s.observation == "reported"}
     assert reported

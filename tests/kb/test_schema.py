@@ -151,6 +151,9 @@ def test_symptom_fields_load(tmp_path):
         ("Miosis", "pinpoint_pupils"),  # synonym
         ("sob", "shortness_of_breath"),
         ("  difficulty   breathing ", "shortness_of_breath"),  # spaces do not matter
+        ("shortness of breath", "shortness_of_breath"),  # an id written as words
+        ("Difficulty-breathing!", "shortness_of_breath"),  # punctuation does not matter
+        ("small pupils", "pinpoint_pupils"),
     ],
 )
 def test_resolve_symptom(tmp_path, text, sid):
@@ -451,6 +454,14 @@ def test_observation_error_names_the_valid_values(tmp_path):
             '"Miosis"]',
             'synonym "Miosis" of symptom "shortness_of_breath" already names symptom '
             '"pinpoint_pupils" (its synonym',
+        ),
+        # a synonym that differs from another symptom's alias only in punctuation: the
+        # search and the protocol would read both as one name
+        (
+            ('"difficulty breathing"]', '"difficulty breathing", "Eye-pain"]'),
+            '"Eye-pain"]',
+            'synonym "Eye-pain" of symptom "shortness_of_breath" already names symptom '
+            '"eye_irritation" (its alias',
         ),
         # an alias that is a current id
         (
