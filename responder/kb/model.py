@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import difflib
 import re
-import unicodedata
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
@@ -741,18 +740,13 @@ def _chemical_names(chem: Chemical) -> list[str]:
     return names
 
 
-def _fold(text: str) -> str:
-    text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
-    return re.sub(r"\s+", " ", re.sub(r"[^a-z0-9]+", " ", text.lower())).strip()
-
-
 def match_score(query: str, text: str) -> float:
     """How well ``query`` matches ``text``: 0 for no match, higher is better.
 
     Whole-text prefix beats word prefix beats substring beats every query word found beats
     a subsequence of letters (so "shrt brth" finds "Shortness of breath").
     """
-    q, t = _fold(query), _fold(text)
+    q, t = fold_name(query), fold_name(text)
     if not q:
         return 1.0
     if not t:
@@ -779,7 +773,7 @@ def match_score(query: str, text: str) -> float:
 
 
 def _rank(text, items, fields, limit):
-    if not _fold(text):
+    if not fold_name(text):
         out = list(items)
         return out[:limit] if limit else out
     scored = []

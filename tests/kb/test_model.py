@@ -58,6 +58,12 @@ def test_search_ranks_prefixes_first_and_finds_nothing_for_nonsense(knowledge):
     assert knowledge.search_chemicals("1017")[0].name == "Chlorine"
 
 
+def test_search_keeps_letters_of_every_script():
+    """Chinese or Cyrillic text is a query, not an empty one: it matches its own name only."""
+    assert match_score("头痛", "头痛") > 0 and match_score("头痛", "咳嗽") == 0
+    assert match_score("одыш", "Одышка") > match_score("одыш", "Кашель") == 0
+
+
 def test_a_bad_knowledge_base_is_one_message(tmp_path):
     (tmp_path / "symptoms.toml").write_text("[[symptom]]\nid = 'Bad Id'\n")
     with pytest.raises(KnowledgeError) as err:
