@@ -71,6 +71,10 @@ def test_every_symptom_has_synonyms_and_an_observation_kind(kb):
         ("cyanosis", "bluish_skin"),
         ("fasciculations", "muscle_twitching"),
         ("unresponsive", "unconsciousness"),
+        ("can't breathe", "shortness_of_breath"),
+        ("collapsed", "collapse"),
+        ("light sensitivity", "eye_irritation"),
+        ("walking and talking", "walking_talking"),
     ],
 )
 def test_words_people_type_resolve(kb, word, sid):
