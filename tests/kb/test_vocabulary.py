@@ -75,6 +75,13 @@ def test_every_symptom_has_synonyms_and_an_observation_kind(kb):
         ("collapsed", "collapse"),
         ("light sensitivity", "eye_irritation"),
         ("walking and talking", "walking_talking"),
+        # scene words a responder types
+        ("grain bin", "setting_confined_space"),
+        ("car running", "setting_engine_exhaust"),
+        ("crop duster", "setting_farm"),
+        ("drain cleaner", "setting_cleaning_products"),
+        ("right away", "onset_seconds"),
+        ("fish smell", "odour_fishy"),
     ],
 )
 def test_words_people_type_resolve(kb, word, sid):
