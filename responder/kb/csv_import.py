@@ -6,6 +6,8 @@ The CSV has one row per chemical::
     category,,,Breathing,Nervous system,Eyes        <- optional second row
     Chlorine,Irritant gases,7782-50-5,1,1,0
 
+Cells are separated by commas, or by the semicolons or tabs spreadsheets export in locales whose
+decimal mark is a comma (the header row's separator is used for the whole file).
 ``name`` and ``class`` are required columns; ``cas``, ``un`` and ``source`` are optional and
 recognised by their header (any case, any position); every other column is a symptom with
 0/1 cells. Symptom ids are slugs of the headers and labels the header text. The optional
@@ -40,6 +42,8 @@ from responder.kb.model import KBError, KBIssue, KnowledgeBase
 from responder.kb.vocabulary import CLASSES_FILE, SYMPTOMS_FILE
 
 RESERVED = ("name", "class", "cas", "un", "source")
+#: Cell separators and their names: the comma first, so it wins a tie.
+SEPARATORS = {",": "comma", ";": "semicolon", "\t": "tab"}
 DEFAULT_CATEGORY = "uncategorised"
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
@@ -63,7 +67,15 @@ def stable_id(text: str, prefix: str) -> str:
     return f"{prefix}_{digest}"
 
 
-def _stray_quote(line: str) -> str | None:
+def _separator(text: str) -> str:
+    """The cell separator of the file: the one of :data:`SEPARATORS` its first non-blank
+    line (the header) holds most often outside quotes; the comma on a tie."""
+    header = next((line for line in text.splitlines() if line.strip()), "")
+    unquoted = re.sub(r'"[^"]*"', "", header)
+    return max(SEPARATORS, key=unquoted.count)
+
+
+def _stray_quote(line: str, separator: str = ",") -> str | None:
     """The first unquoted cell of a CSV line that holds a quote; None if none.
 
     (Python's csv keeps such a quote as text, so ``Chl"orine`` would silently become a name.)
@@ -79,9 +91,9 @@ def _stray_quote(line: str) -> str | None:
                         continue
                     break
                 k += 1
-            k = line.find(",", k)
+            k = line.find(separator, k)
         else:
-            end = line.find(",", k)
+            end = line.find(separator, k)
             cell = line[k:] if end < 0 else line[k:end]
             if '"' in cell:
                 return cell.strip()
@@ -111,6 +123,7 @@ class _CsvReader:
         self.path = path
         self.source = source
         self.issues: list[KBIssue] = []
+        self.separator = ","
 
     def error(self, line: int | None, problem: str, fix: str) -> None:
         self.issues.append(KBIssue(str(self.path), line, problem, fix))
@@ -132,10 +145,11 @@ class _CsvReader:
             fix = "save or export it as CSV UTF-8" if exc.kind == "encoding" else exc.fix
             self.error(exc.line, exc.problem, fix)
             raise KBError(self.issues) from None
-        # strict: a quote that ends a quoted cell must be followed by a comma, and a quote
-        # left open at the end of the file is an error instead of a swallowed row
+        # strict: a quote that ends a quoted cell must be followed by a separator, and a
+        # quote left open at the end of the file is an error instead of a swallowed row
+        self.separator = sep = _separator(text)
         physical = io.StringIO(text, newline="").readlines()
-        reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+        reader = csv.reader(io.StringIO(text, newline=""), delimiter=sep, strict=True)
         records = []
         start = 1
         try:
@@ -149,7 +163,7 @@ class _CsvReader:
                         f"line {start} and remove it, or close the quote",
                     )
                 elif any(c.strip() for c in cells):  # blank lines and ",,," rows carry nothing
-                    stray = _stray_quote(physical[start - 1])
+                    stray = _stray_quote(physical[start - 1], sep)
                     if stray is not None:
                         self.error(
                             start,
@@ -171,7 +185,7 @@ class _CsvReader:
                     reader.line_num,
                     f"the CSV cannot be parsed: {exc}",
                     'check the quotes on that line: a quoted cell must end with " '
-                    "followed by a comma or the end of the line",
+                    f"followed by a {SEPARATORS[sep]} or the end of the line",
                 )
             raise KBError(self.issues) from None
         if self.issues:
@@ -255,7 +269,8 @@ class _CsvReader:
             self.error(
                 line,
                 f"this row has {len(cells)} cells but the header has {width}",
-                "give every row one cell per column (check for stray or missing commas)",
+                "give every row one cell per column (check for stray or missing "
+                f"{SEPARATORS[self.separator]}s)",
             )
             return None
 

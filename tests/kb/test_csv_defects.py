@@ -101,3 +101,28 @@ def test_cyrillic_and_chinese_headers_and_names_import(tmp_path):
 def test_headers_with_no_letters_at_all_are_still_refused(tmp_path):
     found = issues(write(tmp_path, "name,class,Cough,—\nChlorine,Irritants,1,0\n"))
     assert any("no letters or digits" in i.problem for i in found)
+
+
+@pytest.mark.parametrize("sep", [";", "\t"])
+def test_a_spreadsheet_s_semicolon_or_tab_export_imports_like_a_comma_file(tmp_path, sep):
+    """Excel in locales whose decimal mark is a comma exports "CSV" with semicolons: the
+    header's separator is used, and the result is the comma file's."""
+    rows = ["name,class,cas,Cough,Headache", "Chlorine,Irritants,7782-50-5,1,0"]
+    rows += ['"Ammonia, anhydrous",Irritants,,1,1']
+    comma = load_csv(write(tmp_path, "\n".join(rows) + "\n"))
+    other = [
+        r.replace(",", sep).replace(f'"Ammonia{sep} anhydrous"', '"Ammonia, anhydrous"')
+        for r in rows
+    ]
+    (tmp_path / "other").mkdir()
+    kb = load_csv(write(tmp_path / "other", "\n".join(other) + "\n"))
+    assert [c.name for c in kb.chemicals] == ["Chlorine", "Ammonia, anhydrous"]
+    assert [c.name for c in kb.chemicals] == [c.name for c in comma.chemicals]
+    assert [c.symptoms for c in kb.chemicals] == [c.symptoms for c in comma.chemicals]
+    assert [s.label for s in kb.symptoms] == ["Cough", "Headache"]
+
+
+def test_a_short_row_of_a_semicolon_file_names_the_semicolons(tmp_path):
+    found = issues(write(tmp_path, "name;class;Cough;Headache\nChlorine;Irritants;1\n"))
+    assert len(found) == 1 and found[0].line == 2
+    assert "3 cells but the header has 4" in found[0].problem and "semicolons" in found[0].fix
