@@ -414,6 +414,12 @@ class AnswerModel:
         return np.minimum(np.maximum(leaks, self.frequency_leak * listed), 0.5 * self.sensitivity)
 
 
+#: Evidence models built lately, by (problem identity, target, settings), oldest first; the
+#: model holds its problem, so an identity is never reused while its entry stands.
+_RECENT_MODELS: dict[tuple, EvidenceModel] = {}
+RECENT_MODELS_KEPT = 4
+
+
 @dataclass(frozen=True)
 class EvidenceSettings:
     """Everything the evidence mode needs besides the problem, validated on construction.
@@ -531,14 +537,24 @@ class EvidenceSettings:
             raise EvidenceError(f"textbook presentation: {exc}", "textbook_leak") from None
 
     def model(self, problem: Problem, target: str = "object") -> EvidenceModel:
-        return EvidenceModel(
-            problem,
-            self.answer_model(),
-            target,
-            self.threshold,
-            self.gain_floor,
-            textbook=(self.textbook_share, self.textbook_model()),
-        )
+        """The evidence model of ``problem`` under these settings. A model never changes once
+        built, so interviews of one problem under equal settings share one (the simulator's
+        thousands, each vignette in each mode): :data:`_RECENT_MODELS`."""
+        key = (id(problem), target, self)
+        model = _RECENT_MODELS.pop(key, None)
+        if model is None or model.problem is not problem:
+            model = EvidenceModel(
+                problem,
+                self.answer_model(),
+                target,
+                self.threshold,
+                self.gain_floor,
+                textbook=(self.textbook_share, self.textbook_model()),
+            )
+        _RECENT_MODELS[key] = model  # newest last
+        while len(_RECENT_MODELS) > RECENT_MODELS_KEPT:
+            del _RECENT_MODELS[next(iter(_RECENT_MODELS))]
+        return model
 
     def describe(self) -> dict:
         return {

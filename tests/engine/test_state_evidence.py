@@ -182,3 +182,24 @@ def test_strict_mode_ignores_the_observed_preference():
     plain = InterviewState(problem())
     marked = InterviewState(problem(), reported=reported, observed_margin=0.5)
     assert marked.suggestion().index == plain.suggestion().index
+
+
+def test_interviews_of_one_problem_under_equal_settings_share_one_model():
+    """Building the model is most of a new interview's cost: states of one problem under
+    equal settings share it; another problem, target or setting gets its own, and only the
+    latest few are kept."""
+    from responder.engine.evidence import _RECENT_MODELS, RECENT_MODELS_KEPT
+
+    p = problem()
+    first = InterviewState(p, evidence=EvidenceSettings())
+    second = InterviewState(p, evidence=EvidenceSettings())
+    assert second.model is first.model
+    first.answer(0, "yes")  # answers live in the state, never in the shared model
+    assert second.belief.posterior.tolist() == second.model.root().posterior.tolist()
+    assert InterviewState(problem(), evidence=EvidenceSettings()).model is not first.model
+    assert InterviewState(p, "group", evidence=EvidenceSettings()).model is not first.model
+    other = InterviewState(p, evidence=EvidenceSettings(threshold=0.99))
+    assert other.model is not first.model and other.model.threshold == 0.99
+    for _ in range(RECENT_MODELS_KEPT + 2):
+        InterviewState(problem(), evidence=EvidenceSettings())
+    assert len(_RECENT_MODELS) == RECENT_MODELS_KEPT
