@@ -23,7 +23,7 @@ from multiprocessing.connection import Connection
 
 TRIALS = 1000  # Monte Carlo interviews: a 95% interval of about +-0.5 question
 MAX_STATES = 5_000  # exact evaluation while the tree stays this small
-EVIDENCE_TRIALS = 300  # evidence mode: every simulated step recomputes the posterior
+EVIDENCE_TRIALS = 200  # evidence mode: every simulated step recomputes the posterior
 HELPER_NICENESS = 10  # added to the helper process's niceness (POSIX)
 
 
@@ -55,9 +55,10 @@ class Spec:
     noise: object  # NoiseModel or None
     known: dict  # query -> bool
     skipped: tuple
-    evidence: object = None  # EvidenceSettings in evidence mode, else None
-    unavailable: tuple = ()  # queries not to suggest (evidence mode)
-    pooled: tuple = ()  # every victim's (query, yes) answers (evidence mode)
+    #: evidence mode: the interview itself (an InterviewState fork) and its exclusive groups,
+    #: run on as the app runs it; None in the strict and noise modes
+    interview: object = None
+    groups: object = None  # ExclusiveGroups
 
 
 def evaluate_spec(spec: Spec) -> tuple[float, str]:
@@ -66,7 +67,7 @@ def evaluate_spec(spec: Spec) -> tuple[float, str]:
     from responder.engine.evaluate import evaluate  # noqa: PLC0415
     from responder.engine.policies import Policy  # noqa: PLC0415
 
-    if spec.evidence is not None:
+    if spec.interview is not None:
         return _evidence_remaining(spec)
     model = Model(spec.problem, spec.target, spec.noise)
     node = model.node_from_answers(spec.known, list(spec.skipped))
@@ -79,23 +80,11 @@ def evaluate_spec(spec: Spec) -> tuple[float, str]:
 
 
 def _evidence_remaining(spec: Spec) -> tuple[float, str]:
-    """Evidence mode: Monte Carlo over victims drawn from the current posterior."""
-    import numpy as np  # noqa: PLC0415
+    """Evidence mode: Monte Carlo over victims drawn from the current posterior, each
+    interviewed on by a fork of the app's own interview state."""
+    from responder.engine.incidents import expected_questions_left  # noqa: PLC0415
 
-    from responder.engine.interview import expected_questions  # noqa: PLC0415
-    from responder.engine.policies import CATEGORY_POLICIES  # noqa: PLC0415
-
-    asked = np.zeros(spec.problem.n_queries, dtype=bool)
-    asked[list(spec.known) + list(spec.skipped)] = True
-    queries = np.array([q for q, _ in spec.pooled], dtype=np.int64)
-    values = np.array([v for _, v in spec.pooled], dtype=bool)
-    belief = spec.evidence.model(spec.problem, spec.target).pooled(queries, values, asked)
-    available = np.ones(spec.problem.n_queries, dtype=bool)
-    available[list(spec.unavailable)] = False
-    suggest = "category" if spec.policy in CATEGORY_POLICIES else "symptom"
-    mean, _ = expected_questions(
-        belief, suggest, spec.evidence.pick, available, trials=EVIDENCE_TRIALS, seed=0
-    )
+    mean, _ = expected_questions_left(spec.interview, spec.groups, EVIDENCE_TRIALS, seed=0)
     return float(mean), "monte-carlo"
 
 

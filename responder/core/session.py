@@ -16,7 +16,7 @@ from dataclasses import replace
 
 from responder.config import ConfigError, InterviewConfig, NoiseSettings
 from responder.core.answers import AnswerLog, AnswerRecord
-from responder.core.modes import state_for
+from responder.core.modes import exclusive_groups, state_for
 from responder.core.percent import percent
 from responder.core.store import IncidentData, IncidentLog, StoreError, new_incident_id
 from responder.engine.diagnostics import auto_eps, default_eps, min_hamming_distance
@@ -503,6 +503,7 @@ class Interview:
         from responder.core.remaining import Spec  # noqa: PLC0415
 
         known, skipped = self.state.known_answers()
+        evidence = self.mode == "evidence"
         spec = Spec(
             self.problem,
             self.config.engine_target,
@@ -510,9 +511,8 @@ class Interview:
             self.state.noise,
             known,
             tuple(skipped),
-            self.state.evidence,
-            tuple(int(q) for q in (~self.state.available()).nonzero()[0]),
-            tuple(zip(*(a.tolist() for a in self.state.pooled_answers()))),
+            self.state.fork() if evidence else None,
+            exclusive_groups(self.knowledge) if evidence else None,
         )
         return self.generation, spec
 

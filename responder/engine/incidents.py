@@ -1,5 +1,5 @@
 """Simulated incidents with several victims of one agent, interviewed together as the app
-interviews them.
+interviews them, and the questions an interview in progress may still take.
 
 Each incident draws its agent from the prior, then ``victims`` victims who each show each
 observation with the probability the evidence model gives it for that agent (its graded
@@ -65,12 +65,18 @@ class IncidentSummary:
 
 
 def draw_incident_answers(
-    model: EvidenceModel, agent: int, victims: int, shared: np.ndarray, rng: np.random.Generator
+    model: EvidenceModel,
+    agent: int,
+    victims: int,
+    shared: np.ndarray,
+    rng: np.random.Generator,
+    chances: np.ndarray | None = None,
 ) -> np.ndarray:
     """Each victim's answer to every query, shape (victims, N), bool: yes with the agent's
-    likelihood, or one observation per category of alternatives (in proportion to it, where
-    the agent's row lists any); queries in ``shared`` (N,) answered once for all."""
-    p = model.likelihood[agent]
+    likelihood (or ``chances``, shape (N,), e.g. one presentation's), or one observation per
+    category of alternatives (in proportion to it, where the agent's row lists any); queries
+    in ``shared`` (N,) answered once for all."""
+    p = model.likelihood[agent] if chances is None else chances
     answers = rng.random((victims, p.size)) < p[None, :]
     row = model.problem.matrix[agent]
     for members in model.problem.alternative_categories():
@@ -150,6 +156,51 @@ def simulate_incidents(
         (class_top1 / n, wilson(class_top1, n)),
         mean_interval(questions),
     )
+
+
+def expected_questions_left(
+    state: InterviewState,
+    groups: ExclusiveGroups | None = None,
+    trials: int = 200,
+    seed: int = 0,
+) -> tuple[float, tuple[float, float]]:
+    """Expected questions still to ask the current victim of ``state`` (evidence mode), by
+    Monte Carlo, with a 95% interval: the app's own interview run on.
+
+    Each trial draws the agent from the posterior (with the textbook presentation, also how
+    the victim presents, given the agent and the answers so far) and the victim's answers to
+    the rest from the answer model, one observation per category of alternatives
+    (:func:`draw_incident_answers`); then a :meth:`~InterviewState.fork` of the state asks
+    as the app does (exclusive groups in one question, nothing implied or settled asked)
+    until it stops. Answers already given stay as they are.
+    """
+    belief = state.belief
+    if not belief.fits:
+        return 0.0, (0.0, 0.0)
+    model, posterior = belief.model, belief.posterior
+    groups = groups or ExclusiveGroups()
+    shared = np.array([state.is_shared(q) for q in range(state.problem.n_queries)], dtype=bool)
+    rng = np.random.default_rng(seed)
+    counts = np.empty(trials)
+    for t in range(trials):
+        agent = int(rng.choice(posterior.size, p=posterior))
+        chances = None
+        if belief.presentation is not None:
+            k = int(rng.choice(belief.presentation.shape[0], p=belief.presentation[:, agent]))
+            chances = model.components[k][agent]
+        answers = draw_incident_answers(model, agent, 1, shared, rng, chances)[0]
+        trial = state.fork()
+
+        def respond(q: int, trial=trial, answers=answers):
+            return groups.one_question(
+                q,
+                lambda m: Answer.YES if answers[m] else Answer.NO,
+                lambda m: trial.answer_of(m) is None,
+            )
+
+        asked, _ = run_interview(trial, respond, rng)
+        counts[t] = len(asked)
+    return mean_interval(counts)
 
 
 def _after_scene(state: InterviewState, answers, victims: int, scene) -> InterviewState:

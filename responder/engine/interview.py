@@ -1,8 +1,8 @@
 """The one interview loop: ask, answer, until the interview stops.
 
 Every simulated or replayed interview runs through :func:`run_interview`: the simulator's
-per-trial interviewer, the evidence mode's comparisons and expected-question estimates, and
-validation on case vignettes. What differs between them is the position the loop walks
+per-trial interviewer, the evidence mode's comparisons, the expected questions left in an
+interview in progress, and validation on case vignettes. What differs between them is the position the loop walks
 (a :class:`Stepper`): an elimination node under a policy (:class:`NodeStepper`), an evidence
 belief (:class:`BeliefStepper`), a whole :class:`~responder.engine.state.InterviewState`, or
 one holding several victims of an incident (:class:`IncidentStepper`).
@@ -151,39 +151,6 @@ class BeliefStepper:
         return BeliefStepper(
             b.model.pooled(queries, values, asked), self.suggest, self.pick, self.available
         )
-
-
-def expected_questions(
-    belief: Belief,
-    suggest: str = "symptom",
-    pick: str = "informed",
-    available: np.ndarray | None = None,
-    trials: int = 200,
-    seed: int = 0,
-) -> tuple[float, tuple[float, float]]:
-    """Expected questions still to ask from ``belief``, by Monte Carlo, with a 95% interval.
-
-    Each trial draws a true object from the posterior (with the textbook presentation, also
-    how the victim presents, given the object and the answers so far) and its answers to the
-    unasked queries from the answer model, then follows the evidence suggestions until the
-    stopping rule. Answers already given stay as they are.
-    """
-    rng = np.random.default_rng(seed)
-    if not belief.fits:
-        return 0.0, (0.0, 0.0)
-    model = belief.model
-    start = BeliefStepper(belief, suggest, pick, available)
-    counts = np.empty(trials)
-    for t in range(trials):
-        true = int(rng.choice(belief.posterior.size, p=belief.posterior))
-        likelihood = model.likelihood
-        if belief.presentation is not None:
-            k = int(rng.choice(belief.presentation.shape[0], p=belief.presentation[:, true]))
-            likelihood = model.components[k]
-        answers = rng.random(likelihood.shape[1]) < likelihood[true]
-        asked, _ = run_interview(start, lambda q, answers=answers: bool(answers[q]), rng)
-        counts[t] = len(asked)
-    return mean_interval(counts)
 
 
 def mean_interval(values: np.ndarray) -> tuple[float, tuple[float, float]]:

@@ -248,6 +248,20 @@ class InterviewState:
     def _invalidate(self) -> None:
         self._view_cache: View | None = None
 
+    def fork(self) -> InterviewState:
+        """A copy to go on answering alone (a simulated rest of this interview): the answers
+        are its own; the problem, the answer model and the settings, which no answer changes,
+        are shared, and so is the view of the answers so far."""
+        twin = type(self).__new__(type(self))  # not copy.copy: pickling drops the view
+        twin.__dict__.update(self.__dict__)
+        twin._victims = [dict(answers) for answers in self._victims]
+        twin._incident = dict(self._incident)
+        return twin
+
+    def __getstate__(self) -> dict:
+        # the view is derived from the answers: sent to another process, it is recomputed
+        return {**self.__dict__, "_view_cache": None}
+
     # -- victims -----------------------------------------------------------------------------
 
     @property

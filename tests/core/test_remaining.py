@@ -92,3 +92,20 @@ def test_the_helper_runs_below_the_app_s_priority(knowledge):
         assert niceness(service._proc.pid) == min(19, niceness(os.getpid()) + HELPER_NICENESS)
     finally:
         service.close()
+
+
+def test_the_evidence_estimate_runs_on_a_fork_of_the_interview_itself(knowledge):
+    """Evidence mode: the helper gets the interview's own state (a fork, so the responder's
+    later answers do not touch it) and its exclusive groups, and the estimate falls as the
+    answers narrow the candidates."""
+    it = Interview(knowledge, InterviewConfig("chemical", "symptom", "evidence"))
+    _, start = it.remaining_spec()
+    assert start.interview is not it.state and start.groups is not None
+    best = int(it.state.suggestion().queries[0])
+    it.answer(best, Answer.YES)
+    assert start.interview.answers == []  # taken before the answer, and kept so
+    _, later = it.remaining_spec()
+    assert [a.query for a in later.interview.answers if not a.implied] == [best]
+    before, method = evaluate_spec(start)
+    after, _ = evaluate_spec(later)
+    assert method == "monte-carlo" and 0 < after < before

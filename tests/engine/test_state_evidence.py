@@ -109,22 +109,33 @@ def test_class_drop_notice():
     assert st.group_drops() == []  # "can't tell" moves nothing
 
 
-def test_expected_questions_with_exact_answers_is_gbs_expected_depth():
-    """Monte Carlo E[K] of the evidence mode with s = 1, l = 0 agrees with the exact E[K] of
-    GBS's tree (Theorem 1), an independent computation."""
+def test_expected_questions_left_with_exact_answers_is_gbs_expected_depth():
+    """The Monte Carlo estimate of the questions left, run through the app's own interview,
+    agrees with the exact E[K] of GBS's tree (Theorem 1) when answers are (nearly) exact and
+    the prior uniform: an independent computation."""
     from responder.engine.belief import Model
     from responder.engine.evaluate import evaluate
-    from responder.engine.evidence import AnswerModel, EvidenceModel
-    from responder.engine.interview import expected_questions
+    from responder.engine.incidents import expected_questions_left
     from responder.engine.policies import Policy
 
     rng = np.random.default_rng(3)
     B = np.unique(rng.integers(0, 2, size=(40, 9)), axis=0)[:14]
     p = Problem.build(B)
     exact = evaluate(Model(p), Policy("gbs"), method="exact").expected_queries
-    belief = EvidenceModel(p, AnswerModel.exact(), gain_floor=0.0).root()
-    mean, (lo, hi) = expected_questions(belief, trials=600, seed=1)
+    nearly_exact = EvidenceSettings(
+        sensitivity=0.9999,
+        leak=0.0001,
+        long_row_exponent=0.0,
+        frequency_leak=0.0,
+        class_borrow=0.0,
+        textbook_share=0.0,
+        gain_floor=0.0,
+        threshold=0.99,
+    )
+    state = InterviewState(p, evidence=nearly_exact)
+    mean, (lo, hi) = expected_questions_left(state, trials=600, seed=1)
     assert lo - 0.05 <= exact <= hi + 0.05 and abs(mean - exact) < 0.3
+    assert state.answers == []  # the trials ran on forks
 
 
 def test_bad_settings():
@@ -203,3 +214,23 @@ def test_interviews_of_one_problem_under_equal_settings_share_one_model():
     for _ in range(RECENT_MODELS_KEPT + 2):
         InterviewState(problem(), evidence=EvidenceSettings())
     assert len(_RECENT_MODELS) == RECENT_MODELS_KEPT
+
+
+def test_a_fork_answers_alone_and_a_pickled_state_keeps_its_answers_not_its_view():
+    import pickle
+
+    st = InterviewState(problem(), evidence=EvidenceSettings())
+    st.answer(0, "yes")
+    before = st.object_probabilities().copy()
+    twin = st.fork()
+    assert twin.model is st.model and twin.view() is st.view()  # shared until it answers
+    twin.answer(1, "no")
+    twin.add_victim()
+    assert [(a.query, a.answer.value) for a in st.answers] == [(0, "yes")]
+    assert st.n_victims == 1 and np.array_equal(st.object_probabilities(), before)
+    st.answer(2, "yes")
+    assert twin.answer_of(2, 0) is None
+    copy = pickle.loads(pickle.dumps(st))
+    assert copy._view_cache is None
+    assert [(a.query, a.answer) for a in copy.answers] == [(a.query, a.answer) for a in st.answers]
+    np.testing.assert_allclose(copy.object_probabilities(), st.object_probabilities())
