@@ -133,7 +133,14 @@ def run_compare(args) -> int:
         for w in warnings:
             print(w, file=sys.stderr)
     check_compare_time(args, problem, victims, runners)
-    summaries = compare_modes(problem, victims, runners, args.interviews, seed=args.seed)
+    summaries = compare_modes(
+        problem,
+        victims,
+        runners,
+        args.interviews,
+        seed=args.seed,
+        population=problem.ranking_prior(ENGINE_TARGET[args.target]),
+    )
     out = {
         "answers": victims.describe(),
         "scene_step": scene_step,

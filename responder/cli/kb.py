@@ -27,6 +27,13 @@ from responder.kb.resolve import resolve_kb
 EXIT_OK = 0
 EXIT_INVALID = 2
 
+#: How ``kb info`` names each prior mode.
+PRIOR_TEXT = {
+    "chemical": "per chemical",
+    "class": "per class",
+    "split": "per class for the class, per chemical for the chemical",
+}
+
 
 def register(subparsers) -> argparse.ArgumentParser:
     """Add the ``kb`` command and its sub-commands to ``subparsers``; returns the ``kb`` parser.
@@ -161,9 +168,9 @@ def register(subparsers) -> argparse.ArgumentParser:
     val.add_argument(
         "--prior",
         default=None,
-        metavar="chemical|class",
-        help="prior over chemicals: uniform per chemical, or equal per class "
-        "(default: the knowledge base's default)",
+        metavar="chemical|class|split",
+        help="prior over chemicals: uniform per chemical, equal per class, or split (equal "
+        "per class for the class, per chemical for the chemical; the default)",
     )
     add_evidence_arguments(val)
     val.add_argument(
@@ -283,7 +290,8 @@ def info_report(kb: KnowledgeBase) -> dict:
     scene_observations, observation_list [{id, label, category, kind, synonyms}], categories,
     classes, source_checked,
     prior ("uniform" or "weighted": whether any chemical gives a prior weight), prior_mode
-    (the default of :meth:`KnowledgeBase.prior_vector`, used for the entropies),
+    (the default of :meth:`KnowledgeBase.prior_vector`; the entropies use its class prior
+    under "split", as the paper's modes do),
     chemical_list [{id, name, cas, mixture, un, class, source_checked, sources, evidence [{title, url,
     symptoms}], symptoms}], checked_per_class {id: [checked, all]}, per_category {id: n symptoms}, per_class
     {id: n chemicals}, distinguishable_profiles, identical_sets (lists of names sharing one
@@ -378,7 +386,7 @@ def format_info(kb: KnowledgeBase, report: dict) -> str:
         f"Knowledge base {r['name']!r} ({r['origin']})",
         f"  {r['chemicals']} chemicals ({r['source_checked']} with sources checked), "
         f"{r['classes']} classes, {observation_counts(kb)} in {r['categories']} categories; "
-        f"{r['prior']} weights, prior per {r['prior_mode']}",
+        f"{r['prior']} weights, prior {PRIOR_TEXT.get(r['prior_mode'], r['prior_mode'])}",
         "",
         "Observations per category:",
     ]

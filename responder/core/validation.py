@@ -91,7 +91,7 @@ class Settings:
         mode are each validation mode's own).
     max_questions : int or None
         A cap on questions per interview (None: the number of queries).
-    prior : {"chemical", "class"}
+    prior : {"chemical", "class", "split"}
         The prior over chemicals (:meth:`KnowledgeBase.prior_vector`).
     """
 

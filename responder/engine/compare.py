@@ -449,7 +449,12 @@ def summarise(name: str, outcomes: list[Result]) -> ModeSummary:
 
 
 def compare_modes(
-    problem, victims: Victims, modes: list, interviews: int = 1000, seed: int | None = 0
+    problem,
+    victims: Victims,
+    modes: list,
+    interviews: int = 1000,
+    seed: int | None = 0,
+    population: np.ndarray | None = None,
 ) -> list[ModeSummary]:
     """Run every mode on the same ``interviews`` simulated victims; truth drawn from the prior.
 
@@ -459,6 +464,9 @@ def compare_modes(
     victims : Victims
     modes : list of StrictMode or EvidenceMode
     interviews : int
+    population : ndarray of shape (M,), optional
+        The prior the truth is drawn from (default ``problem.prior``): the simulator gives
+        the target's own, :meth:`Problem.ranking_prior`.
     seed : int or None
         Each mode gets the simulator's streams from this seed, so all meet the same victims
         with the same answers; only the responder's picks (category suggestions) differ.
@@ -470,7 +478,7 @@ def compare_modes(
     if interviews < 1:
         raise ValueError("interviews must be at least 1")
     answers = victims.answers_for(problem)
-    root = Model(problem).root()
+    root = Model(problem if population is None else problem.with_prior(population)).root()
     out = []
     for mode in modes:
         streams = random_streams(seed)

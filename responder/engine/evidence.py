@@ -728,7 +728,13 @@ class EvidenceModel:
                 self.components = np.stack([self.likelihood, textbook[1].likelihood(problem)])
                 self.components.setflags(write=False)
                 self._log_shares = np.log([1.0 - share, share])[:, None]
-        self._log_prior = np.log(problem.prior)
+        # The target's own prior (Problem.ranking_prior); the answer model above and the
+        # unlisted agent below keep the population prior, so the likelihoods do not depend
+        # on the target. With the object target under its own prior, the classes are still
+        # weighed under the population prior: each object's posterior times prior / own.
+        ranking = problem.ranking_prior(target)
+        self._log_prior = np.log(ranking)
+        self._group_reweight = None if ranking is problem.prior else problem.prior / ranking
         # An unlisted chemical: each sign independently, with the chance a victim of a
         # chemical drawn from the prior shows it (Belief.fit).
         self.unlisted_yes = problem.prior @ self.likelihood
@@ -901,11 +907,20 @@ class Belief:
         return bool(self.posterior.sum() > 0)
 
     def group_probabilities(self) -> np.ndarray:
-        """Probability of each object group (class), shape (m,): sums of the posterior."""
-        p = self.model.problem
+        """Probability of each object group (class), shape (m,): sums of the posterior, under
+        the problem's prior when the object target ranks under its own
+        (:meth:`Problem.ranking_prior`)."""
+        m = self.model
+        p = m.problem
         if p.object_groups is None:
             return np.zeros(0)
-        return np.bincount(p.object_groups, weights=self.posterior, minlength=p.n_groups)
+        if m._group_reweight is None:
+            return np.bincount(p.object_groups, weights=self.posterior, minlength=p.n_groups)
+        g = np.bincount(
+            p.object_groups, weights=self.posterior * m._group_reweight, minlength=p.n_groups
+        )
+        total = g.sum()
+        return g / total if total > 0 else g
 
     def candidate_probabilities(self) -> tuple[np.ndarray, np.ndarray]:
         """Objects merged by identical rows.

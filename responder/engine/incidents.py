@@ -1,7 +1,8 @@
 """Simulated incidents with several victims of one agent, interviewed together as the app
 interviews them, and the questions an interview in progress may still take.
 
-Each incident draws its agent from the prior, then ``victims`` victims who each show each
+Each incident draws its agent from the prior the target ranks under
+(:meth:`~responder.engine.problem.Problem.ranking_prior`), then ``victims`` victims who each show each
 observation with the probability the evidence model gives it for that agent (its graded
 likelihood, :attr:`responder.engine.evidence.EvidenceModel.likelihood`). In a category of
 alternatives (:attr:`responder.engine.problem.Problem.alternatives`: one place, one smell,
@@ -129,7 +130,7 @@ def simulate_incidents(
     shared = np.array([probe.is_shared(q) for q in range(N)], dtype=bool)
     scene = np.zeros(N, dtype=bool) if scene is None else np.asarray(scene, bool)
     rng = np.random.default_rng(seed)
-    agents = rng.choice(problem.n_objects, size=incidents, p=problem.prior)
+    agents = rng.choice(problem.n_objects, size=incidents, p=problem.ranking_prior(probe.target))
     top1 = top5 = class_top1 = 0
     questions = np.empty(incidents)
     for k, agent in enumerate(agents.tolist()):

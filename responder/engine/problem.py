@@ -57,6 +57,11 @@ class Problem:
         a row lists (:class:`responder.engine.evidence.AnswerModel`): those answered per
         victim (onset, route), where a row listing several would otherwise gain again from
         each victim's answer. A subset of ``alternatives``, whole categories.
+    object_prior : array-like of shape (M,), optional
+        Positive weights, normalised, for the evidence mode's object target alone: the
+        chemical ranked under its own prior while ``prior`` stays the one the answer model,
+        the classes and the paper's modes use (a knowledge base's "split" prior: every class
+        equally likely for the class, every chemical for the chemical). None: ``prior``.
 
     Attributes
     ----------
@@ -67,6 +72,7 @@ class Problem:
     pick_weights : ndarray of shape (N,), float64 (all ones when uniform)
     grades : ndarray of shape (M, N), int8, or None
     alternatives, split_chance : ndarray of shape (N,), bool, or None
+    object_prior : ndarray of shape (M,), float64, sums to 1, or None
     """
 
     matrix: np.ndarray
@@ -81,6 +87,7 @@ class Problem:
     grades: np.ndarray | None = None
     alternatives: np.ndarray | None = None
     split_chance: np.ndarray | None = None
+    object_prior: np.ndarray | None = None
 
     @classmethod
     def build(
@@ -97,6 +104,7 @@ class Problem:
         grades=None,
         alternatives=None,
         split_chance=None,
+        object_prior=None,
     ) -> Problem:
         """Validate raw inputs and return a :class:`Problem`; raises :class:`ProblemError`."""
         B = _binary_matrix(matrix)
@@ -112,10 +120,12 @@ class Problem:
         split = _alternatives(split_chance, z, N, "split_chance")
         if split is not None and (alt is None or (split & ~alt).any()):
             raise ProblemError("split_chance may mark only categories of alternatives")
-        return cls(B, pi, y, z, w, onames, qnames, gnames, qgnames, G, alt, split)
+        own = None if object_prior is None else _prior(object_prior, M)
+        return cls(B, pi, y, z, w, onames, qnames, gnames, qgnames, G, alt, split, own)
 
     def __post_init__(self) -> None:
         arrays = ("matrix", "prior", "object_groups", "query_groups", "pick_weights", "grades")
+        arrays += ("object_prior",)
         for name in (*arrays, "alternatives", "split_chance"):
             value = getattr(self, name)
             if isinstance(value, np.ndarray):
@@ -138,8 +148,15 @@ class Problem:
         return len(self.query_group_names)
 
     def with_prior(self, prior) -> Problem:
-        """The same problem under another prior (validated)."""
-        return replace(self, prior=_prior(prior, self.n_objects))
+        """The same problem under another prior (validated), for every target alike."""
+        return replace(self, prior=_prior(prior, self.n_objects), object_prior=None)
+
+    def ranking_prior(self, target: str) -> np.ndarray:
+        """The prior the evidence mode ranks ``target`` under: :attr:`object_prior` for the
+        object target when given, else :attr:`prior`. Simulated victims are drawn from it."""
+        if target == "object" and self.object_prior is not None:
+            return self.object_prior
+        return self.prior
 
     def subset(self, objects=None, queries=None) -> Problem:
         """The problem restricted to some objects and/or queries; the prior is renormalised.
@@ -161,6 +178,7 @@ class Problem:
             None if self.grades is None else self.grades[np.ix_(rows, cols)],
             None if self.alternatives is None else self.alternatives[cols],
             None if self.split_chance is None else self.split_chance[cols],
+            None if self.object_prior is None else _prior(self.object_prior[rows], rows.size),
         )
 
     def settled_by_yes(self, queries) -> np.ndarray:

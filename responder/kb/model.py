@@ -96,10 +96,12 @@ class Category:
 OBSERVATION_KINDS = ("observed", "reported")
 
 #: Prior modes accepted by :meth:`KnowledgeBase.prior_vector`.
-PRIOR_MODES = ("chemical", "class")
-#: Each class gets equal mass: how many entries a class happens to list is a cataloguing
-#: choice, not evidence that an incident involves it (docs/knowledge-base.md, "Priors").
-DEFAULT_PRIOR_MODE = "class"
+PRIOR_MODES = ("chemical", "class", "split")
+#: Each class gets equal mass for the class, and each chemical for the chemical: how many
+#: entries a class happens to list is a cataloguing choice, not evidence that an incident
+#: involves it, and a chemical alone in its class is no likelier than any other
+#: (docs/knowledge-base.md, "Priors").
+DEFAULT_PRIOR_MODE = "split"
 
 
 @dataclass(frozen=True)
@@ -650,11 +652,13 @@ class KnowledgeBase:
 
         Parameters
         ----------
-        mode : {"chemical", "class"}
+        mode : {"chemical", "class", "split"}
             ``"chemical"``: proportional to the per-chemical weights (uniform when no chemical
             gives a ``prior``). ``"class"``: every class that has chemicals gets equal total
             mass, split over its members in proportion to their weights, so a class does not
-            win by its number of entries alone.
+            win by its number of entries alone. ``"split"``: the class prior here (what the
+            classes, the answer model and the paper's modes use); :meth:`to_problem` adds
+            the chemical prior for the evidence mode's chemical ranking.
 
         Raises
         ------
@@ -665,7 +669,7 @@ class KnowledgeBase:
             valid = ", ".join(f'"{m}"' for m in PRIOR_MODES)
             raise ValueError(f"unknown prior mode {mode!r}; valid choices are {valid}")
         w = self.weights
-        if mode == "class" and len(w):
+        if mode in ("class", "split") and len(w):
             _, group = np.unique([c.class_id for c in self.chemicals], return_inverse=True)
             class_mass = np.bincount(group, weights=w)
             w = w / class_mass[group]
@@ -674,7 +678,9 @@ class KnowledgeBase:
     def to_problem(self, prior: str = DEFAULT_PRIOR_MODE) -> Problem:
         """The query learning problem (B, Pi, y, z) of this knowledge base.
 
-        ``prior`` is a mode of :meth:`prior_vector`.
+        ``prior`` is a mode of :meth:`prior_vector`; with ``"split"`` the problem also
+        carries the per-chemical prior as its ``object_prior``
+        (:meth:`responder.engine.problem.Problem.ranking_prior`).
 
         Rows are chemicals in :attr:`chemicals` order, columns symptoms in symptoms.toml
         order; y are class ids (all classes of classes.toml, in order, even empty ones) and z
@@ -699,6 +705,7 @@ class KnowledgeBase:
             grades=self.grades,
             alternatives=alternatives,
             split_chance=alternatives & np.array([s.per == "victim" for s in self.symptoms]),
+            object_prior=self.prior_vector("chemical") if prior == "split" else None,
         )
 
     # --- search -------------------------------------------------------------------------

@@ -23,10 +23,10 @@ async def test_a_fresh_app_weighs_evidence_and_says_so():
         assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
         assert app.interview.mode == "evidence"
         assert "Mode evidence" in status_text(app) and "Confidence" in status_text(app)
-        await answer_from_row(pilot, app, "VX")
+        await answer_from_row(pilot, app, "Chlorine")
         assert app.interview.status is Status.IDENTIFIED
         result = views.result(app.interview)
-        assert result.title == "VX"
+        assert result.title == "Chlorine"
         assert app.interview.confidence() >= 0.95
         # the incident records the mode with the answers
         from responder.core.store import find_incident  # noqa: PLC0415

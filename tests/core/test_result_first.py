@@ -144,7 +144,8 @@ def unsure_result_led_by(knowledge, chemical: str):
 
 @pytest.mark.parametrize(
     ("chemical", "warning"),
-    [("Chlorine", "delayed"), ("Carbon monoxide", "100% oxygen")],
+    # (chlorine's only unsure lead, seven answers in, has one leading class left)
+    [("Phosgene", "delayed"), ("Carbon monoxide", "100% oxygen")],
 )
 def test_while_nobody_is_confident_the_common_steps_and_the_leaders_warning_show(
     bundled, chemical, warning

@@ -313,8 +313,9 @@ def test_info_json(kb_dir, capsys):
     assert r["per_category"] == {"x": 2, "y": 2}
     assert r["distinguishable_profiles"] == 4
     assert r["identical_sets"] == [["P", "Q"]]
-    # default "class" prior: g1's three chemicals 1/6 each, g2's two 1/4 each
-    assert r["prior_mode"] == "class"
+    # default "split" prior, whose entropies are the class prior's: g1's three chemicals
+    # 1/6 each, g2's two 1/4 each
+    assert r["prior_mode"] == "split"
     assert r["entropy"] == pytest.approx(3 / 6 * math.log2(6) + 2 / 4 * math.log2(4))
     assert r["group_entropy"] == pytest.approx(1.0)
     assert [c["id"] for c in r["chemical_list"]] == ["p", "q", "r", "s", "t"]

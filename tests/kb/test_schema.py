@@ -15,7 +15,7 @@ from kb_helpers import line_of, only_error, write_files
 
 from responder.kb import KBError, load_bundled, load_kb
 from responder.kb.loader import chemical_slug
-from responder.kb.model import PRIOR_MODES, UnknownSymptomError
+from responder.kb.model import DEFAULT_PRIOR_MODE, PRIOR_MODES, UnknownSymptomError
 
 SYMPTOMS = """\
 [[category]]
@@ -519,13 +519,21 @@ def test_prior_modes(tmp_path):
     np.testing.assert_allclose(kb.prior_vector("class"), [1 / 8, 1 / 8, 1 / 4, 1 / 2])
     np.testing.assert_allclose(kb.to_problem("chemical").prior, kb.prior_vector("chemical"))
     np.testing.assert_allclose(kb.to_problem().prior, kb.prior_vector())
-    assert PRIOR_MODES == ("chemical", "class")
+    assert kb.to_problem("class").object_prior is None
+    # "split", the default: the class prior for the classes and the paper's modes, the
+    # chemical prior for the evidence mode's chemical ranking
+    split = kb.to_problem()
+    np.testing.assert_allclose(split.prior, kb.prior_vector("class"))
+    np.testing.assert_allclose(split.object_prior, kb.prior_vector("chemical"))
+    np.testing.assert_allclose(split.ranking_prior("object"), kb.prior_vector("chemical"))
+    np.testing.assert_allclose(split.ranking_prior("group"), kb.prior_vector("class"))
+    assert PRIOR_MODES == ("chemical", "class", "split") and DEFAULT_PRIOR_MODE == "split"
 
 
 @pytest.mark.parametrize("mode", ["uniform", "", "Class", None])
 def test_bad_prior_mode_names_the_valid_choices(tmp_path, mode):
     kb = load_kb(write_kb(tmp_path))
-    with pytest.raises(ValueError, match=r'valid choices are "chemical", "class"'):
+    with pytest.raises(ValueError, match=r'valid choices are "chemical", "class", "split"'):
         kb.prior_vector(mode)
 
 
