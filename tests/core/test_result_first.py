@@ -130,21 +130,26 @@ def test_a_confident_chlorine_gets_chlorines_steps_and_its_delayed_oedema_warnin
 
 
 def unsure_result_led_by(knowledge, chemical: str):
-    """An evidence-mode result led by ``chemical`` without confidence: its profile answered
-    for the first few questions, "can't tell" after; the fewest truthful answers that give one
-    (which depends on the knowledge base's question order)."""
+    """An evidence-mode result led by ``chemical`` without confidence and with at least two
+    leading classes: its profile answered for the first few questions, "can't tell" after; the
+    fewest truthful answers that give one (which depends on the knowledge base's question
+    order)."""
     for truthful in range(2, 25):
         it = Interview(knowledge, InterviewConfig(mode="evidence"))
         answer_as(it, chemical, truthful=truthful)
         r = views.result(it)
-        if r.kind == "several" and not r.confident and r.leader == chemical:
+        if (
+            r.kind == "several"
+            and not r.confident
+            and r.leader == chemical
+            and len(r.leading_classes) >= 2
+        ):
             return r
     raise AssertionError(f"no unsure result led by {chemical}")
 
 
 @pytest.mark.parametrize(
     ("chemical", "warning"),
-    # (chlorine's only unsure lead, seven answers in, has one leading class left)
     [("Phosgene", "delayed"), ("Carbon monoxide", "100% oxygen")],
 )
 def test_while_nobody_is_confident_the_common_steps_and_the_leaders_warning_show(

@@ -22,6 +22,8 @@ AGENTS = {
     "bromine": "7726-95-6",
     "mercury": "7439-97-6",
     "adamsite": "578-94-9",
+    "ricin": "9009-86-3",
+    "abrin": "1393-62-0",
 }
 
 
@@ -46,3 +48,12 @@ def test_new_agents_record_what_was_read(by_cas):
     assert by_cas["56073-10-0"].source_checked and by_cas["64-86-8"].source_checked
     assert by_cas["64-86-8"].class_id == "cytotoxic_agents"
     assert "vomiting_blood" in by_cas["56073-10-0"].symptoms
+
+
+def test_ricin_and_abrin_join_colchicine_and_are_found_by_their_plants(by_cas):
+    kb = load_bundled()
+    for cas, plant in (("9009-86-3", "castor bean"), ("1393-62-0", "rosary pea")):
+        chem = by_cas[cas]
+        assert chem.class_id == "cytotoxic_agents" and chem.source_checked
+        assert kb.resolve_chemical(plant).cas == cas
+        assert {"route_swallowed", "route_inhaled", "plant_material"} <= chem.symptoms

@@ -525,6 +525,22 @@ def test_lewisite_names_its_antidote(kb, bundled):
     assert "dimercaprol" in text
 
 
+def test_ricin_warns_of_the_delay_and_that_there_is_no_antidote(kb, bundled):
+    result = _chemical_steps(kb, bundled, "ricin")
+    warnings = " ".join(s.text for s in result.hallmarks)
+    assert "4-12 hours" in warnings and "no antidote" in warnings
+    assert "soap and water" in _text(result, "decontamination", own_only=True)
+    assert any(word in _text(result, "protection", own_only=True) for word in RESPIRATORY)
+    # the class has no step of its own: its recorded gap still shows
+    assert [g.class_id for g in result.gaps] == ["cytotoxic_agents"]
+
+
+def test_abrin_has_no_steps_of_its_own_and_says_why(kb, bundled):
+    result = _chemical_steps(kb, bundled, "abrin")
+    assert not result.specific and not result.hallmarks
+    assert "abrin" in result.gaps[0].reason
+
+
 def test_the_bundled_steps_are_read_beside_the_bundled_knowledge_base(kb, tmp_path, monkeypatch):
     """The bundled file comes from where the bundled knowledge base is read (a checkout's
     kb/), not from whatever an editable install elsewhere maps as the package's data."""
