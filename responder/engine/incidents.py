@@ -2,8 +2,8 @@
 interviews them, and the questions an interview in progress may still take.
 
 Each incident draws its agent from the prior the target ranks under
-(:meth:`~responder.engine.problem.Problem.ranking_prior`), then ``victims`` victims who each show each
-observation with the probability the evidence model gives it for that agent (its graded
+(:meth:`~responder.engine.problem.Problem.ranking_prior`), then ``victims`` victims who each
+show each observation with the probability the evidence model gives it for that agent (its graded
 likelihood, :attr:`responder.engine.evidence.EvidenceModel.likelihood`). In a category of
 alternatives (:attr:`responder.engine.problem.Problem.alternatives`: one place, one smell,
 one onset) they show one observation when the agent's row lists any of the category: a

@@ -2,10 +2,11 @@
 
 Every simulated or replayed interview runs through :func:`run_interview`: the simulator's
 per-trial interviewer, the evidence mode's comparisons, the expected questions left in an
-interview in progress, and validation on case vignettes. What differs between them is the position the loop walks
-(a :class:`Stepper`): an elimination node under a policy (:class:`NodeStepper`), an evidence
-belief (:class:`BeliefStepper`), a whole :class:`~responder.engine.state.InterviewState`, or
-one holding several victims of an incident (:class:`IncidentStepper`).
+interview in progress, and validation on case vignettes. What differs between them is the
+position the loop walks (a :class:`Stepper`): an elimination node under a policy
+(:class:`NodeStepper`), an evidence belief (:class:`BeliefStepper`), a whole
+:class:`~responder.engine.state.InterviewState`, or one holding several victims of an
+incident (:class:`IncidentStepper`).
 (The batched simulator, :meth:`responder.engine.simulate.PolicyInterviewer.run_batch`,
 advances many interviews in lock step for speed; the tests check it asks what this loop
 asks.)

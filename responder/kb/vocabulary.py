@@ -37,7 +37,7 @@ class Vocabulary:
     symptom_line: dict[str, int | None] = field(default_factory=dict)
     aliases: dict[str, str] = field(default_factory=dict)
     symptom_file: dict[str, str] = field(default_factory=dict)
-    #: folded name (fold_name) -> (id, what the name is, where it is defined, symptom or observation)
+    #: folded name (fold_name) -> (id, what the name is, where defined, symptom or observation)
     names: dict[str, tuple[str, str, str, str]] = field(default_factory=dict)
 
 
