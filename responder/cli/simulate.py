@@ -92,8 +92,10 @@ def register(subparsers) -> None:
         help="compare the answer modes (evidence, strict, noise) on the same "
         "simulated victims: each answer wrong with chance F; victims showing "
         "each listed sign with chance S and each unlisted one with chance L; "
-        "or the paper's persistent errors (--noise-* settings). Reports top-1, "
-        "top-5, silently wrong and mean questions with 95%% intervals",
+        "or the paper's persistent errors (--noise-* settings). The true agents are "
+        "drawn from the prior the target ranks under (with the knowledge base's split "
+        "prior: every chemical alike for the chemical, every class alike for the class). "
+        "Reports top-1, top-5, silently wrong and mean questions with 95%% intervals",
     )
     p.add_argument(
         "--modes",
