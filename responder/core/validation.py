@@ -179,10 +179,7 @@ def run_mode(
     cap = settings.max_questions or problem.n_queries
     groups = exclusive_groups(kb)
 
-    def one_question(query: int):
-        return groups.one_question(query, respond, lambda m: state.answer_of(m) is None)
-
-    asked, _ = run_interview(state, one_question, cap=cap)
+    asked, _ = run_interview(state, groups.respond_to(state, respond), cap=cap)
     status = state.stop_reason or "asking"
     return Outcome(
         state.object_probabilities(),

@@ -285,10 +285,7 @@ class InterviewMode:
         def answer_of(q: int) -> Answer:
             return Answer.YES if answers[q] else Answer.NO
 
-        def respond(q: int):
-            return self.groups.one_question(q, answer_of, lambda m: state.answer_of(m) is None)
-
-        asked, _ = run_interview(state, respond, rng)
+        asked, _ = run_interview(state, self.groups.respond_to(state, answer_of), rng)
         return len(asked), InterviewEnd.of(state)
 
     def correct(self, end: InterviewEnd, true: int) -> bool:

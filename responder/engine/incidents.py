@@ -127,7 +127,7 @@ def simulate_incidents(
     if not isinstance(model, EvidenceModel):
         raise ValueError("simulated incidents need an interview state in evidence mode")
     N = problem.n_queries
-    shared = np.array([probe.is_shared(q) for q in range(N)], dtype=bool)
+    shared = probe.shared
     scene = np.zeros(N, dtype=bool) if scene is None else np.asarray(scene, bool)
     rng = np.random.default_rng(seed)
     agents = rng.choice(problem.n_objects, size=incidents, p=problem.ranking_prior(probe.target))
@@ -180,7 +180,7 @@ def expected_questions_left(
         return 0.0, (0.0, 0.0)
     model, posterior = belief.model, belief.posterior
     groups = groups or ExclusiveGroups()
-    shared = np.array([state.is_shared(q) for q in range(state.problem.n_queries)], dtype=bool)
+    shared = state.shared
     rng = np.random.default_rng(seed)
     counts = np.empty(trials)
     for t in range(trials):
@@ -192,14 +192,10 @@ def expected_questions_left(
         answers = draw_incident_answers(model, agent, 1, shared, rng, chances)[0]
         trial = state.fork()
 
-        def respond(q: int, trial=trial, answers=answers):
-            return groups.one_question(
-                q,
-                lambda m: Answer.YES if answers[m] else Answer.NO,
-                lambda m: trial.answer_of(m) is None,
-            )
+        def answer_of(m: int, answers=answers) -> Answer:
+            return Answer.YES if answers[m] else Answer.NO
 
-        asked, _ = run_interview(trial, respond, rng)
+        asked, _ = run_interview(trial, groups.respond_to(trial, answer_of), rng)
         counts[t] = len(asked)
     return mean_interval(counts)
 
@@ -223,11 +219,7 @@ def _responder(state: InterviewState, answers: np.ndarray, groups: ExclusiveGrou
 
     def respond(code: int):
         v, q = divmod(code, N)
-        entries = groups.one_question(
-            q,
-            lambda m: Answer.YES if answers[v, m] else Answer.NO,
-            lambda m: state.answer_of(m, v) is None,
-        )
-        return tuple((v * N + m, a) for m, a in entries)
+        victim = groups.respond_to(state, lambda m: Answer.YES if answers[v, m] else Answer.NO, v)
+        return tuple((v * N + m, a) for m, a in victim(q))
 
     return respond

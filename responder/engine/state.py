@@ -142,6 +142,21 @@ class ExclusiveGroups:
                 return ((query, Answer.NO), *((m, Answer.NO) for m in others))
         return ((query, answer),)
 
+    def respond_to(
+        self,
+        state: InterviewState,
+        answer_of: Callable[[int], Answer],
+        victim: int | None = None,
+    ) -> Callable[[int], tuple[tuple[int, Answer], ...]]:
+        """The responder :func:`responder.engine.interview.run_interview` needs for
+        ``state``: each question answered as :meth:`one_question` answers it, the open members
+        being those ``victim`` (default: the current one) has no answer to yet."""
+
+        def respond(query: int) -> tuple[tuple[int, Answer], ...]:
+            return self.one_question(query, answer_of, lambda m: state.answer_of(m, victim) is None)
+
+        return respond
+
 
 class InterviewState:
     """Answers and derived state of one interview (one incident, one or more victims).
@@ -380,6 +395,13 @@ class InterviewState:
     def is_shared(self, query: int) -> bool:
         """Whether ``query`` is answered once for the whole incident."""
         return bool(self._shared[query])
+
+    @property
+    def shared(self) -> np.ndarray:
+        """Queries answered once for the whole incident, shape (N,) bool, read-only."""
+        view = self._shared.view()
+        view.flags.writeable = False
+        return view
 
     def known_answers(self) -> tuple[dict[int, bool], list[int]]:
         """The current victim's yes/no answers as {query: is_yes}, and the queries skipped
