@@ -177,9 +177,7 @@ def run_mode(
     state = state_for(kb, mode.config(settings), problem)
     ticked = scene_step(state, kb, respond)
     cap = settings.max_questions or problem.n_queries
-    groups = exclusive_groups(kb)
-
-    asked, _ = run_interview(state, groups.respond_to(state, respond), cap=cap)
+    asked, _ = run_interview(state, exclusive_groups(kb).respond_to(state, respond), cap=cap)
     status = state.stop_reason or "asking"
     return Outcome(
         state.object_probabilities(),

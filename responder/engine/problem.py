@@ -124,9 +124,17 @@ class Problem:
         return cls(B, pi, y, z, w, onames, qnames, gnames, qgnames, G, alt, split, own)
 
     def __post_init__(self) -> None:
-        arrays = ("matrix", "prior", "object_groups", "query_groups", "pick_weights", "grades")
-        arrays += ("object_prior",)
-        for name in (*arrays, "alternatives", "split_chance"):
+        for name in (
+            "matrix",
+            "prior",
+            "object_groups",
+            "query_groups",
+            "pick_weights",
+            "grades",
+            "alternatives",
+            "split_chance",
+            "object_prior",
+        ):
             value = getattr(self, name)
             if isinstance(value, np.ndarray):
                 value.setflags(write=False)
