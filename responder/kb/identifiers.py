@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 
 #: Series outside the agency documents: peer-reviewed articles and named clinical references
 #: (StatPearls, Medscape, the MSD Manual...). They may add a cell where they name the sign for
@@ -91,6 +92,7 @@ def source_problem(source: str, strict: bool) -> tuple[str, str] | None:
     return None
 
 
+@lru_cache(maxsize=8192)  # the same names are folded at every keystroke of a search
 def fold_name(text: str) -> str:
     """A name as the search and the interview protocol compare names: lower case, accents
     dropped, every run of characters other than letters and digits (of any script) one
