@@ -74,7 +74,9 @@ def register(subparsers) -> None:
         metavar="N",
         help="list only the N most likely candidates in each reply (default: all)",
     )
-    add_config_arguments(p)
+    from responder.kb.grades import bundled_grades  # noqa: PLC0415
+
+    add_config_arguments(p, fitted=bundled_grades())
     p.set_defaults(handler=run)
 
 
