@@ -156,6 +156,10 @@ class Protocol:
         if not isinstance(name, str):
             raise _LineError(f"victim must be a name (a string), got {_shown(name)}")
         key = " ".join(name.split()).casefold()
+        if not key:
+            raise _LineError(
+                'victim must be a name, not empty; leave "victim" out for the first victim'
+            )
         names = [n.casefold() for n in self.victim_names()]
         if key in names:
             return names.index(key)
