@@ -121,7 +121,7 @@ class Protocol:
         if not text:
             raise _LineError('empty line; send {"symptom": ID, "answer": "yes"} or {"undo": true}')
         try:
-            msg = json.loads(text)
+            msg = json.loads(text, object_pairs_hook=_unique_keys)
         except (ValueError, RecursionError) as exc:
             what = exc.msg if isinstance(exc, json.JSONDecodeError) else "nested too deeply"
             raise _LineError(f"not valid JSON ({what}); send one JSON object per line") from None
@@ -312,6 +312,16 @@ def _shown(value) -> str:
 
 class _LineError(Exception):
     """One bad input line; the message is sent back as {"error": ...}."""
+
+
+def _unique_keys(pairs: list) -> dict:
+    """A JSON object of one line, refusing a key given twice (``json`` keeps the last)."""
+    obj: dict = {}
+    for key, value in pairs:
+        if key in obj:
+            raise _LineError(f"the key {_shown(key)} appears twice in one line; give it once")
+        obj[key] = value
+    return obj
 
 
 def _check_printable(text: str) -> None:

@@ -356,6 +356,15 @@ def test_a_victim_name_that_is_not_text_is_one_error():
     assert "victim must be a name" in reply["error"]
 
 
+def test_a_key_given_twice_in_one_line_is_one_error_and_answers_nothing():
+    """{"symptom": "runny nose", ..., "symptom": "cough"} silently answered cough (JSON
+    readers keep the last), as the interchange JSON refuses such an object."""
+    line = '{"symptom": "runny nose", "answer": "yes", "symptom": "cough"}'
+    _, reply, after = run_lines([line, answer("drooling", "yes")])
+    assert "symptom" in reply["error"] and "twice" in reply["error"]
+    assert [a["symptom"] for a in after["answers"]] == ["drooling"]
+
+
 @pytest.mark.parametrize("name", ["", "   "])
 def test_a_blank_victim_name_is_one_error_and_adds_no_victim(name):
     """A blank name was taken as a new victim, listed with the name "" (and its answer
