@@ -421,6 +421,7 @@ def add_config_arguments(
     target_default: str | None = None,
     suggest: bool = True,
     modes: bool = True,
+    fitted: dict | None = None,
 ) -> None:
     """The one set of interview options for every command: ``--target`` (chemical|class;
     object|group as aliases), ``--suggest``, ``--mode``, ``--eps`` and the evidence mode's
@@ -456,25 +457,38 @@ def add_config_arguments(
             help="noise mode: wrong answers tolerated (default auto: floor((delta-1)/2), at "
             "least 1); giving it turns the noise mode on",
         )
-    add_evidence_arguments(parser)
+    add_evidence_arguments(parser, fitted)
 
 
-def add_evidence_arguments(parser: argparse.ArgumentParser) -> None:
-    """The evidence mode's options; each defaults to the configuration's value."""
+def add_evidence_arguments(parser: argparse.ArgumentParser, fitted: dict | None = None) -> None:
+    """The evidence mode's options; each defaults to the configuration's value: what the
+    knowledge base's grades.toml sets, else the engine's default. ``fitted`` (the bundled
+    knowledge base's grades.toml, :func:`responder.kb.grades.bundled_grades`) lets the help
+    say both."""
+    bundled = fitted or {}
+
+    def default(key: str, engine) -> str:
+        if key in bundled:
+            return (
+                f"(default: the knowledge base's grades.toml, bundled: {bundled[key]:g}; "
+                f"else {engine})"
+            )
+        return f"(default {engine})"
+
     g = parser.add_argument_group("evidence mode")
     g.add_argument(
         "--sensitivity",
         default=None,
         metavar="S",
         help="chance a victim shows a sign the chemical lists as common, in (0, 1) "
-        f"(default {DEFAULT_SENSITIVITY})",
+        + default("sensitivity", DEFAULT_SENSITIVITY),
     )
     g.add_argument(
         "--leak",
         default=None,
         metavar="L",
         help="chance a victim shows a sign the chemical does not list, in (0, S) "
-        f"(default {DEFAULT_LEAK})",
+        + default("leak", DEFAULT_LEAK),
     )
     g.add_argument(
         "--hallmark",
@@ -494,7 +508,7 @@ def add_evidence_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         metavar="F",
         help="a sign listed by a share f of the chemicals is seen anyway with chance F f "
-        f"(at most S/2), in [0, 2) (default {DEFAULT_FREQUENCY_LEAK})",
+        "(at most S/2), in [0, 2) " + default("frequency_leak", DEFAULT_FREQUENCY_LEAK),
     )
     g.add_argument(
         "--class-borrow",
@@ -502,7 +516,8 @@ def add_evidence_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         metavar="C",
         help="a sign a chemical's row lacks but a share f of its class lists is seen with "
-        f"chance raised by C f of the way to S, in [0, 1) (default {DEFAULT_CLASS_BORROW})",
+        "chance raised by C f of the way to S, in [0, 1) "
+        + default("class_borrow", DEFAULT_CLASS_BORROW),
     )
     g.add_argument(
         "--textbook-share",
@@ -510,7 +525,7 @@ def add_evidence_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         metavar="W",
         help="prior chance the victim presents by the textbook (shows the row's signs and no "
-        f"others), in [0, 1), 0 = off (default {DEFAULT_TEXTBOOK_SHARE})",
+        "others), in [0, 1), 0 = off " + default("textbook_share", DEFAULT_TEXTBOOK_SHARE),
     )
     g.add_argument(
         "--textbook-sensitivity",
@@ -518,7 +533,7 @@ def add_evidence_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         metavar="S",
         help="that presentation's chance of a listed sign, in (0, 1) "
-        f"(default {DEFAULT_TEXTBOOK_SENSITIVITY})",
+        + default("textbook_sensitivity", DEFAULT_TEXTBOOK_SENSITIVITY),
     )
     g.add_argument(
         "--textbook-leak",
@@ -526,7 +541,7 @@ def add_evidence_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         metavar="L",
         help="that presentation's chance of an unlisted sign, in (0, S) "
-        f"(default {DEFAULT_TEXTBOOK_LEAK})",
+        + default("textbook_leak", DEFAULT_TEXTBOOK_LEAK),
     )
     g.add_argument(
         "--threshold",
@@ -542,7 +557,7 @@ def add_evidence_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="A",
         help="long-row discount: a chemical whose row lists more signs than the typical row "
         "shows each less often, s (typical/length)^A; in [0, 1], 0 = none "
-        f"(default {DEFAULT_LONG_ROW_EXPONENT})",
+        + default("long_row_exponent", DEFAULT_LONG_ROW_EXPONENT),
     )
     g.add_argument(
         "--pick",

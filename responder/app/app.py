@@ -119,6 +119,8 @@ class ResponderApp(App):
         #: published after every change to the interview, for screens that show it
         self.interview_changed: Signal[int] = Signal(self, "interview-changed")
         self._pending_notices: list[tuple[str, str]] = []
+        #: the toasts shown over the answers panel: (message, severity, when it goes)
+        self._toasts: list[tuple[str, str, float]] = []
 
     @property
     def remaining_service(self):
@@ -148,6 +150,8 @@ class ResponderApp(App):
         dialog, the result, history or browse screen) the screen's status line says it."""
         screen = self.screen if self.screen_stack else None
         if screen is not None and screen is self.interview_screen:
+            seconds = self.NOTIFICATION_TIMEOUT if timeout is None else timeout
+            self._toasts.append((message, severity, time.monotonic() + seconds))
             super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
             return
         here = screen if hasattr(screen, "show_notice") else None
@@ -157,6 +161,27 @@ class ResponderApp(App):
             self._pending_notices.append((message, severity))  # once the interview is up
             return
         here.show_notice(message, severity, timeout)
+
+    def _toasts_follow_the_screen(self, screen) -> None:
+        """Another screen or a dialog opened: the toasts still showing over the interview's
+        answers panel would be drawn over it (Textual shows every notification on the
+        current screen), so they move to where that screen's notices go, for what is left of
+        their time."""
+        now = time.monotonic()
+        live = [(m, sev, end - now) for m, sev, end in self._toasts if end > now]
+        if screen is self.interview_screen:
+            self._toasts = [(m, sev, now + left) for m, sev, left in live]
+            return
+        self._toasts = []
+        if not live:
+            return
+        self.clear_notifications()
+
+        def move() -> None:  # once the new screen is up to show them
+            for message, severity, left in live:
+                self.notify(message, severity=severity, timeout=left)
+
+        self.call_after_refresh(move)
 
     # -- messages from the screens ---------------------------------------------------------
 
@@ -224,6 +249,7 @@ class ResponderApp(App):
             except Exception as exc:  # noqa: BLE001 (a bad keymap must not stop the app)
                 self.notices.append((f"the [keys] settings were not applied: {exc}", "error"))
         self.theme_changed_signal.subscribe(self, self._on_theme_changed)
+        self.screen_change_signal.subscribe(self, self._toasts_follow_the_screen, immediate=True)
         # the collector, off during start-up, comes back after the warm-up; at the latest here
         self.set_timer(WARM_UP_AFTER + 10, _enable_gc)
         if self.unfinished:

@@ -40,7 +40,8 @@ def register(subparsers) -> None:
     listing = sub.add_parser(
         "list",
         help="every incident, newest first",
-        description="Every incident, newest first: id, start, knowledge base, victims, "
+        description="Every incident, newest first: id, start, knowledge base, number (No., "
+        "which show and export take as ID too), victims, "
         f"answers, status and, for the newest {TOP_FOR_NEWEST}, the most likely chemical "
         "(`show` gives it for any one).",
     )
@@ -283,13 +284,17 @@ def cmd_list(args) -> int:
     if not rows:
         print("No incidents stored yet.")
         return 0
-    table = [("ID", "Started", "Knowledge base", "Victims", "Answers", "Status", "Most likely")]
+    # "No.": the incident's number, which `show` and `export` take as its ID
+    table = [
+        ("ID", "Started", "Knowledge base", "No.", "Victims", "Answers", "Status", "Most likely")
+    ]
     for d, row in zip(found, rows, strict=True):
         table.append(
             (
                 d.id,
                 d.started_text,
                 str(d.kb.get("name") or "?"),
+                str(d.number),
                 str(len(row["victims"])),
                 str(row["answers"]),
                 STATUS_WORDS.get(row["status"], row["status"]),

@@ -74,7 +74,9 @@ def register(subparsers) -> None:
         metavar="N",
         help="list only the N most likely candidates in each reply (default: all)",
     )
-    add_config_arguments(p)
+    from responder.kb.grades import bundled_grades  # noqa: PLC0415
+
+    add_config_arguments(p, fitted=bundled_grades())
     p.set_defaults(handler=run)
 
 
@@ -119,7 +121,7 @@ class Protocol:
         if not text:
             raise _LineError('empty line; send {"symptom": ID, "answer": "yes"} or {"undo": true}')
         try:
-            msg = json.loads(text)
+            msg = json.loads(text, object_pairs_hook=_unique_keys)
         except (ValueError, RecursionError) as exc:
             what = exc.msg if isinstance(exc, json.JSONDecodeError) else "nested too deeply"
             raise _LineError(f"not valid JSON ({what}); send one JSON object per line") from None
@@ -154,6 +156,10 @@ class Protocol:
         if not isinstance(name, str):
             raise _LineError(f"victim must be a name (a string), got {_shown(name)}")
         key = " ".join(name.split()).casefold()
+        if not key:
+            raise _LineError(
+                'victim must be a name, not empty; leave "victim" out for the first victim'
+            )
         names = [n.casefold() for n in self.victim_names()]
         if key in names:
             return names.index(key)
@@ -306,6 +312,16 @@ def _shown(value) -> str:
 
 class _LineError(Exception):
     """One bad input line; the message is sent back as {"error": ...}."""
+
+
+def _unique_keys(pairs: list) -> dict:
+    """A JSON object of one line, refusing a key given twice (``json`` keeps the last)."""
+    obj: dict = {}
+    for key, value in pairs:
+        if key in obj:
+            raise _LineError(f"the key {_shown(key)} appears twice in one line; give it once")
+        obj[key] = value
+    return obj
 
 
 def _check_printable(text: str) -> None:

@@ -172,7 +172,9 @@ def register(subparsers) -> argparse.ArgumentParser:
         help="prior over chemicals: uniform per chemical, equal per class, or split (equal "
         "per class for the class, per chemical for the chemical; the default)",
     )
-    add_evidence_arguments(val)
+    from responder.kb.grades import bundled_grades  # noqa: PLC0415
+
+    add_evidence_arguments(val, bundled_grades())
     val.add_argument(
         "--json",
         action="store_true",

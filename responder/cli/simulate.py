@@ -131,7 +131,9 @@ def register(subparsers) -> None:
         "with --victims; off by default with --answers flip:F, where it runs the evidence "
         "mode only (each scene answer wrong with chance F)",
     )
-    add_evidence_arguments(p)
+    from responder.kb.grades import bundled_grades  # noqa: PLC0415
+
+    add_evidence_arguments(p, bundled_grades())
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(handler=run)
 

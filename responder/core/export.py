@@ -180,6 +180,7 @@ def _weighing(w) -> dict:
 _MARK = {
     "match": "✓ match",
     "mismatch": "✗ mismatch",
+    "implied": "implied by another answer, not counted",
     "partial": "~ some",
     "unknown": "? can't tell",
     "expected": "expected, not checked",

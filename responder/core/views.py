@@ -99,7 +99,9 @@ class ProfileRow:
     symptom: Symptom
     answer: Answer | None  # None: not asked
     expected: tuple[float, ...]  # per result column: 1/0 for a chemical, a share for a class
-    marks: tuple[str, ...]  # per column: "match", "mismatch", "partial", "unknown", "expected"
+    #: per column: "match", "mismatch", "implied" (an implied answer the column's profile
+    #: does not fit: not counted), "partial", "unknown", "expected"
+    marks: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -608,7 +610,10 @@ def _profile(it: Interview, columns: list[list[int]], share: bool) -> list[Profi
             if r.answer is Answer.UNKNOWN:
                 marks.append("unknown")
             elif e in (0.0, 1.0):
-                marks.append("match" if (e == 1.0) == (r.answer is Answer.YES) else "mismatch")
+                fits = (e == 1.0) == (r.answer is Answer.YES)
+                # an implied answer (another answer's consequence) counts against nobody,
+                # as in the candidates' count (Interview.contradicted)
+                marks.append("match" if fits else "implied" if r.implied else "mismatch")
             else:
                 marks.append("partial")
         rows.append(ProfileRow(kn.symptoms[r.query], r.answer, exp, tuple(marks)))

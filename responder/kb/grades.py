@@ -51,3 +51,23 @@ def check_grades(ck: Checker, doc: Doc) -> dict:
         ck.error(doc.rel, line, str(exc), "change the value so each grade stays above the next")
         return {}
     return values
+
+
+def bundled_grades() -> dict:
+    """The bundled knowledge base's fitted answer model (its grades.toml) as key -> number,
+    for the command line's help: what it sets, not the engine's default, applies there.
+    Empty when it cannot be read (the help then gives the engine's defaults only)."""
+    import tomllib  # noqa: PLC0415
+
+    from responder.kb.loader import bundled_root  # noqa: PLC0415
+
+    try:
+        text = bundled_root().joinpath(GRADES_FILE).read_text(encoding="utf-8")
+        data = tomllib.loads(text)
+    except (OSError, AttributeError, tomllib.TOMLDecodeError):
+        return {}
+    return {
+        k: v
+        for k, v in data.items()
+        if k in GRADE_KEYS and isinstance(v, (int, float)) and not isinstance(v, bool)
+    }

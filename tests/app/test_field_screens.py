@@ -11,6 +11,7 @@ from conftest import SIZE, make_app
 
 from responder.app.screens.interview import InterviewScreen
 from responder.app.screens.result import ResultScreen
+from responder.app.widgets.notice import NoticeLine
 from responder.core import views
 from responder.core.export import export_interview, report, to_markdown
 from responder.engine.state import Answer
@@ -210,6 +211,30 @@ async def test_no_toast_over_a_dialog_the_status_line_says_it():
         assert isinstance(app.screen, InterviewScreen)
         assert not list(app.screen.query("Toast"))
         assert "Settings saved somewhere" in static_text(app.screen.query_one("#status"))
+
+
+@pytest.mark.parametrize("key", ["h", "question_mark"])
+async def test_a_toast_showing_when_another_screen_opens_moves_to_its_status_line(key):
+    """A toast given on the interview screen (here the one `z` gives, "Undone: ...") stayed
+    drawn over the history screen or a dialog opened while it showed, as it did over the scene
+    step a new interview opens with ("New interview started.")."""
+    app = make_app()
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await settle(pilot)
+        app.notify("Undone: something earlier", timeout=10)
+        assert await notified(pilot, app, "Undone")
+        await pilot.press(key)
+        await settle(pilot, 4)
+        assert not isinstance(app.screen, InterviewScreen)
+        assert not list(app.screen.query("Toast"))
+        if app.screen.is_modal:  # a dialog: the interview's status line says it
+            await pilot.press("escape")
+            await settle(pilot)
+            assert isinstance(app.screen, InterviewScreen)
+            shown = static_text(app.screen.query_one("#status"))
+        else:  # a screen of its own: its notice line
+            shown = static_text(app.screen.query_one(NoticeLine))
+        assert "Undone: something earlier" in shown
 
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 36)])

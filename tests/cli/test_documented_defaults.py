@@ -41,3 +41,26 @@ def test_a_typed_eps_above_the_bound_still_warns(capsys, tmp_path):
     assert "warning: eps = 2 exceeds floor((delta-1)/2) = 0" in capsys.readouterr().err
     assert main(["eval", "--kb", str(problem), "--policy", "gbs", "--noise-eps", "auto"]) == 0
     assert "warning" not in capsys.readouterr().err
+
+
+def _option_help(argv: list[str], option: str, capsys) -> str:
+    assert main([*argv, "--help"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    start = text.rindex(f" {option} ")  # the option's entry, after the usage line
+    return text[start : start + 400]
+
+
+@pytest.mark.parametrize("argv", [["interview"], ["simulate"], ["kb", "validate"]])
+def test_the_evidence_options_help_gives_the_bundled_knowledge_bases_own_values(capsys, argv):
+    """A value the --help said was the default (--leak 0.1, --textbook-share 0.0 ...) was not
+    the one used: the bundled knowledge base's grades.toml sets leak 0.05, frequency_leak 0.6,
+    class_borrow 0.4 and textbook_share 0.5, and those apply when the option is left out."""
+    import tomllib
+
+    from responder.kb.loader import bundled_root
+
+    grades = tomllib.loads((Path(bundled_root()) / "grades.toml").read_text(encoding="utf-8"))
+    assert grades
+    for key, value in grades.items():
+        option = "--" + key.replace("_", "-")
+        assert f"bundled: {value:g}" in _option_help(argv, option, capsys), option

@@ -280,3 +280,21 @@ def test_a_protocol_killed_at_any_moment_loses_no_acknowledged_answer(home):
     for incident, given in acknowledged.items():
         assert found[incident][: len(given)] == given
         assert len(found[incident]) <= len(given) + 1  # at most the one in flight
+
+
+def test_list_shows_the_number_that_show_takes(home, capsys):
+    """`show ID` takes an incident's number, but the list showed no numbers: a responder who
+    counted rows (newest first) and typed `show 1` got the oldest incident instead."""
+    knowledge = load_knowledge(str(FIXTURE_KB))
+    first = _stored_interview(knowledge)
+    first.end("new")
+    second = _stored_interview(knowledge, victims=1)
+    code, out, _ = run(capsys, "--kb", str(FIXTURE_KB), "incidents", "list")
+    header, *rows = out.splitlines()
+    assert code == 0 and " No. " in header, header
+    at = header.index(" No. ") + 1
+    for it, row in zip((second, first), rows, strict=True):
+        number = row[at:].split()[0]
+        assert number.isdigit(), row
+        shown = run(capsys, "--kb", str(FIXTURE_KB), "incidents", "show", number)[1]
+        assert f"Incident {it.id} " in shown, (number, row)

@@ -356,6 +356,26 @@ def test_a_victim_name_that_is_not_text_is_one_error():
     assert "victim must be a name" in reply["error"]
 
 
+def test_a_key_given_twice_in_one_line_is_one_error_and_answers_nothing():
+    """{"symptom": "runny nose", ..., "symptom": "cough"} silently answered cough (JSON
+    readers keep the last), as the interchange JSON refuses such an object."""
+    line = '{"symptom": "runny nose", "answer": "yes", "symptom": "cough"}'
+    _, reply, after = run_lines([line, answer("drooling", "yes")])
+    assert "symptom" in reply["error"] and "twice" in reply["error"]
+    assert [a["symptom"] for a in after["answers"]] == ["drooling"]
+
+
+@pytest.mark.parametrize("name", ["", "   "])
+def test_a_blank_victim_name_is_one_error_and_adds_no_victim(name):
+    """A blank name was taken as a new victim, listed with the name "" (and its answer
+    counted as a second victim's, with "several people ill" answered yes for the incident)."""
+    line = json.dumps({"symptom": "drooling", "answer": "yes", "victim": name})
+    _, _, reply, after = run_lines([answer("cough", "yes"), line, answer("runny nose", "yes")])
+    assert "victim" in reply["error"] and "empty" in reply["error"]
+    assert [v["name"] for v in after["victims"]] == ["victim 1"]
+    assert after["asked"] == 2
+
+
 @pytest.mark.parametrize(
     "agent, facts",
     [

@@ -248,3 +248,26 @@ def test_the_result_for_each_scenario_agent_names_respiratory_protection(bundled
     assert any(word in protection for word in RESPIRATORY), protection
     if chemical == "Carbon monoxide":
         assert "100% oxygen" in _texts(steps) and "fresh air" in _texts(steps)
+
+
+def test_an_answer_implied_by_another_is_never_marked_as_contradicting_the_leader(bundled):
+    """Chlorine's sources list every onset; "Signs within minutes: yes" answers the other
+    onsets "no" for the responder. Those implied answers count against nobody (the candidates
+    panel gives Chlorine 0 answers against it), so the result's profile must not mark them
+    "contradicts" either."""
+    it = Interview(bundled, InterviewConfig())
+    for sid in ("odour_bleach", "cloud_yellow_green", "setting_swimming_pool", "onset_minutes"):
+        it.answer(bundled.symptom_index(sid), Answer.YES)
+    for sid in ("choking", "eye_irritation", "cough"):
+        it.answer(bundled.symptom_index(sid), Answer.YES)
+    r = views.result(it)
+    assert r is not None and r.candidates[0].names == "Chlorine"
+    assert r.candidates[0].mismatches == 0 == r.mismatches
+    implied = {a.query for a in it.state.answers if a.implied}
+    onsets = {bundled.symptom_index(s) for s in ("onset_seconds", "onset_hours", "onset_delayed")}
+    assert onsets <= implied
+    marks = {row.symptom.index: row.marks[0] for row in r.profile if row.answer is not None}
+    assert not [bundled.symptoms[q].id for q, m in marks.items() if m == "mismatch"]
+    assert {marks[q] for q in onsets} == {"implied"}
+    md = to_markdown(report(it))
+    assert "Signs within a minute | no | yes — implied by another answer, not counted |" in md

@@ -29,6 +29,7 @@ from responder.kb.next_steps import (
 MARKS = {
     "match": ("✓ match", "bold green"),
     "mismatch": ("✗ contradicts", "bold red"),
+    "implied": ("implied, not counted", "dim"),
     "partial": ("~ some", "yellow"),
     "unknown": ("? can't tell", "yellow"),
     "expected": ("expected, not checked", "cyan"),
