@@ -26,6 +26,7 @@ from responder.core import views
 from responder.core.session import Interview
 from responder.engine.state import Answer, InterviewState, Status
 from responder.kb.fields import first_unprintable, shown
+from responder.kb.grades import bundled_grades
 
 STATUS = {
     Status.ASKING: "asking",
@@ -74,8 +75,6 @@ def register(subparsers) -> None:
         metavar="N",
         help="list only the N most likely candidates in each reply (default: all)",
     )
-    from responder.kb.grades import bundled_grades  # noqa: PLC0415
-
     add_config_arguments(p, fitted=bundled_grades())
     p.set_defaults(handler=run)
 

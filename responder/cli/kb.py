@@ -20,6 +20,7 @@ from responder.config import add_evidence_arguments
 from responder.engine import diagnostics as dg
 from responder.kb.csv_import import import_csv
 from responder.kb.gaps import CategoryGap, Gaps, find_gaps
+from responder.kb.grades import bundled_grades
 from responder.kb.model import DEFAULT_PRIOR_MODE, KBError, KnowledgeBase, UnknownChemicalError
 from responder.kb.next_steps import format_steps_text, steps_for
 from responder.kb.resolve import resolve_kb
@@ -172,8 +173,6 @@ def register(subparsers) -> argparse.ArgumentParser:
         help="prior over chemicals: uniform per chemical, equal per class, or split (equal "
         "per class for the class, per chemical for the chemical; the default)",
     )
-    from responder.kb.grades import bundled_grades  # noqa: PLC0415
-
     add_evidence_arguments(val, bundled_grades())
     val.add_argument(
         "--json",

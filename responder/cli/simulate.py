@@ -38,6 +38,7 @@ from responder.engine.diagnostics import default_eps, min_hamming_distance
 from responder.engine.policies import Policy, PolicyError
 from responder.engine.simulate import BATCH_MAX_CELLS, run_simulation
 from responder.engine.workload import run_bytes
+from responder.kb.grades import bundled_grades
 
 DEFAULT_INTERVIEWS = 1000
 DEFAULT_EXTRA_ERRORS = 2
@@ -131,8 +132,6 @@ def register(subparsers) -> None:
         "with --victims; off by default with --answers flip:F, where it runs the evidence "
         "mode only (each scene answer wrong with chance F)",
     )
-    from responder.kb.grades import bundled_grades  # noqa: PLC0415
-
     add_evidence_arguments(p, bundled_grades())
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(handler=run)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import tomllib
+from functools import cache
+
 from responder.kb.checker import Checker, Doc
 
 #: The answer model fitted for this knowledge base (grade probabilities, leaks): optional.
@@ -53,12 +56,12 @@ def check_grades(ck: Checker, doc: Doc) -> dict:
     return values
 
 
+@cache
 def bundled_grades() -> dict:
     """The bundled knowledge base's fitted answer model (its grades.toml) as key -> number,
     for the command line's help: what it sets, not the engine's default, applies there.
-    Empty when it cannot be read (the help then gives the engine's defaults only)."""
-    import tomllib  # noqa: PLC0415
-
+    Empty when it cannot be read (the help then gives the engine's defaults only). Read
+    once: every command's parser asks for it."""
     from responder.kb.loader import bundled_root  # noqa: PLC0415
 
     try:
