@@ -783,6 +783,20 @@ class MainView:
     victims: tuple[VictimView, ...]
     act_now: str | None
     generation: int
+    classes_note: str = ""
+
+
+#: The classes panel's note when the classes are weighed under another prior than the
+#: chemicals (the split prior), so a class may show less than its own leading chemical.
+CLASSES_WEIGHED_ALIKE = "each class alike at start"
+
+
+def classes_note(it: Interview) -> str:
+    """:data:`CLASSES_WEIGHED_ALIKE` while the evidence mode ranks the chemicals under their
+    own prior and the classes under the classes' (:meth:`Problem.ranking_prior`); else ""."""
+    problem = it.problem
+    split = problem.ranking_prior("object") is not problem.prior
+    return CLASSES_WEIGHED_ALIKE if split and it.mode == "evidence" and it.target != "class" else ""
 
 
 def main_screen(it: Interview) -> MainView:
@@ -799,6 +813,7 @@ def main_screen(it: Interview) -> MainView:
         tuple(victims(it)),
         act_now(it),
         it.generation,
+        classes_note(it),
     )
 
 

@@ -353,3 +353,24 @@ def test_one_yes_settles_an_exclusive_group_and_no_member_is_asked_again():
         suggested += [i.symptom.index for i in q.items]
         it.answer(q.items[0].symptom.index, Answer.UNKNOWN)
     assert len(suggested) > 5 and small not in suggested and wide not in suggested
+
+
+def test_the_classes_panel_says_classes_start_alike_when_a_class_can_show_less_than_its_chemical():
+    from responder.kb.resolve import load_knowledge  # noqa: PLC0415
+
+    bundled = load_knowledge(None)
+    it = Interview(bundled, InterviewConfig("chemical", "symptom", "evidence"))
+    for sid in ("fatigue", "muscle_pain", "setting_deliberate_attack", "route_swallowed"):
+        it.answer(bundled.symptom_index(sid), Answer.YES)
+    main = views.main_screen(it)
+    top = main.candidates.rows[0]
+    own_class = dict((c.id, p) for c, p in main.classes)[top.chemicals[0].class_id]
+    # the split prior: the leader's own class shows less than the leader itself
+    assert own_class < top.probability
+    assert main.classes_note == views.CLASSES_WEIGHED_ALIKE
+    # the class target and the strict mode weigh chemicals and classes alike: no note
+    for config in (
+        InterviewConfig("class", "symptom", "evidence"),
+        InterviewConfig("chemical", "symptom", "strict"),
+    ):
+        assert views.main_screen(Interview(bundled, config)).classes_note == ""

@@ -62,7 +62,12 @@ ABOUT = (
                 "tell them apart. ✗ counts the answers against each; the panel's lower "
                 "edge names them for the first.",
             ),
-            ("Classes", "How likely each class of chemical is."),
+            (
+                "Classes",
+                "How likely each class of chemical is. In the evidence mode the classes "
+                "start equally likely, as the chemicals in the list do, so a class can "
+                "show less than its own leading chemical.",
+            ),
             (
                 "Scene",
                 "What was smelt, seen and going on (the cloud, the place, when signs began): "

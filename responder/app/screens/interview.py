@@ -168,7 +168,9 @@ class InterviewScreen(Screen):
         self.query_one(ClassBars).show(main.classes)
         answers = self.query_one(AnswersPanel)
         answers.show(main.answers)
-        self.query_one("#classes-box").border_title = "Classes"
+        classes_box = self.query_one("#classes-box")
+        classes_box.border_title = "Classes"
+        classes_box.border_subtitle = main.classes_note
         box = self.query_one("#answers-box")
         box.border_title = answers.title
         box.border_subtitle = "h change · z undo"
