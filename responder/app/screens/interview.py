@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import replace
 
 from rich.text import Text
@@ -10,6 +11,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.css.query import NoMatches
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer
 from textual.worker import get_current_worker
@@ -38,6 +40,24 @@ from responder.app.widgets.panels import (
 from responder.core import views
 from responder.core.session import Interview
 from responder.engine.state import Answer, Status
+
+#: How long a request may wait for the app before the keys held behind it are taken anyway.
+REQUEST_WAIT_SECONDS = 1.0
+
+
+def in_turn(action):
+    """An action that reads or changes the interview waits until the app has handled the
+    request the action before it posted: keys typed in a burst are taken in order, each on
+    the screen the one before produced, never two answers to the same question."""
+
+    @functools.wraps(action)
+    def run(self, *args):
+        if self._request_pending:
+            self._held.append((action, args))
+            return
+        action(self, *args)
+
+    return run
 
 
 class InterviewScreen(Screen):
@@ -90,6 +110,9 @@ class InterviewScreen(Screen):
         self._remaining_timer = None
         self.main: views.MainView | None = None
         self._shown_keys: tuple | None = None
+        self._request_pending = False  # a request posted, not yet handled by the app
+        self._held: list[tuple] = []  # actions of keys typed meanwhile, in order
+        self._request_timer = None
 
     @property
     def interview(self) -> Interview:
@@ -187,6 +210,7 @@ class InterviewScreen(Screen):
             self._shown_keys = available
             self.refresh_bindings()
         self.app.first_question_shown()
+        self._request_handled()
         status = main.prompt.status
         if (
             auto_result
@@ -304,16 +328,52 @@ class InterviewScreen(Screen):
             return it.asked > 0
         return True
 
+    # -- requests to the app, one at a time ---------------------------------------------------
+
+    def _request(self, message: Message) -> None:
+        """Post a request up to the app; the actions of keys typed before it is handled wait
+        (:func:`in_turn`) until it is, or at most :data:`REQUEST_WAIT_SECONDS`."""
+        self._request_pending = True
+        if self._request_timer is not None:
+            self._request_timer.stop()
+        self._request_timer = self.set_timer(REQUEST_WAIT_SECONDS, self._request_handled)
+        self.post_message(message)
+
+    def _request_handled(self) -> None:
+        """The app has redrawn this screen: take the held keys, in order, on what it shows."""
+        self._request_pending = False
+        if self._request_timer is not None:
+            self._request_timer.stop()
+            self._request_timer = None
+        if self._held:
+            self.call_later(self._take_held)
+
+    def _take_held(self) -> None:
+        while self._held and not self._request_pending:
+            action, args = self._held.pop(0)
+            action(self, *args)
+
+    def on_screen_suspend(self) -> None:
+        """Another screen opened over this one: keys typed for this screen before it opened
+        are dropped (with a bell), never taken on a screen the responder has not seen."""
+        if self._held:
+            self._held.clear()
+            self.app.bell()
+        self._request_pending = False
+
+    @in_turn
     def action_answer(self, value: str) -> None:
         q = self.query_one(QuestionPanel).selected_query
         if q is None:
             self.app.bell()
             return
-        self.post_message(AnswerGiven(q, Answer(value)))
+        self._request(AnswerGiven(q, Answer(value)))
 
+    @in_turn
     def action_move(self, step: int) -> None:
         self.query_one(QuestionPanel).move(step)
 
+    @in_turn
     def action_answer_none(self) -> None:
         """The suggested sign's exclusive group: none of its values (pupils of normal
         size): "no" to every member at once."""
@@ -321,19 +381,23 @@ class InterviewScreen(Screen):
         if view is None or view.group is None or not view.group.none_label:
             self.app.bell()
             return
-        self.post_message(NoneOfGroup(view.group))
+        self._request(NoneOfGroup(view.group))
 
+    @in_turn
     def action_scene(self) -> None:
-        self.post_message(ScreenRequested("scene"))
+        self._request(ScreenRequested("scene"))
 
+    @in_turn
     def action_add_victim(self) -> None:
-        self.post_message(VictimAdded())
+        self._request(VictimAdded())
 
+    @in_turn
     def action_select_victim(self, victim: int) -> None:
-        self.post_message(VictimSelected(victim))
+        self._request(VictimSelected(victim))
 
+    @in_turn
     def action_undo(self) -> None:
-        self.post_message(UndoRequested())
+        self._request(UndoRequested())
 
     def action_scroll_candidates(self, direction: int) -> None:
         table = self.query_one(CandidatesTable)
@@ -344,12 +408,15 @@ class InterviewScreen(Screen):
 
     # -- screens and modes ----------------------------------------------------------------
 
+    @in_turn
     def action_volunteer(self) -> None:
-        self.post_message(ScreenRequested("volunteer"))
+        self._request(ScreenRequested("volunteer"))
 
+    @in_turn
     def action_history(self) -> None:
-        self.post_message(ScreenRequested("history"))
+        self._request(ScreenRequested("history"))
 
+    @in_turn
     def action_result(self) -> None:
         main = self.main
         if main is not None and not main.prompt.result_headline:
@@ -361,25 +428,27 @@ class InterviewScreen(Screen):
                 timeout=4,
             )
             return
-        self.post_message(ScreenRequested("result"))
+        self._request(ScreenRequested("result"))
 
+    @in_turn
     def action_toggle_target(self) -> None:
         target = self.main.status.target
-        self.post_message(
-            ModesChangeRequested(target="class" if target == "chemical" else "chemical")
-        )
+        self._request(ModesChangeRequested(target="class" if target == "chemical" else "chemical"))
 
+    @in_turn
     def action_toggle_suggest(self) -> None:
         suggest = self.main.status.suggest
-        self.post_message(
+        self._request(
             ModesChangeRequested(suggest="category" if suggest == "symptom" else "symptom")
         )
 
+    @in_turn
     def action_toggle_evidence(self) -> None:
         """Evidence <-> strict; from the noise mode, to the evidence mode."""
         mode = self.main.status.mode
-        self.post_message(ModesChangeRequested(mode="strict" if mode == "evidence" else "evidence"))
+        self._request(ModesChangeRequested(mode="strict" if mode == "evidence" else "evidence"))
 
+    @in_turn
     def action_toggle_noise(self) -> None:
         """Strict <-> noise. The evidence mode already tolerates wrong answers: it stays,
         and the notice says how to reach the paper's noise tolerance."""
@@ -391,22 +460,28 @@ class InterviewScreen(Screen):
                 timeout=6,
             )
             return
-        self.post_message(ModesChangeRequested(mode="strict" if mode == "noise" else "noise"))
+        self._request(ModesChangeRequested(mode="strict" if mode == "noise" else "noise"))
 
+    @in_turn
     def action_noise_settings(self) -> None:
-        self.post_message(ScreenRequested("noise"))
+        self._request(ScreenRequested("noise"))
 
+    @in_turn
     def action_browse(self) -> None:
-        self.post_message(ScreenRequested("browse"))
+        self._request(ScreenRequested("browse"))
 
+    @in_turn
     def action_export(self) -> None:
-        self.post_message(ScreenRequested("export"))
+        self._request(ScreenRequested("export"))
 
+    @in_turn
     def action_new_interview(self) -> None:
-        self.post_message(ScreenRequested("new"))
+        self._request(ScreenRequested("new"))
 
+    @in_turn
     def action_settings(self) -> None:
-        self.post_message(ScreenRequested("settings"))
+        self._request(ScreenRequested("settings"))
 
+    @in_turn
     def action_help(self) -> None:
-        self.post_message(ScreenRequested("help"))
+        self._request(ScreenRequested("help"))

@@ -1,0 +1,48 @@
+"""Keys typed in a burst, faster than the app handles each request (pasted, or a fast
+typist): each is taken on the screen the key before produced, in order, never twice on the
+same question, and never on a screen the responder has not seen."""
+
+from __future__ import annotations
+
+from app_helpers import settle, suggested, until
+from conftest import make_app
+from textual import events
+
+from responder.app.screens.interview import InterviewScreen
+from responder.app.screens.symptom_search import SymptomSearchScreen
+
+
+def burst(app, *keys: str) -> None:
+    """Post the keys at once, as a terminal delivers pasted or very fast typing."""
+    for key in keys:
+        app.post_message(events.Key(key, key if len(key) == 1 else None))
+
+
+async def test_two_answers_typed_at_once_answer_two_questions_in_turn():
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        first = suggested(app)
+        burst(app, "y", "n")
+        await until(pilot, lambda: len(app.interview.records) == 2)
+        records = [(r.query, r.answer.value) for r in app.interview.records]
+        assert records[0] == (first, "yes")  # the first key is not replaced by the second
+        assert records[1][0] != first and records[1][1] == "no"
+
+
+async def test_keys_typed_while_the_search_opens_undo_nothing():
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        for key in ("y", "n"):
+            await pilot.press(key)
+            await settle(pilot)
+        assert len(app.interview.records) == 2
+        burst(app, "slash", "z", "z")
+        await until(pilot, lambda: isinstance(app.screen, SymptomSearchScreen))
+        await settle(pilot, 4)
+        # "z" is undo on the interview screen: taken there, it would undo both answers
+        assert len(app.interview.records) == 2
+        await pilot.press("escape")
+        await settle(pilot)
+        assert isinstance(app.screen, InterviewScreen) and len(app.interview.records) == 2
