@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from app_helpers import notified, settle, until
 from conftest import make_app
+from test_snapshots import screen_text
 
 from responder.app.screens.interview import InterviewScreen
 from responder.app.screens.scene import SceneScreen
@@ -154,3 +155,19 @@ async def test_an_exclusive_group_is_one_question_and_y_answers_the_chosen_value
         await settle(pilot)
         assert it.answer_of(wide) is Answer.YES
         assert it.answer_of(small) is Answer.NO and it.state.is_implied(small)
+
+
+async def test_every_scene_page_shows_all_its_options_and_the_keys_line_at_80x24():
+    app = make_app(None, scene_first=True)  # the bundled knowledge base: 20 places
+    async with app.run_test(size=SIZE) as pilot:
+        assert await until(pilot, lambda: isinstance(app.screen, SceneScreen))
+        steps = views.scene_steps(app.interview)
+        assert max(len(s.options) for s in steps) >= SIZE[1] - 4  # one a line fills the height
+        for k, step in enumerate(steps):
+            await settle(pilot)
+            text = screen_text(app)
+            assert "skip the scene" in text, step.category.id
+            for option in step.options:
+                assert f" {option.key} " in text, (step.category.id, option.key)
+            if k < len(steps) - 1:
+                await pilot.press("enter")

@@ -34,7 +34,7 @@ class SceneScreen(ModalScreen[None]):
         width: 78;
         max-width: 100%;
         height: auto;
-        max-height: 22;
+        max-height: 100%;
         border: round $accent;
         border-title-style: bold;
         padding: 0 1;
@@ -86,7 +86,12 @@ class SceneScreen(ModalScreen[None]):
         )
         lines = Text()
         width = max((len(o.observation.label) for o in step.options), default=10) + 8
-        columns = 2 if width * 2 <= 74 else 1
+        # one option a line unless two fit side by side, or one a line would not fit the
+        # screen's height (the border, the check and the keys line take four): then two,
+        # the longer labels cut
+        rows = (self.size.height or 24) - 4
+        columns = 2 if width * 2 <= 74 or len(step.options) > rows else 1
+        width = min(width, 37) if columns == 2 else width
         for k, option in enumerate(step.options):
             cell = Text()
             cell.append(f" {option.key} ", style="bold reverse")
@@ -94,12 +99,13 @@ class SceneScreen(ModalScreen[None]):
             cell.append(
                 f" {mark} {option.observation.label}", style="dim" if option.implied else ""
             )
-            cell.truncate(width - 1 if columns == 2 else 74)
+            cell.truncate(width - 1 if columns == 2 else 74, overflow="ellipsis")
             if columns == 2 and k % 2 == 0:
                 cell.pad_right(width - len(cell.plain))
             lines.append_text(cell)
             if columns == 1 or k % 2 == 1 or k == len(step.options) - 1:
                 lines.append("\n")
+        lines.rstrip()  # the last option's line break would take a line of its own
         self.query_one("#scene-options", Static).update(lines)
         last = step.position == step.total
         self.query_one("#scene-keys", Static).update(
@@ -114,6 +120,10 @@ class SceneScreen(ModalScreen[None]):
                 (" skip the scene", ""),
             )
         )
+
+    def on_resize(self) -> None:
+        if self.steps:
+            self.refresh_page()
 
     def on_key(self, event: events.Key) -> None:
         steps = self.steps
