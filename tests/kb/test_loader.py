@@ -502,3 +502,15 @@ def test_a_source_checkout_reads_its_own_kb_folder(tmp_path):
     )
     assert out.returncode == 0, out.stderr
     assert Path(out.stdout.strip()) == clone / "kb"
+
+
+def test_a_missing_symptoms_file_is_the_one_error_without_follow_on_errors(tmp_path):
+    import shutil
+
+    root = tmp_path / "kb"
+    shutil.copytree(bundled_root(), root, ignore=shutil.ignore_patterns("cases", "__pycache__"))
+    (root / "symptoms.toml").unlink()
+    issues = errors_of(root)
+    assert [(i.file.rsplit("/", 1)[-1], "missing" in i.problem) for i in issues] == [
+        ("symptoms.toml", True)
+    ]
