@@ -738,6 +738,9 @@ class StatusView:
     noise: tuple[int, int] | None
     unsaved: int = 0
     save_error: str = ""
+    #: with several victims, every victim's answers and the incident's (``asked`` counts the
+    #: current victim's and the incident's); None with one victim
+    asked_in_all: int | None = None
 
 
 def status_view(it: Interview) -> StatusView:
@@ -751,6 +754,7 @@ def status_view(it: Interview) -> StatusView:
         it.noise_budget(),
         it.unsaved,
         it.journal_error or "",
+        len(it.records) if len(it.victims) > 1 else None,
     )
 
 

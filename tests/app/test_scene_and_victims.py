@@ -105,6 +105,10 @@ async def test_plus_adds_a_victim_and_number_keys_switch():
         await settle(pilot)
         # victim 2 made it "several victims", the incident's answer (-1)
         assert [r.victim for r in it.records] == [0, -1, 1]
+        # the status line counts this victim's answers (and the incident's), and all of them
+        status = views.status_view(it)
+        assert (status.asked, status.asked_in_all) == (2, 3)
+        assert "Asked 2 · all 3" in screen_text(app)
         several = app.knowledge.symptom_index("pattern_several_victims")
         assert it.answer_of(several) is Answer.YES
         await pilot.press("1")

@@ -656,7 +656,15 @@ class StatusLine(Static):
         suggest = "one symptom" if view.suggest == "symptom" else "a category"
         mode = view.mode
         parts = [
-            Text.assemble(("Asked ", "dim"), (str(view.asked), "bold")),
+            Text.assemble(
+                ("Asked ", "dim"),
+                (str(view.asked), "bold"),
+                *(
+                    ()
+                    if view.asked_in_all is None
+                    else ((" · all ", "dim"), (str(view.asked_in_all), "bold"))
+                ),
+            ),
             Text.assemble(
                 ("Left " if short else "Expected left ", "dim"), (remaining_text, "bold")
             ),
