@@ -25,6 +25,7 @@ from textual.signal import Signal
 from responder.app import messages
 from responder.config import ConfigError, NoiseSettings
 from responder.core import views
+from responder.core.counted import counted
 from responder.core.session import Interview
 from responder.core.store import IncidentData, IncidentLog, StoreError
 from responder.engine.state import Answer, Status
@@ -313,7 +314,8 @@ class ResponderApp(App):
             return
         self._install(interview)
         self.notify(
-            f"Resumed the interview of {choice.started_text} with {interview.asked} answer(s).",
+            f"Resumed the interview of {choice.started_text} with "
+            f"{counted(interview.asked, 'answer')}.",
             timeout=6,
         )
         for w in warnings:
@@ -372,7 +374,7 @@ class ResponderApp(App):
         it.answer(query, answer, volunteered=volunteered)
         if it.unsaved:
             self.notify(
-                f"Answer kept on screen but NOT saved ({it.unsaved} change(s) waiting; "
+                f"Answer kept on screen but NOT saved ({counted(it.unsaved, 'change')} waiting; "
                 f"retried with the next answer): {it.journal_error}",
                 severity="error",
                 timeout=30,
@@ -468,11 +470,17 @@ class ResponderApp(App):
         if now.mode != before.mode or (now.mode == "noise" and now.noise != before.noise):
             parts.append(MODE_SAID[now.mode].format(eps=it.eps_for(now.noise)))
         message = "; ".join(parts) or "no change"
-        saved = f"All {len(it.records)} answer(s) kept" + (
-            ""
-            if not it.unsaved
-            else f", but {it.unsaved} change(s) are NOT saved ({it.journal_error}); retried "
-            "with the next change"
+        n = len(it.records)
+        saved = (
+            ("All " if n > 1 else "")
+            + f"{counted(n, 'answer')} kept"
+            + (
+                ""
+                if not it.unsaved
+                else f", but {counted(it.unsaved, 'change')} {'is' if it.unsaved == 1 else 'are'} NOT "
+                f"saved ({it.journal_error}); retried "
+                "with the next change"
+            )
         )
         self.notify(
             f"{message[0].upper()}{message[1:]}. {saved}.",
@@ -581,7 +589,7 @@ class ResponderApp(App):
         self.push_screen(
             ConfirmScreen(
                 "Start a new interview?",
-                f"The current interview ({it.asked} answer(s)) stays saved as incident "
+                f"The current interview ({counted(it.asked, 'answer')}) stays saved as incident "
                 f"{it.id}; export it first with x if you need a report.",
             ),
             done,

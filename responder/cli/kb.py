@@ -17,6 +17,7 @@ import numpy as np
 
 from responder.cli.inputs import InputError, config_from_args
 from responder.config import add_evidence_arguments
+from responder.core.counted import counted
 from responder.engine import diagnostics as dg
 from responder.kb.csv_import import import_csv
 from responder.kb.gaps import CategoryGap, Gaps, find_gaps
@@ -561,8 +562,9 @@ def cmd_import(args) -> int:
     except (KBError, OSError) as exc:
         return _fail(exc)
     print(
-        f"Imported {len(kb.chemicals)} chemicals in {len(kb.classes)} classes with "
-        f"{len(kb.symptoms)} symptoms as {kb.name!r} into {folder}"
+        f"Imported {counted(len(kb.chemicals), 'chemical')} in "
+        f"{counted(len(kb.classes), 'class', 'classes')} with "
+        f"{counted(len(kb.symptoms), 'symptom')} as {kb.name!r} into {folder}"
     )
     print(f"Use it with --kb {kb.name}")
     _print_warnings(kb)

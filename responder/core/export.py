@@ -14,6 +14,7 @@ from pathlib import Path
 
 from responder import __version__, paths
 from responder.core import views
+from responder.core.counted import counted
 from responder.core.session import Interview
 from responder.core.views import DISCLAIMER
 from responder.durable import atomic_write_text
@@ -252,11 +253,12 @@ def to_markdown(data: dict) -> str:
         f"- Target: {modes['target']}; suggestions: one {modes['suggest']} ({modes['policy'].upper()})",
         "- Noise tolerance: "
         + (
-            f"on, up to {noise.get('eps_effective', noise['eps'])} wrong answer(s), model {noise['model']}"
+            f"on, up to {counted(noise.get('eps_effective', noise['eps']), 'wrong answer')}, "
+            f"model {noise['model']}"
             if noise.get("enabled")
             else "off"
         ),
-        f"- Status: **{data['status']}** after {data['questions_asked']} answer(s)",
+        f"- Status: **{data['status']}** after {counted(data['questions_asked'], 'answer')}",
     ]
     if "noise_budget" in data:
         nb = data["noise_budget"]

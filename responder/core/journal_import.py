@@ -28,6 +28,7 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from responder.core.counted import counted
 from responder.core.store import (
     ANSWERS,
     Database,
@@ -319,12 +320,14 @@ def import_journals(db: Database, directory: Path) -> list[str]:
             shown = "; ".join(journal.problems[:3])
             more = f"; and {len(journal.problems) - 3} more" if len(journal.problems) > 3 else ""
             notices.append(
-                f"{path} is damaged ({shown}{more}). Its {journal.answers} readable answer(s) "
-                f"were imported as incident {incident_id}."
+                f"{path} is damaged ({shown}{more}). Its "
+                f"{counted(journal.answers, 'readable answer')} "
+                f"{'was' if journal.answers == 1 else 'were'} imported as incident {incident_id}."
             )
     if imported:
         notices.append(
-            f"{imported} interview journal(s) of an earlier version were imported into the "
+            f"{counted(imported, 'interview journal')} of an earlier version "
+            f"{'was' if imported == 1 else 'were'} imported into the "
             f"incident database {db.path}; the files were moved to "
             f"{directory / IMPORTED_DIR}."
         )

@@ -16,6 +16,7 @@ from dataclasses import replace
 
 from responder.config import ConfigError, InterviewConfig, NoiseSettings
 from responder.core.answers import AnswerLog, AnswerRecord
+from responder.core.counted import counted
 from responder.core.modes import exclusive_groups, state_for
 from responder.core.percent import percent
 from responder.core.store import IncidentData, IncidentLog, StoreError, new_incident_id
@@ -164,7 +165,7 @@ class Interview:
                 records.append(r)
         if lost:
             warnings.append(
-                f"{len(lost)} answer(s) name symptoms this knowledge base lacks "
+                f"{counted(len(lost), 'answer')} {'names a symptom' if len(lost) == 1 else 'name symptoms'} this knowledge base lacks "
                 f"({', '.join(lost)}); they stay stored with the incident but cannot be used"
             )
         n_victims = max([0, *data.victims, *(r.victim for r in records)]) + 1

@@ -49,6 +49,7 @@ from pathlib import Path
 
 from responder import paths
 from responder.core.answers import AnswerHistory
+from responder.core.counted import counted
 from responder.durable import fsync_dir
 from responder.input_limits import InputRejected, loads_json
 
@@ -925,8 +926,9 @@ def scan_incidents(path: Path | None = None) -> IncidentScan:
                 more = f"; and {len(data.problems) - 3} more" if len(data.problems) > 3 else ""
                 scan.notices.append(
                     f"The incident of {data.started_text} ({data.id}) has stored values that "
-                    f"cannot be used ({shown}{more}). Its {len(data.answers)} readable "
-                    "answer(s) are offered for resume."
+                    f"cannot be used ({shown}{more}). Its "
+                    f"{counted(len(data.answers), 'readable answer')} "
+                    f"{'is' if len(data.answers) == 1 else 'are'} offered for resume."
                 )
                 _note_problems(db.conn, data)
             scan.unfinished.append(data)

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from responder.core.answers import AnswerRecord
+from responder.core.counted import counted
 from responder.core.percent import percent
 from responder.core.session import Interview
 from responder.engine.state import Answer, Status
@@ -455,10 +456,6 @@ def leading_classes(it: Interview) -> tuple[ChemicalClass, ...]:
     return tuple(out)
 
 
-def _answers(n: int) -> str:
-    return f"{n} answer" + ("" if n == 1 else "s")
-
-
 def result(it: Interview) -> ResultView | None:
     """What was found, once identified or indistinguishable; None before."""
     status = it.status
@@ -477,7 +474,7 @@ def result(it: Interview) -> ResultView | None:
             cands = [c for c in cands if c.probability >= EVIDENCE_SHOWN] or cands[:1]
             bars = [(c, p) for c, p in bars if p >= EVIDENCE_SHOWN] or bars[:1]
     mism = min((c.mismatches for c in cands), default=0)
-    asked = _answers(it.asked)
+    asked = counted(it.asked, "answer")
     profile_note = ""
     top = cands[0] if cands else None
     sure = f"{percent(it.confidence())} probable given the answers" if evidence else ""

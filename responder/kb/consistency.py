@@ -66,7 +66,8 @@ def _exclusive_groups(
             ck.error(
                 doc.rel,
                 doc.lines.key(span, "members") or anchor,
-                f'exclusive group "{v["id"]}" has {len(v["members"])} member(s)',
+                f'exclusive group "{v["id"]}" has '
+                + ("only one member" if len(v["members"]) == 1 else f"{len(v['members'])} members"),
                 "an exclusive group needs at least two signs that cannot hold together; "
                 "remove the group, or add the other values",
             )

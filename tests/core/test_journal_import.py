@@ -61,7 +61,7 @@ def test_a_journal_becomes_an_incident_with_its_history_and_the_file_is_moved(ho
     )
     scan = scan_incidents()
     assert not path.exists() and (path.parent / "imported" / path.name).exists()
-    assert any("1 interview journal(s)" in n for n in scan.notices)
+    assert any("1 interview journal of" in n for n in scan.notices)
     [data] = scan.unfinished
     assert data.id == START["id"] and data.imported_from == path.name
     assert data.started == 1000.0 and data.kb["name"] == "kb"
@@ -134,7 +134,9 @@ def test_a_damaged_journal_is_imported_as_far_as_it_reads_and_reported_once(
     assert all(a.at == 1001.0 for a in data.answers if a.symptom == s2)
     damaged = [n for n in scan.notices if "is damaged" in n]
     assert len(damaged) == 1 and f"{path} is damaged (line 3:" in damaged[0]
-    assert f"{len(readable)} readable answer(s) were imported as incident {data.id}" in damaged[0]
+    n = len(readable)
+    said = f"{n} readable answer{'' if n == 1 else 's'} {'was' if n == 1 else 'were'} imported"
+    assert f"{said} as incident {data.id}" in damaged[0]
     interview, _ = Interview.resume(knowledge, data)
     assert interview.asked == len(readable) and data.started_text != "?"
     assert (path.parent / "imported" / path.name).exists()  # the file itself is kept

@@ -274,7 +274,7 @@ def test_stored_values_that_cannot_be_used_are_reported_once(home, knowledge):
     conn.commit()
     conn.close()
     scan = scan_incidents()
-    assert len(scan.notices) == 1 and "1 readable answer(s)" in scan.notices[0]
+    assert len(scan.notices) == 1 and "1 readable answer is" in scan.notices[0]
     assert [a.answer for a in scan.unfinished[0].answers] == ["yes"]
     resumed, _ = Interview.resume(knowledge, scan.unfinished[0], write=False)
     assert resumed.asked == 1

@@ -279,7 +279,7 @@ def test_the_bundled_rescuers_rule_gives_several_victims_wherever_rescuers_fall_
         (
             ('members = ["pinpoint_pupils", "dilated_pupils"]', 'members = ["pinpoint_pupils"]'),
             "members =",
-            'exclusive group "pupil_size" has 1 member(s)',
+            'exclusive group "pupil_size" has only one member',
         ),
         (
             (

@@ -13,6 +13,7 @@ from textual.widgets import DataTable, Footer, Input, Static, TabbedContent, Tab
 
 from responder.app.messages import ScreenRequested
 from responder.app.widgets.panels import clip
+from responder.core.counted import counted
 from responder.kb.model import KnowledgeBase
 
 CELL_PADDING = 2  # a DataTable cell's padding, one column each side
@@ -279,7 +280,7 @@ class BrowseScreen(Screen):
         B = self.knowledge.problem.matrix
         have = [self.knowledge.chemicals[i] for i in range(B.shape[0]) if B[i, s.index]]
         listed = [(c.name, c.class_short) for c in have]
-        detail.update(Group(text, _bullets(f"Listed for {len(have)} chemical(s)", listed)))
+        detail.update(Group(text, _bullets(f"Listed for {counted(len(have), 'chemical')}", listed)))
 
     def action_cursor(self, step: int) -> None:
         table = self.query_one(

@@ -14,6 +14,7 @@ from responder.app.messages import AnswerChanged
 from responder.app.widgets.notice import NoticeLine
 from responder.app.widgets.panels import ANSWER_MARK, clip
 from responder.core import views
+from responder.core.counted import counted
 from responder.core.views import ANSWER_TEXT, HistoryRow
 from responder.engine.state import Answer
 
@@ -122,7 +123,7 @@ class HistoryScreen(Screen):
             target = len(rows) - 1 if cursor is None else min(cursor, len(rows) - 1)
             table.move_cursor(row=target)
         self.query_one("#history-title", Static).update(
-            f"Answer history: {len(rows)} answer(s), oldest first"
+            f"Answer history: {counted(len(rows), 'answer')}, oldest first"
         )
         self.query_one("#history-help", Static).update(
             "↑↓ pick · y / n / u change · d remove · Esc back"

@@ -12,6 +12,7 @@ from textual.widgets import Button, Input, Label, RadioSet, SelectionList, Stati
 from responder.app.screens.dialog import Dialog
 from responder.app.widgets.toggles import MarkedRadioButton
 from responder.config import ConfigError, NoiseSettings
+from responder.core.counted import counted
 from responder.core.session import Interview
 from responder.engine.noise import NoiseSettingsError
 
@@ -46,8 +47,8 @@ class NoiseScreen(Dialog[NoiseSettings | None]):
                 yield Static(
                     "When on, a chemical stays possible while it contradicts at most eps answers "
                     "(an answer may be wrong: a symptom missed, or reported by mistake). "
-                    f"The knowledge base's closest two profiles differ in {it.delta} symptom(s), so "
-                    f"up to {it.safe_eps} wrong answer(s) can be tolerated with a unique answer; "
+                    f"The knowledge base's closest two profiles differ in {counted(it.delta, 'symptom')}, so "
+                    f"up to {counted(it.safe_eps, 'wrong answer')} can be tolerated with a unique answer; "
                     "more keeps several chemicals possible.",
                     classes="hint",
                 )

@@ -11,6 +11,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Static
 
 from responder.app.screens.dialog import Dialog
+from responder.core.counted import counted
 
 
 class UnsavedScreen(Dialog[str]):
@@ -55,10 +56,10 @@ class UnsavedScreen(Dialog[str]):
                 yield Button("Go back (Esc)", id="back")
 
     def _title(self) -> str:
-        return f"{self.unsaved()} change(s) NOT saved: {self.action} anyway?"
+        return f"{counted(self.unsaved(), 'change')} NOT saved: {self.action} anyway?"
 
     def _detail(self) -> str:
-        again = f" (tried again {self.tries} time(s))" if self.tries else ""
+        again = f" (tried again {counted(self.tries, 'time')})" if self.tries else ""
         return (
             f"They could not be written to the incident database{again}: {self.error}\n"
             "They are only in this window. Free some disk space (or fix the folder), then "

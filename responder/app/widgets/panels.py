@@ -13,6 +13,7 @@ from textual.containers import VerticalScroll
 from textual.widget import Widget
 from textual.widgets import DataTable, Static
 
+from responder.core.counted import counted
 from responder.core.percent import percent
 from responder.core.views import (
     ANSWER_TEXT,
@@ -335,7 +336,11 @@ class QuestionPanel(Static):
             Text.assemble(
                 ("Check any of these ", "dim"),
                 (f"{useful}", "bold"),
-                (" symptom(s) that can change the outcome; ↑↓ to choose", "dim"),
+                (
+                    " symptom" + ("" if useful == 1 else "s") + " that can change the outcome; "
+                    "↑↓ to choose",
+                    "dim",
+                ),
             )
         )
         items = list(enumerate(view.items))
@@ -424,7 +429,7 @@ class CandidatesTable(DataTable):
         inconsistent = view.no_fit
         noisy = view.mode == "noise" and not inconsistent
         weighed = view.mode == "evidence" and not inconsistent
-        counted = noisy or weighed
+        against_column = noisy or weighed
         rows = view.rows
         shown = rows[:MAX_ROWS]
         # Share the width between the names and the classes (short labels); nothing scrolls
@@ -434,7 +439,7 @@ class CandidatesTable(DataTable):
         rank_w = len(str(min(len(rows), MAX_ROWS)))
         chance_w = 11 if inconsistent else 6
         extra_w = 6 if noisy else 1 if weighed else 0
-        n_columns = 4 + counted
+        n_columns = 4 + against_column
         fixed = rank_w + chance_w + extra_w
         avail = max(18, width - 2 - fixed - 2 * n_columns)
         name_need = max((max(len(n) for n in _names(r)) for r in shown), default=8)
@@ -472,7 +477,7 @@ class CandidatesTable(DataTable):
         for k, row in enumerate(shown, start=1):
             cells: list = [Text(str(k))]
             if inconsistent:
-                cells.append(Text(f"{row.mismatches} answer(s)", style="red"))
+                cells.append(Text(counted(row.mismatches, "answer"), style="red"))
             else:
                 cells.append(Text(f"{row.probability:6.1%}", style="bold" if k == 1 else ""))
             lines = wrap_names(_names(row), name_w)
@@ -484,12 +489,14 @@ class CandidatesTable(DataTable):
             else:
                 cells += [Text("\n".join(lines)), Text(clip(row.class_short, class_w))]
                 height = len(lines)
-            if counted:  # answers the row contradicts (evidence mode: the answers against it)
+            if (
+                against_column
+            ):  # answers the row contradicts (evidence mode: the answers against it)
                 cells.append(Text(str(row.mismatches), style="yellow" if row.mismatches else "dim"))
             self.add_row(*cells, height=height)
         if len(rows) > len(shown):
             more = sum(len(r.objects) for r in rows[len(shown) :])
-            line = f"… {more} less likely chemical(s) not listed"
+            line = f"… {counted(more, 'less likely chemical')} not listed"
             if len(line) > name_w:  # narrow: the count must stay readable
                 line = f"… {more} more"
             self.add_row(
@@ -497,7 +504,7 @@ class CandidatesTable(DataTable):
                 Text(""),
                 Text(clip(line, name_w), style="dim italic"),
                 *([] if stacked else [Text("")]),
-                *([Text("")] if counted else []),
+                *([Text("")] if against_column else []),
             )
         self.border_subtitle = ""
         if weighed and view.against_first:
@@ -635,7 +642,7 @@ class StatusLine(Static):
         extra = None
         if view.unsaved:
             extra = Text(
-                f"NOT SAVED ({view.unsaved} change(s) waiting, retried on "
+                f"NOT SAVED ({counted(view.unsaved, 'change')} waiting, retried on "
                 f"the next answer): {view.save_error}",
                 style="bold red",
             )
