@@ -42,6 +42,28 @@ class Parser(argparse.ArgumentParser):
     def error(self, message: str):  # noqa: D102 (argparse's hook)
         self.exit(EXIT_BAD_INPUT, f"responder: error: {message} (see `{self.prog} --help`)\n")
 
+    def parse_args(self, args=None, namespace=None):  # noqa: D102 (argparse's)
+        # arguments no parser took are reported by the command they were given to, whose
+        # --help lists what it takes ("responder interview --help", not "responder --help")
+        namespace, extras = self.parse_known_args(args, namespace)
+        if extras:
+            self._chosen(namespace).error(f"unrecognized arguments: {' '.join(extras)}")
+        return namespace
+
+    def _chosen(self, namespace) -> argparse.ArgumentParser:
+        """The (sub)command parser whose handler the namespace holds (each command's parser
+        sets its own), found among the subcommands; this parser when none matches."""
+        handler = getattr(namespace, "handler", None)
+        pending = [self]
+        while pending:
+            parser = pending.pop()
+            if handler is not None and parser.get_default("handler") is handler:
+                return parser
+            for action in parser._actions:
+                if isinstance(action, argparse._SubParsersAction):
+                    pending.extend(action.choices.values())
+        return self
+
 
 def build_parser() -> argparse.ArgumentParser:
     parser = Parser(
