@@ -210,7 +210,7 @@ class ResponderApp(App):
     def on_screen_requested(self, message: messages.ScreenRequested) -> None:
         opener = {
             "scene": self.show_scene,
-            "result": self.show_result,
+            "result": lambda: self.show_result(by_itself=message.argument == "auto"),
             "volunteer": lambda: self.action_volunteer(message.argument),
             "history": self.action_history,
             "noise": self.action_noise_settings,
@@ -498,7 +498,9 @@ class ResponderApp(App):
 
     # -- screens --------------------------------------------------------------------------
 
-    def show_result(self) -> None:
+    def show_result(self, by_itself: bool = False) -> None:
+        """The result screen; ``by_itself`` when it opens because the interview ended, not
+        because the responder asked (keys typed just then are not taken on it)."""
         from responder.app.screens.result import ResultScreen  # noqa: PLC0415
 
         if views.result(self.interview) is None:
@@ -508,7 +510,7 @@ class ResponderApp(App):
             return
         if self.screen is not self.interview_screen:
             return  # a dialog is open: the question panel says "result ready"
-        self.push_screen(ResultScreen())
+        self.push_screen(ResultScreen(opened_by_itself=by_itself))
 
     def action_volunteer(self, query: int | None = None) -> None:
         from responder.app.screens.symptom_search import SymptomSearchScreen  # noqa: PLC0415

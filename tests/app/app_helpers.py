@@ -39,7 +39,30 @@ async def answer_from_row(pilot, app, chemical: str, limit: int = 50) -> int:
         from responder.app.screens.result import ResultScreen
 
         await until(pilot, lambda: isinstance(app.screen, ResultScreen))
+        # a result that opened by itself takes keys after a moment (ResultScreen.taking_keys)
+        await until(
+            pilot, lambda: not isinstance(app.screen, ResultScreen) or app.screen.taking_keys
+        )
     return asked
+
+
+async def answer_as_until_result(pilot, app, chemical: str, limit: int = 50) -> None:
+    """Answer as ``chemical`` until the result screen opens by itself; return as it opens,
+    before it takes keys (:attr:`ResultScreen.taking_keys`)."""
+    from responder.app.screens.result import ResultScreen
+
+    kn = app.knowledge
+    row = kn.chemicals[kn.chemical_index(chemical)].symptoms
+    for _ in range(limit):
+        if isinstance(app.screen, ResultScreen):
+            return
+        q = suggested(app)
+        if q is None:  # the answer ended the interview: the result is on its way
+            await until(pilot, lambda: isinstance(app.screen, ResultScreen))
+            continue
+        await pilot.press("y" if kn.symptoms[q].id in row else "n")
+        await settle(pilot)
+    raise AssertionError(f"no result after {limit} answers as {chemical}")
 
 
 async def until(pilot, condition, timeout: float = 10.0) -> bool:

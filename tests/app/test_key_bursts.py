@@ -4,11 +4,12 @@ same question, and never on a screen the responder has not seen."""
 
 from __future__ import annotations
 
-from app_helpers import settle, suggested, until
+from app_helpers import answer_as_until_result, settle, suggested, until
 from conftest import make_app
 from textual import events
 
 from responder.app.screens.interview import InterviewScreen
+from responder.app.screens.result import ResultScreen
 from responder.app.screens.symptom_search import SymptomSearchScreen
 
 
@@ -46,3 +47,18 @@ async def test_keys_typed_while_the_search_opens_undo_nothing():
         await pilot.press("escape")
         await settle(pilot)
         assert isinstance(app.screen, InterviewScreen) and len(app.interview.records) == 2
+
+
+async def test_keys_typed_as_the_result_opens_by_itself_change_no_answer():
+    app = make_app(None, mode=None)  # bundled knowledge base, evidence mode
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
+        await answer_as_until_result(pilot, app, "Chlorine")  # stops as the result opens
+        assert isinstance(app.screen, ResultScreen) and not app.screen.taking_keys
+        answers = len(app.interview.records)
+        burst(app, "z", "z", "escape")  # typed for the question before: not taken here
+        await settle(pilot, 4)
+        assert isinstance(app.screen, ResultScreen) and len(app.interview.records) == answers
+        assert await until(pilot, lambda: app.screen.taking_keys)
+        await pilot.press("slash")  # once seen: / adds another sign from the result
+        assert await until(pilot, lambda: isinstance(app.screen, SymptomSearchScreen))

@@ -220,7 +220,8 @@ class InterviewScreen(Screen):
             and self.app.screen is self  # not under the scene step or a dialog
         ):
             self._result_seen = main.generation
-            self.call_after_refresh(self.post_message, ScreenRequested("result"))
+            # "auto": the result opens by itself, perhaps under the responder's typing
+            self.call_after_refresh(self.post_message, ScreenRequested("result", "auto"))
 
     def show_notice(self, message: str, severity: str = "information", timeout=None) -> None:
         """A message on the status line's second line (no toast over a dialog), for a while."""

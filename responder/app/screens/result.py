@@ -4,6 +4,9 @@ and the reminder that this is decision support."""
 
 from __future__ import annotations
 
+import functools
+import time
+
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
@@ -109,6 +112,24 @@ def _ratio(weight: float) -> str:
     return f"{ratio:.0f}x" if ratio >= 10 else f"{ratio:.1f}x"
 
 
+#: After the result opens by itself, keys for this long are taken as typed for the question
+#: before it (the responder cannot have read the result yet): a bell, nothing done.
+SETTLE_SECONDS = 0.5
+
+
+def settled(action):
+    """An action of the result screen, taken only once the responder can have seen it."""
+
+    @functools.wraps(action)
+    def run(self, *args):
+        if not self.taking_keys:
+            self.app.bell()
+            return
+        action(self, *args)
+
+    return run
+
+
 class ResultScreen(Screen):
     """Shown when the target is identified, or when nothing can narrow the list further."""
 
@@ -132,6 +153,7 @@ class ResultScreen(Screen):
 
     BINDINGS = [
         Binding("escape,enter", "back", "Back", id="result.back"),
+        Binding("slash", "volunteer", "Symptom…", id="result.volunteer", key_display="/"),
         Binding("z,backspace", "undo", "Undo", id="result.undo", key_display="z"),
         Binding("t", "chemical", "To the chemical", id="result.chemical"),
         Binding("x", "export", "Export", id="result.export"),
@@ -139,9 +161,12 @@ class ResultScreen(Screen):
         Binding("question_mark,f1", "help", "Help", id="result.help", key_display="?"),
     ]
 
-    def __init__(self):
+    def __init__(self, opened_by_itself: bool = False):
         super().__init__()
         self.result: ResultView | None = None
+        # keys typed before the responder can have seen a result that opened by itself were
+        # meant for the question before it: not taken here (see `settled`)
+        self._settled_at = time.monotonic() + (SETTLE_SECONDS if opened_by_itself else 0.0)
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="result-body"):
@@ -154,6 +179,11 @@ class ResultScreen(Screen):
             yield Static(id="result-disclaimer", classes="disclaimer")
         yield NoticeLine()
         yield Footer(compact=True)
+
+    @property
+    def taking_keys(self) -> bool:
+        """Whether keys are taken yet (a result that opened by itself waits a moment)."""
+        return time.monotonic() >= self._settled_at
 
     def on_mount(self) -> None:
         self.app.interview_changed.subscribe(self, self._interview_changed)
@@ -326,23 +356,34 @@ class ResultScreen(Screen):
 
     # -- actions --------------------------------------------------------------------------
 
+    @settled
     def action_back(self) -> None:
         self.app.pop_screen()
 
     # Closing the screen drops its message queue: what follows a close goes to the app.
+    @settled
     def action_undo(self) -> None:
         self.app.pop_screen()
         self.app.post_message(UndoRequested())
 
+    @settled
     def action_chemical(self) -> None:
         self.app.pop_screen()
         self.app.post_message(ModesChangeRequested(target="chemical"))
 
+    @settled
     def action_export(self) -> None:
         self.post_message(ScreenRequested("export"))
 
+    @settled
     def action_new(self) -> None:
         self.post_message(ScreenRequested("new"))
 
+    @settled
     def action_help(self) -> None:
         self.post_message(ScreenRequested("help"))
+
+    @settled
+    def action_volunteer(self) -> None:
+        """Another sign after the result: the symptom search, as on the interview screen."""
+        self.post_message(ScreenRequested("volunteer"))
