@@ -360,7 +360,7 @@ class InterviewScreen(Screen):
         if self._held:
             self._held.clear()
             self.app.bell()
-        self._request_pending = False
+        self._request_handled()
 
     @in_turn
     def action_answer(self, value: str) -> None:
