@@ -78,7 +78,7 @@ def report(interview: Interview, remaining=None) -> dict:
         "knowledge_base": kn.describe(),
         "modes": interview.describe_modes(),
         "status": status.value,
-        "questions_asked": interview.asked,
+        "questions_asked": interview.ranked_on,
         "answers": [
             {
                 "at": _iso(row.record.at),

@@ -110,3 +110,16 @@ def test_an_ordinary_id_exports_inside_the_folder(knowledge, tmp_path):
     for name in ("..", ".", "", "a/b"):
         with pytest.raises(UnsafePathError, match="knowledge-base name"):
             path_inside(tmp_path, name, "knowledge-base name", resolve=False)
+
+
+def test_the_export_counts_every_victims_answers(knowledge):
+    """The export's status line ("asking after N answers") and questions_asked counted only
+    the victim being asked, not every victim's answers the evidence mode ranks on."""
+    it = Interview(knowledge, InterviewConfig())  # the evidence mode pools every victim's
+    it.answer(knowledge.symptom_index("cough"), Answer.YES)
+    it.answer(knowledge.symptom_index("eye_irritation"), Answer.YES)
+    it.add_victim()
+    it.answer(knowledge.symptom_index("tearing"), Answer.YES)
+    data = report(it)
+    assert data["questions_asked"] == 3 and len(data["answers"]) == 3
+    assert "after 3 answers" in to_markdown(data)
