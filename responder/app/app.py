@@ -315,7 +315,7 @@ class ResponderApp(App):
         self._install(interview)
         self.notify(
             f"Resumed the interview of {choice.started_text} with "
-            f"{counted(interview.asked, 'answer')}.",
+            f"{counted(interview.answered, 'answer')}.",
             timeout=6,
         )
         for w in warnings:
@@ -575,7 +575,7 @@ class ResponderApp(App):
         from responder.app.screens.confirm import ConfirmScreen  # noqa: PLC0415
 
         it = self.interview
-        if it.asked == 0:
+        if it.answered == 0:
             self.notify("This interview has no answers yet.", timeout=3)
             return
         if it.unsaved:  # the dialog asks instead, offering to retry the write first
@@ -589,7 +589,7 @@ class ResponderApp(App):
         self.push_screen(
             ConfirmScreen(
                 "Start a new interview?",
-                f"The current interview ({counted(it.asked, 'answer')}) stays saved as incident "
+                f"The current interview ({counted(it.answered, 'answer')}) stays saved as incident "
                 f"{it.id}; export it first with x if you need a report.",
             ),
             done,
@@ -649,7 +649,7 @@ class ResponderApp(App):
         it = self.interview
         if (
             it is not None
-            and it.asked
+            and it.answered
             and it.status in (Status.IDENTIFIED, Status.INDISTINGUISHABLE)
         ):
             it.end("completed")

@@ -310,7 +310,7 @@ class InterviewScreen(Screen):
             self.query_one(QuestionPanel).selected_query is not None,
             view is not None and view.group is not None and bool(view.group.none_label),
             len(it.victims),
-            it.asked > 0,
+            it.answered > 0,
         )
 
     def check_action(self, action: str, parameters) -> bool | None:
@@ -324,8 +324,8 @@ class InterviewScreen(Screen):
             return view is not None and view.group is not None and bool(view.group.none_label)
         if action == "select_victim":
             return len(it.victims) > 1 and parameters[0] < len(it.victims)
-        if action == "undo":
-            return it.asked > 0
+        if action == "undo":  # the last answer, whichever victim's
+            return it.answered > 0
         return True
 
     # -- requests to the app, one at a time ---------------------------------------------------
