@@ -19,6 +19,7 @@ from pathlib import Path
 
 from textual.app import App
 from textual.binding import Binding
+from textual.notifications import Notify
 from textual.screen import ModalScreen
 from textual.signal import Signal
 
@@ -183,6 +184,14 @@ class ResponderApp(App):
                 self.notify(message, severity=severity, timeout=left)
 
         self.call_after_refresh(move)
+
+    def on_notify(self, event: Notify) -> None:
+        """A toast is drawn when its message arrives, a moment after :meth:`notify` posted
+        it on the interview screen. Should another screen or a dialog have opened meanwhile
+        (the scene step, right after the notices of start-up), :meth:`_toasts_follow_the_screen`
+        has moved it to where that screen's notices go already: it is not drawn over it too."""
+        if self.screen_stack and self.screen is not self.interview_screen:
+            event.prevent_default()  # Textual's own handler would draw it
 
     # -- messages from the screens ---------------------------------------------------------
 
