@@ -30,6 +30,7 @@ from responder.cli.inputs import (
     kb_spec,
     load_problem,
     noise_from_args,
+    seed_value,
 )
 from responder.config import ENGINE_TARGET, add_evidence_arguments
 from responder.engine.belief import Model, TargetError
@@ -80,7 +81,7 @@ def register(subparsers) -> None:
     )
     p.add_argument(
         "--seed",
-        type=int,
+        type=seed_value,
         default=None,
         help="seed for the simulation, random ties and a fractional --noise-prone",
     )
