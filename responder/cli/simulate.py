@@ -52,7 +52,7 @@ def register(subparsers) -> None:
         description=(
             "Simulate interviews in which up to eps error-prone answers are wrong and stay "
             "wrong when asked again (Section 6), following the paper's four steps "
-            "(Section 7.3). Reports E[K] and identification accuracy with 95%% intervals. "
+            "(Section 7.3). Reports E[K] and identification accuracy with 95% intervals. "
             "Noise mode is always on: --noise-eps defaults to auto."
         ),
     )

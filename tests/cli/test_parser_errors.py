@@ -42,3 +42,24 @@ def test_a_negative_seed_is_one_line_not_a_traceback(capsys, tmp_path, monkeypat
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1, err
     assert "--seed" in err[0] and "0 or more" in err[0]
+
+
+def _commands(parser, prefix=()):
+    """(argv, parser) of every command and subcommand."""
+    import argparse
+
+    yield list(prefix), parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                yield from _commands(sub, (*prefix, name))
+
+
+def test_no_help_shows_a_doubled_percent_sign(capsys):
+    """argparse formats an option's help with %, not a command's description: simulate's
+    --help read "accuracy with 95%% intervals"."""
+    from responder.cli import build_parser
+
+    for argv, parser in _commands(build_parser()):
+        text = parser.format_help()
+        assert "%%" not in text, (argv, text[text.index("%%") - 60 : text.index("%%") + 10])
