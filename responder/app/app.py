@@ -19,6 +19,7 @@ from pathlib import Path
 
 from textual.app import App
 from textual.binding import Binding
+from textual.notifications import Notify
 from textual.screen import ModalScreen
 from textual.signal import Signal
 
@@ -184,6 +185,14 @@ class ResponderApp(App):
 
         self.call_after_refresh(move)
 
+    def on_notify(self, event: Notify) -> None:
+        """A toast is drawn when its message arrives, a moment after :meth:`notify` posted
+        it on the interview screen. Should another screen or a dialog have opened meanwhile
+        (the scene step, right after the notices of start-up), :meth:`_toasts_follow_the_screen`
+        has moved it to where that screen's notices go already: it is not drawn over it too."""
+        if self.screen_stack and self.screen is not self.interview_screen:
+            event.prevent_default()  # Textual's own handler would draw it
+
     # -- messages from the screens ---------------------------------------------------------
 
     def on_answer_given(self, message: messages.AnswerGiven) -> None:
@@ -315,7 +324,7 @@ class ResponderApp(App):
         self._install(interview)
         self.notify(
             f"Resumed the interview of {choice.started_text} with "
-            f"{counted(interview.asked, 'answer')}.",
+            f"{counted(interview.answered, 'answer')}.",
             timeout=6,
         )
         for w in warnings:
@@ -577,7 +586,7 @@ class ResponderApp(App):
         from responder.app.screens.confirm import ConfirmScreen  # noqa: PLC0415
 
         it = self.interview
-        if it.asked == 0:
+        if it.answered == 0:
             self.notify("This interview has no answers yet.", timeout=3)
             return
         if it.unsaved:  # the dialog asks instead, offering to retry the write first
@@ -591,7 +600,7 @@ class ResponderApp(App):
         self.push_screen(
             ConfirmScreen(
                 "Start a new interview?",
-                f"The current interview ({counted(it.asked, 'answer')}) stays saved as incident "
+                f"The current interview ({counted(it.answered, 'answer')}) stays saved as incident "
                 f"{it.id}; export it first with x if you need a report.",
             ),
             done,
@@ -651,7 +660,7 @@ class ResponderApp(App):
         it = self.interview
         if (
             it is not None
-            and it.asked
+            and it.answered
             and it.status in (Status.IDENTIFIED, Status.INDISTINGUISHABLE)
         ):
             it.end("completed")

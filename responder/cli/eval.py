@@ -17,6 +17,7 @@ from responder.cli.inputs import (
     kb_spec,
     load_problem,
     noise_from_args,
+    seed_value,
 )
 from responder.config import ENGINE_TARGET
 from responder.engine.belief import Model, TargetError
@@ -44,7 +45,9 @@ def register(subparsers) -> None:
         default="first",
         help="tie rule: lowest index (default) or random with --seed",
     )
-    p.add_argument("--seed", type=int, default=None, help="seed for random ties and sampling")
+    p.add_argument(
+        "--seed", type=seed_value, default=None, help="seed for random ties and sampling"
+    )
     p.add_argument(
         "--trials",
         type=int,

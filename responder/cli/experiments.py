@@ -7,7 +7,7 @@ import sys
 import time
 from pathlib import Path
 
-from responder.cli.inputs import InputError, add_kb_argument, kb_spec
+from responder.cli.inputs import InputError, add_kb_argument, kb_spec, seed_value
 
 EXPERIMENTS = ("group-id", "query-groups", "noise", "diagnostic", "wiser-standin", "sensitivity")
 CHOICES = (*EXPERIMENTS, "all")
@@ -46,7 +46,7 @@ def register(subparsers) -> None:
     )
     p.add_argument(
         "--seed",
-        type=int,
+        type=seed_value,
         default=0,
         metavar="S",
         help="seed of the whole run; results do not depend on --jobs (default 0)",

@@ -170,8 +170,23 @@ def noise_from_args(args, problem: Problem) -> tuple[NoiseModel | None, list[str
 
 
 DEFAULT_TIME_LIMIT = 300.0
+
+
 #: CPU seconds that measuring may take in all (the first measurement, then lower eps for
 #: --noise-eps auto), so that a refusal comes within about 2 s of the start.
+def seed_value(text: str) -> int:
+    """``--seed``: a whole number, 0 or more (numpy's generators take no negative seed)."""
+    try:
+        seed = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"must be a whole number, 0 or more, got {text!r}"
+        ) from None
+    if seed < 0:
+        raise argparse.ArgumentTypeError(f"must be a whole number, 0 or more, got {seed}")
+    return seed
+
+
 MEASURE_SECONDS = 0.9
 FIRST_MEASURE_SECONDS = 0.3
 

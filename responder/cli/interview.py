@@ -147,7 +147,8 @@ class Protocol:
         if not isinstance(answer, str) or answer.casefold() not in ANSWERS:
             raise _LineError(f'answer must be "yes", "no" or "unknown", got {_shown(answer)}')
         query = self.resolve(msg["symptom"])
-        victim = self.victim(msg.get("victim", FIRST_VICTIM))
+        # no "victim": the first victim, whatever name the first name given gave them
+        victim = self.victim(msg["victim"]) if "victim" in msg else 0
         self.interview.answer(query, ANSWERS[answer.casefold()], victim=victim)
 
     def victim(self, name) -> int:

@@ -30,6 +30,7 @@ from responder.cli.inputs import (
     kb_spec,
     load_problem,
     noise_from_args,
+    seed_value,
 )
 from responder.config import ENGINE_TARGET, add_evidence_arguments
 from responder.engine.belief import Model, TargetError
@@ -51,7 +52,7 @@ def register(subparsers) -> None:
         description=(
             "Simulate interviews in which up to eps error-prone answers are wrong and stay "
             "wrong when asked again (Section 6), following the paper's four steps "
-            "(Section 7.3). Reports E[K] and identification accuracy with 95%% intervals. "
+            "(Section 7.3). Reports E[K] and identification accuracy with 95% intervals. "
             "Noise mode is always on: --noise-eps defaults to auto."
         ),
     )
@@ -80,7 +81,7 @@ def register(subparsers) -> None:
     )
     p.add_argument(
         "--seed",
-        type=int,
+        type=seed_value,
         default=None,
         help="seed for the simulation, random ties and a fractional --noise-prone",
     )

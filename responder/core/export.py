@@ -64,6 +64,16 @@ def _iso(ts: float) -> str:
     return datetime.fromtimestamp(ts, tz=UTC).astimezone().isoformat(timespec="seconds")
 
 
+#: whose an answer of the incident itself is (a scene fact, answered once for every victim)
+SCENE_LABEL = "all (the scene)"
+
+
+def _whose(interview: Interview, victim: int) -> str:
+    """The victim an answer is of, as the export names them ("Victim 2 (driver)"), or
+    :data:`SCENE_LABEL` for the incident's."""
+    return SCENE_LABEL if victim < 0 else interview.victim_label(victim)
+
+
 def report(interview: Interview, remaining=None) -> dict:
     """The interview as plain JSON-ready data."""
     kn = interview.knowledge
@@ -78,7 +88,12 @@ def report(interview: Interview, remaining=None) -> dict:
         "knowledge_base": kn.describe(),
         "modes": interview.describe_modes(),
         "status": status.value,
-        "questions_asked": interview.asked,
+        "questions_asked": interview.ranked_on,
+        "victims": [
+            {"index": v, "name": name, "label": interview.victim_label(v)}
+            for v, name in enumerate(interview.victims)
+        ],
+        # each answer says whose it is: a victim's (index from 0), or the incident's (-1)
         "answers": [
             {
                 "at": _iso(row.record.at),
@@ -87,12 +102,16 @@ def report(interview: Interview, remaining=None) -> dict:
                 "category": row.symptom.category_label,
                 "answer": row.record.answer.value,
                 "volunteered": row.record.volunteered,
+                "victim": row.record.victim,
+                "victim_label": _whose(interview, row.record.victim),
             }
             for row in views.history(interview)
         ],
         # an answer changed later keeps a trace: what it was and when
         "changed_answers": [
             {
+                "victim": new.victim,
+                "victim_label": _whose(interview, new.victim),
                 "symptom_id": kn.symptoms[new.query].id,
                 "symptom": kn.symptoms[new.query].label,
                 "was": old.answer.value,
@@ -260,6 +279,10 @@ def to_markdown(data: dict) -> str:
         ),
         f"- Status: **{data['status']}** after {counted(data['questions_asked'], 'answer')}",
     ]
+    victims = data.get("victims") or []  # an export written before victims has none
+    several = len(victims) > 1
+    if several:
+        out.append(f"- Victims: {len(victims)} ({', '.join(v['label'] for v in victims)})")
     if "noise_budget" in data:
         nb = data["noise_budget"]
         out.append(f"- Wrong answers assumed: {nb['used']} of {nb['tolerated']} tolerated")
@@ -276,27 +299,28 @@ def to_markdown(data: dict) -> str:
             f"| {' / '.join(c['chemicals'])} | {c['class']} | {c['contradicted_answers']} |"
             for c in data["closest"]
         ]
+    # with several victims, a column says whose each answer is (the scene's: "all")
+    whose = ["Victim"] if several else []
     out += [
         "",
         "## Answers",
         "",
-        "| Time | Symptom | Category | Answer | Volunteered |",
-        "| --- | --- | --- | --- | --- |",
+        "| " + " | ".join(["Time", *whose, "Symptom", "Category", "Answer", "Volunteered"]) + " |",
+        "| --- " * (5 + len(whose)) + "|",
     ]
     for a in data["answers"]:
         ans = {"yes": "yes", "no": "no", "unknown": "can't tell"}[a["answer"]]
-        out.append(
-            f"| {a['at']} | {a['symptom']} | {a['category']} | {ans} | "
-            f"{'yes' if a['volunteered'] else ''} |"
-        )
+        who = [a["victim_label"]] if several else []
+        cells = [a["at"], *who, a["symptom"], a["category"], ans, "yes" if a["volunteered"] else ""]
+        out.append("| " + " | ".join(cells) + " |")
     if not data["answers"]:
-        out.append("| — | no answers yet | | | |")
+        out.append("| — | no answers yet |" + " |" * (3 + len(whose)))
     if data.get("changed_answers"):
         words = {"yes": "yes", "no": "no", "unknown": "can't tell"}
         out += ["", "Changed answers:", ""]
         out += [
-            f"- {c['symptom']}: {words[c['was']]} (given {c['was_at']}) changed to "
-            f"{words[c['now']]} at {c['changed_at']}"
+            f"- {c['victim_label'] + ': ' if several else ''}{c['symptom']}: {words[c['was']]} "
+            f"(given {c['was_at']}) changed to {words[c['now']]} at {c['changed_at']}"
             for c in data["changed_answers"]
         ]
     if data["candidates"]:

@@ -434,7 +434,22 @@ class Interview:
 
     @property
     def asked(self) -> int:
+        """Answers of the victim being asked, the incident's (the scene) included: the
+        status line's "Asked"; :attr:`answered` counts the whole incident's."""
         return self.state.asked_count
+
+    @property
+    def answered(self) -> int:
+        """Every answer of the incident, every victim's and the incident's: what undo, a new
+        interview and a resumed one go by."""
+        return len(self.records)
+
+    @property
+    def ranked_on(self) -> int:
+        """The answers the ranking rests on, as the result and the export count them: every
+        victim's in the evidence mode, which pools them; in the strict and noise modes, which
+        read the victim being asked (the paper's models), that victim's and the incident's."""
+        return self.answered if self.mode == "evidence" else self.asked
 
     def memo(self, key: str, compute):
         """Cache a view until the next change (every change bumps ``generation``)."""

@@ -348,7 +348,14 @@ def _prepare(conn: sqlite3.Connection, path: Path) -> str | None:
         if row[0] != "ok" and not str(row[0]).startswith(_CONTENT_PROBLEMS)
     ]
     if check:
-        return "damaged (" + "; ".join(check[:3]) + ")"
+        # one line: SQLite's report may span lines under a "*** in database main ***" banner
+        lines = [
+            " ".join(line.split())
+            for text in check
+            for line in text.splitlines()
+            if line.strip() and not line.strip().startswith("***")
+        ]
+        return "damaged (" + ("; ".join(lines[:3]) or "its integrity check failed") + ")"
     tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_schema WHERE type = 'table'")}
     if version == 0 and tables:
         return "it is a database of another program (no responder schema version)"

@@ -375,7 +375,7 @@ def no_fit(it: Interview) -> NoFitView | None:
     if fit is None or fit.candidate < 0:
         rows = closest(it, 1)
         return NoFitView(
-            f"No chemical in the knowledge base matches all {it.asked} answers",
+            f"No chemical in the knowledge base matches all {it.ranked_on} answers",
             "Perhaps an answer was wrong, or the agent is not in the knowledge base. The "
             "closest chemicals are listed with how many answers each contradicts.",
             rows[0] if rows else None,
@@ -474,7 +474,7 @@ def result(it: Interview) -> ResultView | None:
             cands = [c for c in cands if c.probability >= EVIDENCE_SHOWN] or cands[:1]
             bars = [(c, p) for c, p in bars if p >= EVIDENCE_SHOWN] or bars[:1]
     mism = min((c.mismatches for c in cands), default=0)
-    asked = counted(it.asked, "answer")
+    asked = counted(it.ranked_on, "answer")
     profile_note = ""
     top = cands[0] if cands else None
     sure = f"{percent(it.confidence())} probable given the answers" if evidence else ""

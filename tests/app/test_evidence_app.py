@@ -156,3 +156,40 @@ async def test_a_sharp_class_drop_is_said_on_the_status_line_not_over_the_class_
         app.record_answer(app.knowledge.symptoms[-1].index, Answer.UNKNOWN)
         await settle(pilot)
         assert "lowered" not in status_text(app)  # the next answer clears it
+
+
+async def test_the_class_drop_note_goes_when_its_answer_is_undone_or_the_interview_changes():
+    """ "“Drooling: yes” lowered Opioids from 27% to 4%" stayed on the status line after z
+    took that answer back (Opioids back at 27%), and after an answer changed in the history
+    or a victim added: it spoke of an answer no longer given."""
+    app = make_app(mode=None)  # the evidence mode, on the small knowledge base
+    async with app.run_test(size=SIZE) as pilot:
+        assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
+        kn = app.knowledge
+        drop = None
+        for s in kn.symptoms:  # yes to everything until a class drops sharply
+            app.record_answer(s.index, Answer.YES)
+            await settle(pilot)
+            if app.interview.class_notices():
+                drop = s.index
+                break
+        assert drop is not None, "no answer lowered a class sharply"
+        assert "lowered" in status_text(app)
+        await pilot.press("z")
+        await settle(pilot)
+        assert app.interview.record_of(drop) is None
+        assert "lowered" not in status_text(app)
+        app.record_answer(drop, Answer.YES)
+        await settle(pilot)
+        assert "lowered" in status_text(app)
+        app.change_answer(kn.symptoms[0].index, Answer.NO)  # from the history
+        await settle(pilot)
+        assert "lowered" not in status_text(app)
+        app.undo_last()  # the change
+        app.undo_last()  # the answer that lowered the class
+        app.record_answer(drop, Answer.YES)
+        await settle(pilot)
+        assert "lowered" in status_text(app)
+        app.add_victim()
+        await settle(pilot)
+        assert "lowered" not in status_text(app)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from app_helpers import answer_from_row, notified, settle, static_text, toasts
+from app_helpers import answer_from_row, notified, settle, static_text, toasts, until
 from conftest import SIZE, make_app
 
 from responder.app.screens.interview import InterviewScreen
@@ -235,6 +235,24 @@ async def test_a_toast_showing_when_another_screen_opens_moves_to_its_status_lin
         else:  # a screen of its own: its notice line
             shown = static_text(app.screen.query_one(NoticeLine))
         assert "Undone: something earlier" in shown
+
+
+async def test_a_start_up_notice_is_not_drawn_over_the_scene_step(home):
+    """A notice from start-up (here the damaged incident database set aside) was posted as
+    a toast just before the scene step opened, and shown over the scene dialog when it
+    arrived: the move of the toasts showing to the status line came before it."""
+    from responder.app.screens.scene import SceneScreen
+
+    (home / "data").mkdir(parents=True)
+    (home / "data" / "incidents.sqlite").write_bytes(b"not a database " * 500)
+    app = make_app(None, scene_first=True)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        assert await until(pilot, lambda: isinstance(app.screen, SceneScreen))
+        await settle(pilot, 6)
+        assert not list(app.screen.query("Toast"))
+        assert "incident database was unusable" in static_text(
+            app.interview_screen.query_one("#status")
+        )
 
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 36)])

@@ -175,3 +175,43 @@ async def test_every_scene_page_shows_all_its_options_and_the_keys_line_at_80x24
                 assert f" {option.key} " in text, (step.category.id, option.key)
             if k < len(steps) - 1:
                 await pilot.press("enter")
+
+
+async def test_undo_a_new_interview_and_a_resume_go_by_every_victims_answers():
+    """With a second victim who had no answers yet, z was off and ctrl+n said "This
+    interview has no answers yet" although the first victim had answers; and a resumed
+    incident was said to have only the first victim's answers."""
+    from responder.app.screens.confirm import ConfirmScreen
+    from responder.app.screens.resume import ResumeScreen
+
+    app = make_app()  # the small knowledge base: a second victim records no scene answer
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
+        show_question(app, "cough")
+        await pilot.press("y")
+        await settle(pilot)
+        await pilot.press("plus")
+        await settle(pilot)
+        it = app.interview
+        assert (it.victim, it.asked, it.answered) == (1, 0, 1)
+        await pilot.press("ctrl+n")
+        assert await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("escape")
+        assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
+        await pilot.press("z")  # takes back the first victim's answer
+        await settle(pilot)
+        assert it.records == []
+        show_question(app, "cough")
+        await pilot.press("y")
+        await settle(pilot)
+        await pilot.press("1")
+        await settle(pilot)
+        show_question(app, "tearing")
+        await pilot.press("y")
+        await settle(pilot)
+        assert (it.asked, it.answered) == (1, 2)
+    again = make_app()
+    async with again.run_test(size=SIZE, notifications=True) as pilot:
+        assert await until(pilot, lambda: isinstance(again.screen, ResumeScreen))
+        await pilot.press("enter")
+        assert await notified(pilot, again, "with 2 answers")

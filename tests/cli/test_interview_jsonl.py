@@ -351,6 +351,24 @@ def test_two_victims_are_pooled_and_the_scene_is_shared():
     assert two["classes"][0]["class"] in cholinergic
 
 
+def test_a_line_without_a_victim_goes_to_the_first_victim_once_it_is_named():
+    """The first name given names the first victim; a later line without "victim" then
+    went to a third victim called "victim 1" (the first victim's default name, no longer
+    theirs) instead of the first victim, as the protocol documents."""
+    replies = run_lines(
+        [
+            json.dumps({"symptom": "pinpoint pupils", "answer": "yes", "victim": "driver"}),
+            json.dumps({"symptom": "drooling", "answer": "yes", "victim": "passenger"}),
+            answer("sweating", "yes"),
+        ]
+    )
+    last = replies[-1]
+    assert [v["name"] for v in last["victims"]] == ["driver", "passenger"]
+    driver = [a["symptom"] for a in last["victims"][0]["answers"] if not a.get("implied")]
+    assert "pinpoint_pupils" in driver and "sweating" in driver
+    assert last["asked"] == 4  # the two signs of the driver, the passenger's, "several ill"
+
+
 def test_a_victim_name_that_is_not_text_is_one_error():
     (reply,) = run_lines([json.dumps({"symptom": "cough", "answer": "yes", "victim": 3})])[1:]
     assert "victim must be a name" in reply["error"]

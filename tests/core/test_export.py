@@ -110,3 +110,62 @@ def test_an_ordinary_id_exports_inside_the_folder(knowledge, tmp_path):
     for name in ("..", ".", "", "a/b"):
         with pytest.raises(UnsafePathError, match="knowledge-base name"):
             path_inside(tmp_path, name, "knowledge-base name", resolve=False)
+
+
+def test_the_export_counts_every_victims_answers(knowledge):
+    """The export's status line ("asking after N answers") and questions_asked counted only
+    the victim being asked, not every victim's answers the evidence mode ranks on."""
+    it = Interview(knowledge, InterviewConfig())  # the evidence mode pools every victim's
+    it.answer(knowledge.symptom_index("cough"), Answer.YES)
+    it.answer(knowledge.symptom_index("eye_irritation"), Answer.YES)
+    it.add_victim()
+    it.answer(knowledge.symptom_index("tearing"), Answer.YES)
+    data = report(it)
+    assert data["questions_asked"] == 3 and len(data["answers"]) == 3
+    assert "after 3 answers" in to_markdown(data)
+
+
+def test_the_export_says_whose_each_answer_is(knowledge):
+    """With several victims the export listed every answer without saying whose: "Cough: no"
+    and "Cough: yes" one under the other, and the incident's scene facts like a victim's."""
+    it = Interview(knowledge, InterviewConfig())
+    cough = knowledge.symptom_index("cough")
+    it.answer(cough, Answer.NO, at=1_700_000_000.0)
+    it.add_victim("driver")
+    it.answer(cough, Answer.YES, at=1_700_000_060.0)
+    it.answer(cough, Answer.NO, at=1_700_000_120.0)  # victim 2's answer changed
+    data = report(it)
+    assert [v["label"] for v in data["victims"]] == ["Victim 1", "Victim 2 (driver)"]
+    assert [(a["symptom_id"], a["answer"], a["victim"]) for a in data["answers"]] == [
+        ("cough", "no", 0),
+        ("cough", "no", 1),
+    ]
+    assert [a["victim_label"] for a in data["answers"]] == ["Victim 1", "Victim 2 (driver)"]
+    (change,) = data["changed_answers"]
+    assert change["victim_label"] == "Victim 2 (driver)"
+    md = to_markdown(data)
+    assert "| Time | Victim | Symptom | Category | Answer | Volunteered |" in md
+    assert "| Victim 2 (driver) | Cough |" in md and "| Victim 1 | Cough |" in md
+    assert "- Victim 2 (driver): Cough: yes" in md
+    assert "- Victims: 2 (Victim 1, Victim 2 (driver))" in md
+    # one victim: the table keeps its columns
+    alone = Interview(knowledge, InterviewConfig())
+    alone.answer(cough, Answer.YES)
+    assert "| Time | Symptom | Category | Answer | Volunteered |" in to_markdown(report(alone))
+
+
+def test_the_export_marks_the_incidents_scene_answers_once():
+    from responder.kb.resolve import load_knowledge
+
+    bundled = load_knowledge(None)
+    it = Interview(bundled, InterviewConfig())
+    it.answer(bundled.symptom_index("odour_bleach"), Answer.YES)
+    it.answer(bundled.symptom_index("cough"), Answer.YES)
+    it.add_victim()  # answers "several people ill" for the incident
+    rows = [(a["symptom_id"], a["victim"], a["victim_label"]) for a in report(it)["answers"]]
+    assert rows == [
+        ("odour_bleach", -1, "all (the scene)"),
+        ("cough", 0, "Victim 1"),
+        ("pattern_several_victims", -1, "all (the scene)"),
+    ]
+    assert to_markdown(report(it)).count("| all (the scene) |") == 2

@@ -228,6 +228,35 @@ def test_a_damaged_database_is_moved_aside_reported_once_and_replaced(home, know
     assert scan_incidents().notices == []
 
 
+def _damage_page_of(name: str) -> None:
+    """Scramble the page of the database file that holds the root of table or index
+    ``name`` (the file checkpointed, its write-ahead log gone)."""
+    db = paths.incident_db()
+    conn = sqlite3.connect(db)
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    size = conn.execute("PRAGMA page_size").fetchone()[0]
+    (page,) = conn.execute("SELECT rootpage FROM sqlite_schema WHERE name = ?", (name,)).fetchone()
+    conn.close()
+    data = bytearray(db.read_bytes())
+    start = (page - 1) * size
+    data[start : start + size] = bytes(b ^ 0x5A for b in data[start : start + size])
+    db.write_bytes(bytes(data))
+
+
+def test_a_damaged_page_is_reported_in_one_line(home, knowledge):
+    """SQLite's check of a damaged page reads "*** in database main ***" and, on the next
+    line, "Page 5: btreeInitPage() returns error code 11": the notice, which should be one
+    line, spanned two and began with SQLite's banner."""
+    it = Interview.start(knowledge, STRICT)
+    it.answer(0, Answer.YES)
+    it.add_victim("driver")
+    it.incident.close()
+    _damage_page_of("sqlite_autoindex_victims_1")
+    (notice,) = scan_incidents().notices
+    assert "\n" not in notice and "***" not in notice, notice
+    assert "moved aside to" in notice and "Page " in notice
+
+
 def test_a_database_of_another_program_is_set_aside_not_used(home):
     db = paths.incident_db()
     db.parent.mkdir(parents=True)

@@ -374,3 +374,26 @@ def test_the_classes_panel_says_classes_start_alike_when_a_class_can_show_less_t
         InterviewConfig("chemical", "symptom", "strict"),
     ):
         assert views.main_screen(Interview(bundled, config)).classes_note == ""
+
+
+def test_an_evidence_result_counts_every_victims_answers(knowledge):
+    """The evidence mode pools every victim's answers, but "Identified after N answers"
+    counted only the victim being asked (with the incident's): fewer than the ranking rests
+    on. The strict and noise modes read the victim being asked, and count those."""
+    it = Interview(knowledge, InterviewConfig())
+    assert it.mode == "evidence"
+    it.answer(knowledge.symptom_index("blisters"), Answer.YES)
+    it.answer(knowledge.symptom_index("skin_burns"), Answer.YES)
+    it.add_victim()
+    answer_as(it, "Sulfur mustard")
+    found = views.result(it)
+    assert found is not None
+    assert it.answered == len(it.records) > it.asked
+    assert f"after {it.answered} answers" in found.status, found.status
+    strict = Interview(knowledge, InterviewConfig("chemical", "symptom", "strict"))
+    strict.answer(knowledge.symptom_index("cough"), Answer.YES)
+    strict.add_victim()
+    strict.answer(knowledge.symptom_index("pinpoint_pupils"), Answer.YES)
+    strict.answer(knowledge.symptom_index("skin_burns"), Answer.YES)
+    assert strict.status is Status.INCONSISTENT
+    assert views.no_fit(strict).headline.endswith("matches all 2 answers")

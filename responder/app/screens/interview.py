@@ -103,7 +103,8 @@ class InterviewScreen(Screen):
         self.remaining = None  # a responder.core.remaining.Remaining once computed
         self.remaining_generation = -1  # the interview's generation it was computed for
         self._remaining_for: tuple[str, int] | None = None  # (interview, generation) asked for
-        self.note: str | None = None
+        self._note: str | None = None
+        self._note_generation = -1  # the interview's generation the note was given for
         self._notice: Text | None = None
         self._notice_timer = None
         self._result_seen: int | None = None
@@ -239,6 +240,23 @@ class InterviewScreen(Screen):
         if self.is_mounted and self.main is not None:
             self._update_status()
 
+    @property
+    def note(self) -> str | None:
+        """The status line's note on the last change (a class the answer just given lowered
+        sharply, noise tolerance past the safe eps), while the interview is as that change
+        left it: an undo, a changed answer, another answer or victim would leave it speaking
+        of what is no longer so."""
+        it = getattr(self.app, "interview", None)
+        if it is None or it.generation != self._note_generation:
+            return None
+        return self._note
+
+    @note.setter
+    def note(self, text: str | None) -> None:
+        it = getattr(self.app, "interview", None)
+        self._note = text
+        self._note_generation = it.generation if it is not None else -1
+
     def _update_status(self) -> None:
         rem = self.remaining
         main = self.main
@@ -311,7 +329,7 @@ class InterviewScreen(Screen):
             self.query_one(QuestionPanel).selected_query is not None,
             view is not None and view.group is not None and bool(view.group.none_label),
             len(it.victims),
-            it.asked > 0,
+            it.answered > 0,
         )
 
     def check_action(self, action: str, parameters) -> bool | None:
@@ -325,8 +343,8 @@ class InterviewScreen(Screen):
             return view is not None and view.group is not None and bool(view.group.none_label)
         if action == "select_victim":
             return len(it.victims) > 1 and parameters[0] < len(it.victims)
-        if action == "undo":
-            return it.asked > 0
+        if action == "undo":  # the last answer, whichever victim's
+            return it.answered > 0
         return True
 
     # -- requests to the app, one at a time ---------------------------------------------------
