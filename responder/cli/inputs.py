@@ -172,8 +172,6 @@ def noise_from_args(args, problem: Problem) -> tuple[NoiseModel | None, list[str
 DEFAULT_TIME_LIMIT = 300.0
 
 
-#: CPU seconds that measuring may take in all (the first measurement, then lower eps for
-#: --noise-eps auto), so that a refusal comes within about 2 s of the start.
 def seed_value(text: str) -> int:
     """``--seed``: a whole number, 0 or more (numpy's generators take no negative seed)."""
     try:
@@ -187,6 +185,8 @@ def seed_value(text: str) -> int:
     return seed
 
 
+#: CPU seconds that measuring may take in all (the first measurement, then lower eps for
+#: --noise-eps auto), so that a refusal comes within about 2 s of the start.
 MEASURE_SECONDS = 0.9
 FIRST_MEASURE_SECONDS = 0.3
 
