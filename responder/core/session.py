@@ -324,12 +324,16 @@ class Interview:
         victim: int | None = None,
     ) -> AnswerRecord:
         """Record an answer for ``victim`` (default: the current one; a query answered once
-        per incident is the incident's), now or at ``at``, and store it before returning."""
+        per incident is the incident's), now or at ``at``, and store it before returning; the
+        answer it already has is not recorded again (its record is returned)."""
         answer = Answer(answer)
         if victim is None:
             victim = self.victim
         if self.state.is_shared(query):
             victim = -1
+        previous = self.log.record_of(query, victim=victim)
+        if previous is not None and previous.answer is answer:
+            return previous  # the same answer again changes nothing, and logs no change
         record = self.log.answer(query, answer, volunteered=volunteered, at=at, victim=victim)
         self._log(
             lambda: self.incident.answer(

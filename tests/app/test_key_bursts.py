@@ -49,7 +49,9 @@ async def test_keys_typed_while_the_search_opens_undo_nothing():
         assert isinstance(app.screen, InterviewScreen) and len(app.interview.records) == 2
 
 
-async def test_keys_typed_as_the_result_opens_by_itself_change_no_answer():
+async def test_keys_typed_as_the_result_opens_by_itself_change_no_answer(monkeypatch):
+    # a longer settling time than the app's half second: a loaded test machine stays in it
+    monkeypatch.setattr("responder.app.screens.result.SETTLE_SECONDS", 3.0)
     app = make_app(None, mode=None)  # bundled knowledge base, evidence mode
     async with app.run_test(size=(80, 24)) as pilot:
         await until(pilot, lambda: isinstance(app.screen, InterviewScreen))

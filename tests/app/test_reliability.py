@@ -125,13 +125,18 @@ def test_answers_given_while_the_disk_is_full_are_written_later(full_disk, knowl
     def engine_answers():
         return [(knowledge.symptoms[r.query].id, r.answer.value) for r in it.state.answers]
 
+    def change(q: int) -> None:
+        """A new answer to ``q`` (the same answer again is not recorded, so not written)."""
+        now = it.record_of(q)
+        it.answer(q, Answer.NO if now is not None and now.answer is Answer.YES else Answer.YES)
+
     it.answer(0, Answer.YES)
     assert it.unsaved == 0 and it.incident is not None
     full_disk(it, True)
     k = 1
     # (a page of the file may still have room: answer until a write fails)
     while it.unsaved == 0 and k < 400:
-        it.answer(k % n, Answer.YES if k % 2 else Answer.NO)
+        change(k % n)
         k += 1
     assert it.unsaved == 1 and "full" in it.journal_error
     saved = on_disk(it)
@@ -143,7 +148,7 @@ def test_answers_given_while_the_disk_is_full_are_written_later(full_disk, knowl
     assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]  # ...and it is whole
     conn.close()
     full_disk(it, False)
-    it.answer((k + 1) % n, Answer.YES)  # the next write carries the pending ones first
+    change((k + 1) % n)  # the next write carries the pending ones first
     assert it.unsaved == 0 and it.journal_error is None
     assert on_disk(it) == engine_answers()
     assert find_incident(it.id)[0].config["suggest"] == "category"

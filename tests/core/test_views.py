@@ -397,3 +397,14 @@ def test_an_evidence_result_counts_every_victims_answers(knowledge):
     strict.answer(knowledge.symptom_index("skin_burns"), Answer.YES)
     assert strict.status is Status.INCONSISTENT
     assert views.no_fit(strict).headline.endswith("matches all 2 answers")
+
+
+def test_the_same_answer_again_is_no_change(knowledge):
+    it = Interview(knowledge, InterviewConfig("chemical", "symptom", "strict"))
+    first = it.answer(0, Answer.NO)
+    generation = it.generation
+    again = it.answer(0, Answer.NO)  # pressed again in history, or volunteered again
+    assert again is first and it.generation == generation
+    assert len(it.records) == 1 and it.log.changed == []
+    it.answer(0, Answer.YES)  # a different answer is a change, with its trace
+    assert [(new.answer, old.answer) for new, old in it.log.changed] == [(Answer.YES, Answer.NO)]
