@@ -37,7 +37,7 @@ from responder.settings import Settings, SettingsError, save_settings
 MODE_SAID = {
     "evidence": "evidence mode: answers weigh for or against; none rules a chemical out",
     "strict": "strict mode: an answer that contradicts a chemical removes it",
-    "noise": "noise tolerance on: up to {eps} wrong answer(s)",
+    "noise": "noise tolerance on: up to {wrong_answers}",
 }
 
 CSS_FILE = Path(__file__).with_name("app.tcss")
@@ -477,7 +477,8 @@ class ResponderApp(App):
         if now.suggest != before.suggest:
             parts.append(f"suggest: one {now.suggest}")
         if now.mode != before.mode or (now.mode == "noise" and now.noise != before.noise):
-            parts.append(MODE_SAID[now.mode].format(eps=it.eps_for(now.noise)))
+            wrong = counted(it.eps_for(now.noise), "wrong answer")
+            parts.append(MODE_SAID[now.mode].format(wrong_answers=wrong))
         message = "; ".join(parts) or "no change"
         n = len(it.records)
         saved = (
@@ -500,7 +501,8 @@ class ResponderApp(App):
             self.interview_screen.note = None
             if now.mode == "noise" and it.eps_for(now.noise) > it.safe_eps:
                 self.interview_screen.note = (
-                    f"{it.eps_for(now.noise)} error(s) > {it.safe_eps} safe: may end with several"
+                    f"{counted(it.eps_for(now.noise), 'error')} > {it.safe_eps} safe: may end "
+                    "with several"
                 )
         self._redraw()
         return True

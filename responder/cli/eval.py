@@ -20,6 +20,7 @@ from responder.cli.inputs import (
     seed_value,
 )
 from responder.config import ENGINE_TARGET
+from responder.core.counted import counted
 from responder.engine.belief import Model, TargetError
 from responder.engine.evaluate import MIN_MONTE_CARLO_TRIALS, bounds, evaluate
 from responder.engine.policies import CATEGORY_POLICIES, RANDOM_POLICIES, Policy, PolicyError
@@ -114,7 +115,7 @@ def run(args) -> int:
         per_tree = {"exact": exact_s, "monte-carlo": mc_s}.get(method, min(exact_s, mc_s))
         return trees * per_tree
 
-    what = f"{trees} tree(s)" + (" (one with the informed pick model)" if informed_run else "")
+    what = counted(trees, "tree") + (" (one with the informed pick model)" if informed_run else "")
     shorter = "--method monte-carlo" if method == "exact" else "a smaller --trials"
     measured = None
     if args.noise_eps is not None:

@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 from responder.cli.inputs import InputError, add_kb_argument, kb_spec, seed_value
+from responder.core.counted import counted
 
 EXPERIMENTS = ("group-id", "query-groups", "noise", "diagnostic", "wiser-standin", "sensitivity")
 CHOICES = (*EXPERIMENTS, "all")
@@ -238,7 +239,7 @@ def run(args) -> int:
     write_text(out / "index.md", "\n".join(lines))
     total = sum(timings.values())
     print(
-        f"wrote {len(chosen)} experiment(s) to {out} in {total:.1f}s: "
+        f"wrote {counted(len(chosen), 'experiment')} to {out} in {total:.1f}s: "
         + ", ".join(f"{n} {t:.1f}s" for n, t in timings.items())
     )
     return 0

@@ -33,6 +33,7 @@ from responder.cli.inputs import (
     seed_value,
 )
 from responder.config import ENGINE_TARGET, add_evidence_arguments
+from responder.core.counted import counted
 from responder.engine.belief import Model, TargetError
 from responder.engine.compare import wilson
 from responder.engine.diagnostics import default_eps, min_hamming_distance
@@ -199,7 +200,7 @@ def run_incidents(args) -> int:
 
     q = summary.questions_per_victim
     print(
-        f"{args.interviews} incidents of {args.victims} victim(s) on {kb.name} "
+        f"{counted(args.interviews, 'incident')} of {counted(args.victims, 'victim')} on {kb.name} "
         f"({'scene step first, ' if out['scene_step'] else ''}"
         f"{'at most ' + str(args.per_victim) if args.per_victim else 'no limit on'} questions "
         "per victim); 95% intervals in brackets"
@@ -295,7 +296,7 @@ def run(args) -> int:
             )
         if several is not None and several["count"] > 0:
             notes.append(
-                f"{several['count']} interview(s) ended on several "
+                f"{counted(several['count'], 'interview')} ended on several "
                 f"{'groups' if args.target == 'class' else 'chemicals'} that no question "
                 "separates (identical symptom rows)"
             )

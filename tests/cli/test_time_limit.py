@@ -179,7 +179,7 @@ def test_eval_counts_the_informed_pick_run_against_the_time_limit(tmp_path, caps
         ],
     )
     assert code == 2 and out == ""
-    assert "for 2 tree(s) (one with the informed pick model)" in err
+    assert "for 2 trees (one with the informed pick model)" in err
     assert "more than the 150 s limit" in err and "--method monte-carlo" in err
 
 
@@ -209,7 +209,7 @@ def test_eval_informed_pick_run_follows_the_switch_to_monte_carlo(tmp_path, caps
     assert data["method"] == "monte-carlo"
     informed = data["pick_models"]["informed"]
     assert informed["method"] == "monte-carlo" and informed["ci95"]
-    assert any("for 2 tree(s) (one with the informed pick model)" in n for n in data["notes"])
+    assert any("for 2 trees (one with the informed pick model)" in n for n in data["notes"])
 
 
 def test_no_limit_with_zero(tmp_path, capsys, fake_measure):
