@@ -31,7 +31,8 @@ Guarantees (docs/reliability.md lists the test of each):
   file next to the database, at the incident's number), which dies with its process. A second
   window never offers, reopens or sets aside a live incident.
 - A database file that is not one (garbage, truncated, a folder, a FIFO) is moved to
-  ``damaged/`` in the data folder, never deleted, and reported once; a fresh database starts.
+  ``damaged/`` in the data folder, never deleted, and reported once; a fresh database starts,
+  holding every incident that can still be read in the damaged one.
   A database of a newer schema is left alone and reported.
 """
 
@@ -246,8 +247,10 @@ def open_database(path: Path | None = None, import_journals: bool = True) -> Dat
 
     A file that is not a database (garbage, truncated, a folder or FIFO in its place, a
     database of another program) is moved to ``damaged/`` and a fresh one started, with a
-    notice. The JSON-lines journals of earlier versions (``journal/`` beside the database)
-    are imported once (:mod:`responder.core.journal_import`), also with notices.
+    notice; the incidents that can still be read in a damaged responder database (its table
+    pages, past a damaged index) are copied into the fresh one, and the notice says how many
+    (:func:`_salvage`). The JSON-lines journals of earlier versions (``journal/`` beside the
+    database) are imported once (:mod:`responder.core.journal_import`), also with notices.
 
     Raises
     ------
@@ -265,6 +268,7 @@ def open_database(path: Path | None = None, import_journals: bool = True) -> Dat
             f"cannot create the folder of the incident database {path.parent}: {_error_text(exc)}"
         ) from None
     conn = None
+    set_aside: list[tuple[int, Path]] = []  # (its notice, where the file went)
     for attempt in range(2):
         try:
             problem = _file_problem(path)
@@ -293,7 +297,11 @@ def open_database(path: Path | None = None, import_journals: bool = True) -> Dat
             conn = None
         if attempt == 1:
             raise DamagedDatabase(f"the incident database {path} cannot be used: {problem}")
-        notices.append(_set_aside_damaged(path, problem))
+        notice, target = _set_aside_damaged(path, problem)
+        set_aside.append((len(notices), target))
+        notices.append(notice)
+    for k, target in set_aside:
+        notices[k] += _salvage(target, conn)
     db = Database(path, conn, notices)
     if import_journals:
         from responder.core.journal_import import import_journals as run_import  # noqa: PLC0415
@@ -389,9 +397,9 @@ def _rollback(conn: sqlite3.Connection) -> None:
         pass
 
 
-def _set_aside_damaged(path: Path, problem: str) -> str:
+def _set_aside_damaged(path: Path, problem: str) -> tuple[str, Path]:
     """Move the database file (and its WAL and shared-memory files) to ``damaged/``; the
-    notice to show."""
+    notice to show, and where the file went."""
     folder = path.parent / DAMAGED_DIR
     stamp = time.strftime("%Y%m%d-%H%M%S")
     try:
@@ -415,7 +423,71 @@ def _set_aside_damaged(path: Path, problem: str) -> str:
         ) from None
     return (
         f"The incident database was unusable ({problem}); it was moved aside to {target} "
-        "and a new one started."
+        "and a new one started.",
+        target,
+    )
+
+
+#: The tables copied from a damaged database, in an order that keeps their references.
+_SALVAGED = {
+    "incidents": (
+        "number, id, started, kb_name, kb_digest, kb_chemicals, kb_symptoms, config, ended, "
+        "end_reason, imported_from, problems_noted"
+    ),
+    "victims": "incident, idx, name",
+    "events": "incident, seq, at, kind, victim, symptom, answer, volunteered, detail",
+}
+
+
+def _salvage(damaged: Path, conn: sqlite3.Connection) -> str:
+    """Copy what can still be read of a damaged responder database's incidents into the
+    fresh one (``conn``): each table read in its own order past any damaged index, up to the
+    first unreadable page; a row a constraint refuses is left out. Returns the words to add
+    to the notice (nothing for a file that was never a responder database)."""
+    try:
+        old = sqlite3.connect(f"file:{damaged}?mode=ro", uri=True)
+    except sqlite3.Error:
+        return ""
+    old.text_factory = lambda raw: raw.decode("utf-8", "replace")
+    rows: dict[str, list[tuple]] = {}
+    try:
+        version = old.execute("PRAGMA user_version").fetchone()[0]
+        if not 1 <= version <= SCHEMA_VERSION:
+            return ""
+        for table, columns in _SALVAGED.items():
+            rows[table] = []
+            try:
+                for row in old.execute(f"SELECT {columns} FROM {table} NOT INDEXED"):
+                    rows[table].append(row)
+            except sqlite3.Error:
+                pass  # the rest of this table is past a damaged page
+    except sqlite3.Error:
+        return " Nothing could be read back from it."
+    finally:
+        old.close()
+    copied = {table: 0 for table in _SALVAGED}
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        for table, columns in _SALVAGED.items():
+            marks = ", ".join("?" * len(columns.split(",")))
+            for row in rows.get(table, []):
+                try:
+                    cur = conn.execute(
+                        f"INSERT OR IGNORE INTO {table} ({columns}) VALUES ({marks})", row
+                    )
+                    copied[table] += cur.rowcount
+                except sqlite3.IntegrityError:
+                    pass  # a damaged value or a row whose incident was lost
+        conn.execute("COMMIT")
+    except BaseException:
+        _rollback(conn)
+        raise
+    if not copied["incidents"]:
+        return " No incident could be read back from it."
+    return (
+        f" {counted(copied['incidents'], 'incident')} with "
+        f"{counted(copied['events'], 'stored change')} "
+        f"{'was' if copied['incidents'] == 1 else 'were'} read back from it into the new one."
     )
 
 
@@ -980,8 +1052,14 @@ def _read(db: Database, where: str = "", args: tuple = ()) -> list[IncidentData]
         if not _is_damage(exc):
             raise StoreError(f"cannot read the incident database {db.path}: {exc}") from None
         db.close()
-        db.notices.append(_set_aside_damaged(db.path, _error_text(exc)))
-        return []
+        notice, target = _set_aside_damaged(db.path, _error_text(exc))
+        fresh = open_database(db.path, import_journals=False)
+        db.conn = fresh.conn
+        db.notices += [notice + _salvage(target, fresh.conn), *fresh.notices]
+        try:
+            return read_incidents(db.conn, where, args)
+        except sqlite3.Error as again:
+            raise StoreError(f"cannot read the incident database {db.path}: {again}") from None
 
 
 def find_incident(key: str, path: Path | None = None) -> tuple[IncidentData | None, list[str]]:

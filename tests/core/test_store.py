@@ -371,3 +371,31 @@ def test_naming_a_victim_is_stored_and_kept_on_resume(home, knowledge):
     with pytest.raises(IndexError):
         it.name_victim(5, "nobody")
     assert it.victims == ["the driver", "rider"]
+
+
+def test_the_incidents_a_damaged_index_leaves_readable_are_read_back(home, knowledge):
+    """Only an index page is damaged: the file is set aside, and every incident, victim and
+    answer its tables still hold is copied into the new database and offered for resume."""
+    it = Interview.start(knowledge, STRICT)
+    it.answer(0, Answer.YES)
+    it.add_victim("driver")
+    it.answer(1, Answer.NO)
+    before = [(a.symptom, a.answer, a.victim) for a in stored(it).answers]
+    it.incident.close()
+    _damage_page_of("sqlite_autoindex_victims_1")
+    scan = scan_incidents()
+    (notice,) = scan.notices
+    assert "moved aside to" in notice and "1 incident with" in notice and "read back" in notice
+    (data,) = scan.unfinished
+    assert data.id == it.id and data.victims[1] == "driver"
+    assert [(a.symptom, a.answer, a.victim) for a in data.answers] == before
+    assert len(list((home / "data" / "damaged").glob("*.sqlite"))) == 1  # still kept
+
+
+def test_garbage_in_place_of_the_database_reads_back_nothing_and_says_nothing_of_it(home):
+    db = paths.incident_db()
+    db.parent.mkdir(parents=True)
+    db.write_bytes(b"not a database" * 100)
+    with open_database() as opened:
+        (notice,) = opened.notices
+    assert "moved aside to" in notice and "read back" not in notice
