@@ -445,24 +445,27 @@ def _salvage(damaged: Path, conn: sqlite3.Connection) -> str:
     first unreadable page; a row a constraint refuses is left out. Returns the words to add
     to the notice (nothing for a file that was never a responder database)."""
     try:
+        if not stat.S_ISREG(os.stat(damaged).st_mode):
+            return ""  # a folder or a FIFO in the database's place (opening a FIFO blocks)
         old = sqlite3.connect(f"file:{damaged}?mode=ro", uri=True)
-    except sqlite3.Error:
+    except (OSError, sqlite3.Error, UnicodeDecodeError):
         return ""
     old.text_factory = lambda raw: raw.decode("utf-8", "replace")
-    rows: dict[str, list[tuple]] = {}
+    rows: dict[str, list[tuple]] = {table: [] for table in _SALVAGED}
     try:
         version = old.execute("PRAGMA user_version").fetchone()[0]
         if not 1 <= version <= SCHEMA_VERSION:
-            return ""
+            return ""  # never a responder database, or its header is gone
         for table, columns in _SALVAGED.items():
-            rows[table] = []
             try:
                 for row in old.execute(f"SELECT {columns} FROM {table} NOT INDEXED"):
                     rows[table].append(row)
-            except sqlite3.Error:
+            except (sqlite3.Error, UnicodeDecodeError):
                 pass  # the rest of this table is past a damaged page
-    except sqlite3.Error:
-        return " Nothing could be read back from it."
+    except (sqlite3.Error, UnicodeDecodeError):
+        # not readable as a database at all (SQLite's message may quote a damaged schema,
+        # which is not UTF-8)
+        return ""
     finally:
         old.close()
     copied = {table: 0 for table in _SALVAGED}
@@ -470,7 +473,7 @@ def _salvage(damaged: Path, conn: sqlite3.Connection) -> str:
     try:
         for table, columns in _SALVAGED.items():
             marks = ", ".join("?" * len(columns.split(",")))
-            for row in rows.get(table, []):
+            for row in rows[table]:
                 try:
                     cur = conn.execute(
                         f"INSERT OR IGNORE INTO {table} ({columns}) VALUES ({marks})", row
@@ -479,6 +482,9 @@ def _salvage(damaged: Path, conn: sqlite3.Connection) -> str:
                 except sqlite3.IntegrityError:
                     pass  # a damaged value or a row whose incident was lost
         conn.execute("COMMIT")
+    except sqlite3.Error as exc:  # the new file cannot take them (a full disk): still set aside
+        _rollback(conn)
+        return f" Its incidents could not be copied into the new one: {_error_text(exc)}."
     except BaseException:
         _rollback(conn)
         raise
@@ -988,12 +994,12 @@ def scan_incidents(path: Path | None = None) -> IncidentScan:
         scan.notices.append(f"Incidents cannot be read or saved: {exc}.")
         return scan
     with db:
-        scan.notices += db.notices
         try:
             found = _read(db, "ended IS NULL")
         except StoreError as exc:
-            scan.notices.append(f"Incidents cannot be read: {exc}.")
+            scan.notices += [*db.notices, f"Incidents cannot be read: {exc}."]
             return scan
+        scan.notices += db.notices  # reading may have set the file aside: after it
         for data in found:
             if is_live_elsewhere(db.path, data.number):
                 scan.live_elsewhere += 1

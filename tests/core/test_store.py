@@ -399,3 +399,31 @@ def test_garbage_in_place_of_the_database_reads_back_nothing_and_says_nothing_of
     with open_database() as opened:
         (notice,) = opened.notices
     assert "moved aside to" in notice and "read back" not in notice
+
+
+def test_damage_found_only_while_reading_sets_the_file_aside_and_reads_back_what_it_can(
+    home, knowledge, monkeypatch
+):
+    """Damage the quick check at opening missed, met while reading: the file is set aside,
+    what it still reads is copied into a fresh one, and the incidents are read from that."""
+    import responder.core.store as store
+
+    it = Interview.start(knowledge, STRICT)
+    it.answer(0, Answer.YES)
+    it.incident.close()
+    real = store.read_incidents
+    calls = []
+
+    def first_read_fails(conn, where="", args=()):
+        calls.append(where)
+        if len(calls) == 1:
+            exc = sqlite3.DatabaseError("database disk image is malformed")
+            exc.sqlite_errorname = "SQLITE_CORRUPT"
+            raise exc
+        return real(conn, where, args)
+
+    monkeypatch.setattr(store, "read_incidents", first_read_fails)
+    scan = scan_incidents()
+    assert [d.id for d in scan.unfinished] == [it.id]
+    assert any("moved aside to" in n and "1 incident with" in n for n in scan.notices), scan.notices
+    assert len(list((home / "data" / "damaged").glob("*.sqlite"))) == 1
