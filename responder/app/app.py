@@ -480,7 +480,7 @@ class ResponderApp(App):
             wrong = counted(it.eps_for(now.noise), "wrong answer")
             parts.append(MODE_SAID[now.mode].format(wrong_answers=wrong))
         message = "; ".join(parts) or "no change"
-        n = len(it.records)
+        n = it.answered
         saved = (
             ("All " if n > 1 else "")
             + f"{counted(n, 'answer')} kept"

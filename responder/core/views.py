@@ -751,7 +751,7 @@ def status_view(it: Interview) -> StatusView:
         it.noise_budget(),
         it.unsaved,
         it.journal_error or "",
-        len(it.records) if len(it.victims) > 1 else None,
+        it.answered if len(it.victims) > 1 else None,
     )
 
 
