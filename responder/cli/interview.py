@@ -201,7 +201,7 @@ class Protocol:
         status = st.status
         return {
             "status": STATUS[status],
-            "asked": len(self.interview.records),
+            "asked": self.interview.answered,
             "confidence": _round(st.confidence()),
             "suggestion": self._suggestion(),
             "candidates": self._candidates(status),
