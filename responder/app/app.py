@@ -322,9 +322,14 @@ class ResponderApp(App):
             self.start_new()
             return
         self._install(interview)
+        asking = (
+            f"; asking {interview.victim_label(interview.victim)}"
+            if len(interview.victims) > 1
+            else ""
+        )
         self.notify(
             f"Resumed the interview of {choice.started_text} with "
-            f"{counted(interview.answered, 'answer')}.",
+            f"{counted(interview.answered, 'answer')}{asking}.",
             timeout=6,
         )
         for w in warnings:

@@ -172,7 +172,7 @@ class Interview:
         interview.victims = [data.victims.get(v, "") for v in range(n_victims)]
         while interview.state.n_victims < n_victims:
             interview.state.add_victim()
-        interview.state.select_victim(0)
+        interview.state.select_victim(min(data.current_victim, n_victims - 1))
         interview.log.restore(records, _replacements(data, record))
         interview.started = data.started
         interview._id = data.id
@@ -199,6 +199,7 @@ class Interview:
                     self._id,
                     self.started,
                     victims=self.victims,
+                    current_victim=self.victim,
                     answers=[
                         (
                             self.knowledge.symptoms[r.query].id,
@@ -295,12 +296,22 @@ class Interview:
         name = clean_victim_name(name)
         self.victims[victim] = name
         self._log(lambda: self.incident.victim(victim, name), config_only=not self.records)
+        if victim != self.victim:  # the last victim event stored names the one being asked
+            self._log_current_victim()
         self.generation += 1
 
     def select_victim(self, victim: int) -> None:
-        """Ask ``victim`` from now on. Raises IndexError for a victim that does not exist."""
+        """Ask ``victim`` from now on, and store it so that a resume comes back to them.
+        Raises IndexError for a victim that does not exist."""
+        if victim == self.victim:
+            return
         self.state.select_victim(victim)
+        self._log_current_victim()
         self.generation += 1
+
+    def _log_current_victim(self) -> None:
+        v = self.victim
+        self._log(lambda: self.incident.victim(v, self.victims[v]), config_only=True)
 
     # -- answers --------------------------------------------------------------------------
 

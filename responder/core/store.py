@@ -13,8 +13,9 @@ Schema (version 1, kept in ``PRAGMA user_version``; :data:`MIGRATIONS` lists the
                volunteered, detail   -- append-only, one row per change
 
 ``kind`` is ``answer``, ``undo``, ``remove``, ``config`` (``detail`` = the whole config as
-JSON), ``victim`` (``detail`` = the name) or ``end`` (``detail`` = the reason). ``victim`` -1
-is the incident's own answers (scene queries answered once per incident). Replay follows the
+JSON), ``victim`` (``detail`` = the name: a victim added, named or turned to; the last one
+is the victim being asked, where a resume returns) or ``end`` (``detail`` = the reason).
+``victim`` -1 is the incident's own answers (scene queries answered once per incident). Replay follows the
 engine through :class:`~responder.core.answers.AnswerHistory` keyed by (victim, symptom): an
 answer to a question already answered replaces the old one and moves to the end; ``undo``
 takes back the last answer and puts back the one it had replaced. Answers are stored by
@@ -151,6 +152,8 @@ class IncidentData:
     answers: list[StoredAnswer] = field(default_factory=list)
     #: victims' names by index (0 is the first victim, who may have none)
     victims: dict[int, str] = field(default_factory=dict)
+    #: the victim being asked when the incident was left (the last ``victim`` event's)
+    current_victim: int = 0
     # (new answer, position, answer it replaced), so undo can put the old one back
     replaced: list[tuple[StoredAnswer, int, StoredAnswer]] = field(default_factory=list)
     finished: bool = False
@@ -695,10 +698,12 @@ class IncidentLog:
         victims: list[str] = (),
         answers: list[tuple[str, str, float, bool, int]] = (),
         path: Path | None = None,
+        current_victim: int | None = None,
     ) -> IncidentLog:
-        """Store a new incident with its victims (by index, the first may be unnamed) and
-        the answers given so far (symptom id, answer, time, volunteered, victim), all in one
-        transaction, and lock it for this process.
+        """Store a new incident with its victims (by index, the first may be unnamed), the
+        victim being asked (default: the last one) and the answers given so far (symptom id,
+        answer, time, volunteered, victim), all in one transaction, and lock it for this
+        process.
 
         Raises
         ------
@@ -733,7 +738,11 @@ class IncidentLog:
                 (number, (list(victims) or [""])[0]),
             )
             events = [Event("victim", started, v, detail=name) for v, name in enumerate(victims)]
-            events = events[1:] + [
+            events = events[1:]
+            if current_victim is not None and current_victim != len(events):
+                name = list(victims)[current_victim] if current_victim < len(victims) else ""
+                events.append(Event("victim", started, current_victim, detail=name))
+            events += [
                 Event("answer", at, victim, symptom, answer, bool(volunteered))
                 for symptom, answer, at, volunteered, victim in answers
             ]
@@ -821,7 +830,8 @@ class IncidentLog:
         self.append(Event("remove", time.time(), victim, symptom))
 
     def victim(self, index: int, name: str) -> None:
-        """A victim added to the incident (index 1 is the second victim)."""
+        """A victim added, named or turned to (index 1 is the second victim); the last one
+        is the victim a resume returns to."""
         self.append(Event("victim", time.time(), index, detail=name))
 
     def config(self, config: dict) -> None:
@@ -925,6 +935,9 @@ def _replay(data: IncidentData, events: list[tuple], victims: list[tuple]) -> In
         elif kind == "remove":
             if _symptom(symptom) and _victim_index(victim) is not None:
                 history.remove((victim, symptom))
+        elif kind == "victim":
+            if _victim_index(victim) is not None and victim >= 0:
+                data.current_victim = victim
         elif kind not in KINDS:
             data.problems.append(f"change {seq}: an unknown kind of change; skipped")
     data.answers, data.replaced = history.records, history.replaced

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from app_helpers import settle, suggested, until
+from app_helpers import notified, settle, suggested, until
 from conftest import FIXTURE_KB, SIZE, make_app
 
 from responder.app.screens.interview import InterviewScreen
@@ -319,3 +319,26 @@ async def test_noise_errors_column_is_shown_after_a_resume(knowledge):
         table = app.screen.query_one(CandidatesTable)
         labels = [str(c.label) for c in table.ordered_columns]
         assert "Errors" in labels, labels
+
+
+async def test_a_resume_returns_to_the_victim_being_asked_and_says_so():
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("y")
+        await settle(pilot)
+        await pilot.press("plus")
+        await settle(pilot)
+        await pilot.press("plus")
+        await settle(pilot)
+        await pilot.press("2")
+        await settle(pilot)
+        assert app.interview.victim == 1
+    app2 = make_app()
+    async with app2.run_test(size=SIZE, notifications=True) as pilot:
+        assert await until(pilot, lambda: isinstance(app2.screen, ResumeScreen))
+        await pilot.press("enter")
+        assert await until(pilot, lambda: isinstance(app2.screen, InterviewScreen))
+        await pilot.pause()
+        assert app2.interview.victim == 1 and len(app2.interview.victims) == 3
+        assert await notified(pilot, app2, "asking Victim 2")

@@ -427,3 +427,55 @@ def test_damage_found_only_while_reading_sets_the_file_aside_and_reads_back_what
     assert [d.id for d in scan.unfinished] == [it.id]
     assert any("moved aside to" in n and "1 incident with" in n for n in scan.notices), scan.notices
     assert len(list((home / "data" / "damaged").glob("*.sqlite"))) == 1
+
+
+def test_a_resume_returns_to_the_victim_being_asked(home, knowledge):
+    it = Interview.start(knowledge, STRICT)
+    it.answer(0, Answer.YES)
+    it.add_victim("driver")
+    it.answer(1, Answer.NO)
+    it.add_victim("cyclist")
+    it.select_victim(1)
+    again, warnings = Interview.resume(knowledge, stored(it), write=False)
+    assert warnings == [] and again.victim == 1
+    assert [r.query for r in again.victim_records()] == [1]
+    it.select_victim(0)
+    assert Interview.resume(knowledge, stored(it), write=False)[0].victim == 0
+
+
+def test_a_victim_turned_to_before_the_first_answer_is_stored_with_it(home, knowledge):
+    it = Interview.start(knowledge, STRICT)
+    it.add_victim()
+    it.add_victim()
+    it.select_victim(1)  # nothing stored yet: the incident starts with the first answer
+    it.answer(0, Answer.YES)
+    assert Interview.resume(knowledge, stored(it), write=False)[0].victim == 1
+
+
+def test_naming_another_victim_keeps_the_one_being_asked(home, knowledge):
+    it = Interview.start(knowledge, STRICT)
+    it.answer(0, Answer.YES)
+    it.add_victim()
+    it.name_victim(0, "driver")
+    assert Interview.resume(knowledge, stored(it), write=False)[0].victim == 1
+
+
+def test_an_incident_stored_before_the_victim_was_kept_resumes_on_its_last_added_victim(
+    home, knowledge
+):
+    """Earlier versions stored only added victims: such an incident still opens, on the
+    victim added last (the one being asked when it was added)."""
+    s = [knowledge.symptoms[k].id for k in range(3)]
+    log = IncidentLog.create(
+        {}, STRICT.to_dict(), "older", 1.0, answers=[(s[0], "yes", 2.0, False, 0)]
+    )
+    log.victim(1, "")
+    log.answer(s[1], "no", 3.0, False, victim=1)
+    log.victim(2, "")
+    log.answer(s[2], "yes", 4.0, False, victim=0)  # the old app did not store turning back
+    log.close()
+    data, problems = find_incident("older")
+    again, warnings = Interview.resume(knowledge, data, write=False)
+    assert problems == [] and warnings == []
+    assert again.victims == ["", "", ""] and again.victim == 2
+    assert [(r.query, r.victim) for r in again.records] == [(0, 0), (1, 1), (2, 0)]
