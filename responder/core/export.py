@@ -187,6 +187,7 @@ def report(interview: Interview, remaining=None) -> dict:
                     "expected": list(r.expected),
                     "marks": list(r.marks),
                 }
+                | ({"victim": r.who} if r.who else {})
                 for r in result.profile
             ],
         }
@@ -194,7 +195,13 @@ def report(interview: Interview, remaining=None) -> dict:
 
 
 def _weighing(w) -> dict:
-    return {"symptom": w.symptom.label, "answer": w.answer.value, "log10_ratio": round(w.weight, 3)}
+    out = {"symptom": w.symptom.label, "answer": w.answer.value, "log10_ratio": round(w.weight, 3)}
+    return out | ({"victim": w.who} if w.who else {})
+
+
+def _victim_prefix(row: dict) -> str:
+    """Whose answer a profile or weighing row is, with several victims ("V2 · ")."""
+    return f"{row['victim']} · " if row.get("victim") else ""
 
 
 _MARK = {
@@ -234,7 +241,8 @@ def to_markdown(data: dict) -> str:
                     "",
                 ]
                 out += [
-                    f"- {w['symptom']}: {words[w['answer']]} ({_ratio_text(w['log10_ratio'])})"
+                    f"- {_victim_prefix(w)}{w['symptom']}: {words[w['answer']]} "
+                    f"({_ratio_text(w['log10_ratio'])})"
                     for w in rows
                 ]
                 out.append("")
@@ -255,7 +263,8 @@ def to_markdown(data: dict) -> str:
             )
             marks = ", ".join(_MARK.get(m, m) for m in r["marks"] if m)
             out.append(
-                f"| {r['symptom']} | {r['answer'] or '—'} | {exp} {('— ' + marks) if marks else ''} |"
+                f"| {_victim_prefix(r)}{r['symptom']} | {r['answer'] or '—'} | {exp} "
+                f"{('— ' + marks) if marks else ''} |"
             )
         if result.get("profile_note"):
             out += ["", result["profile_note"].replace("listed above", "listed in the result")]

@@ -15,7 +15,7 @@ from responder.core.answers import AnswerRecord
 from responder.core.counted import counted
 from responder.core.percent import percent
 from responder.core.session import Interview
-from responder.engine.state import Answer, Status
+from responder.engine.state import Answer, QueryAnswer, Status
 from responder.kb.model import Category, Chemical, ChemicalClass, ExclusiveGroup, Symptom
 
 ANSWER_TEXT = {Answer.YES: "yes", Answer.NO: "no", Answer.UNKNOWN: "can't tell"}
@@ -93,6 +93,8 @@ class Weighing:
     symptom: Symptom
     answer: Answer
     weight: float
+    #: whose answer, with several victims: "V2", or "all" for the incident's scene
+    who: str = ""
 
 
 @dataclass(frozen=True)
@@ -103,6 +105,8 @@ class ProfileRow:
     #: per column: "match", "mismatch", "implied" (an implied answer the column's profile
     #: does not fit: not counted), "partial", "unknown", "expected"
     marks: tuple[str, ...]
+    #: whose answer, with several victims: "V2", or "all" for the incident's scene
+    who: str = ""
 
 
 @dataclass(frozen=True)
@@ -306,11 +310,11 @@ def weighed(it: Interview, limit: int = 3) -> tuple[list[Weighing], list[Weighin
         position.setdefault((q, yes), t)
     kn = it.knowledge
     rows = []
-    for r in it.records:
+    for r in it.records:  # every victim's: the pooled posterior weighs them all
         t = position.get((r.query, r.answer is Answer.YES))
         if r.answer is Answer.UNKNOWN or t is None:
             continue
-        rows.append(Weighing(kn.symptoms[r.query], r.answer, float(ratio[t])))
+        rows.append(Weighing(kn.symptoms[r.query], r.answer, float(ratio[t]), whose(it, r)))
     favour = sorted((w for w in rows if w.weight > 0.05), key=lambda w: -w.weight)[:limit]
     against = sorted((w for w in rows if w.weight < -0.05), key=lambda w: w.weight)[:limit]
     return favour, against, cands[1].chemicals[0].name
@@ -392,16 +396,39 @@ def no_fit(it: Interview) -> NoFitView | None:
     )
 
 
+def whose(it: Interview, record: AnswerRecord) -> str:
+    """Whose ``record`` is, with several victims: "V2", or "all" for the incident's scene
+    facts; "" with one victim."""
+    return _whose(it, record.query, record.victim)
+
+
+def _whose(it: Interview, query: int, victim: int) -> str:
+    if len(it.victims) < 2:
+        return ""
+    return "all" if it.state.is_shared(query) else f"V{victim + 1}"
+
+
 def history(it: Interview) -> list[HistoryRow]:
     """Every victim's answers, oldest first, each saying whose it is when there are several."""
-    several = len(it.victims) > 1
+    return [HistoryRow(r, it.knowledge.symptoms[r.query], whose(it, r)) for r in it.records]
 
-    def who(record: AnswerRecord) -> str:
-        if not several:
-            return ""
-        return "all" if it.state.is_shared(record.query) else f"V{record.victim + 1}"
 
-    return [HistoryRow(r, it.knowledge.symptoms[r.query], who(r)) for r in it.records]
+def ranked_answers(it: Interview) -> list[tuple[QueryAnswer, str]]:
+    """The answers the ranking reads, implied ones after those they follow from, each with
+    whose it is (:func:`whose`): in the evidence mode every victim's and the incident's (the
+    posterior pools them); in the strict and noise modes, the paper's single-victim models,
+    the victim being asked and the incident's."""
+    st = it.state
+    victims = range(len(it.victims)) if it.mode == "evidence" else [it.victim]
+    out, shared_seen = [], set()
+    for v in victims:
+        for a in st.victim_answers(v):
+            if st.is_shared(a.query):
+                if a.query in shared_seen:
+                    continue  # the incident's answers count once, not once per victim
+                shared_seen.add(a.query)
+            out.append((a, _whose(it, a.query, v)))
+    return out
 
 
 EVIDENCE_SHOWN = 0.01  # evidence mode: a result names candidates at least this probable
@@ -592,7 +619,8 @@ def _class_line(kind: str, top: CandidateRow | None, bars, leading) -> str:
 def _profile(it: Interview, columns: list[list[int]], share: bool) -> list[ProfileRow]:
     B = it.problem.matrix
     rows: list[ProfileRow] = []
-    answered = {r.query for r in it.state.answers}
+    given = ranked_answers(it)
+    answered = {r.query for r, _ in given}
     kn = it.knowledge
 
     def expected(q: int) -> tuple[float, ...]:
@@ -600,7 +628,7 @@ def _profile(it: Interview, columns: list[list[int]], share: bool) -> list[Profi
             float(B[objs, q].mean()) if share else float(B[objs[0], q]) for objs in columns
         )
 
-    for r in it.state.answers:
+    for r, who in given:
         exp = expected(r.query)
         marks = []
         for e in exp:
@@ -613,7 +641,7 @@ def _profile(it: Interview, columns: list[list[int]], share: bool) -> list[Profi
                 marks.append("match" if fits else "implied" if r.implied else "mismatch")
             else:
                 marks.append("partial")
-        rows.append(ProfileRow(kn.symptoms[r.query], r.answer, exp, tuple(marks)))
+        rows.append(ProfileRow(kn.symptoms[r.query], r.answer, exp, tuple(marks), who))
     for s in kn.symptoms:
         if s.index in answered:
             continue

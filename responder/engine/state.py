@@ -322,7 +322,12 @@ class InterviewState:
     def answers(self) -> list[QueryAnswer]:
         """The current victim's answers in the order given (a changed answer moves to the
         end), then those implied by them."""
-        given = self.given()
+        return self.victim_answers()
+
+    def victim_answers(self, victim: int | None = None) -> list[QueryAnswer]:
+        """:attr:`answers` of ``victim`` (default: the current one), the incident's
+        included."""
+        given = self.given(victim)
         out = [QueryAnswer(q, a) for q, a in given.items()]
         out += [QueryAnswer(q, a, True) for q, a in self._implications.implied_by(given).items()]
         return out

@@ -93,3 +93,27 @@ async def test_the_status_line_keeps_to_two_lines_with_noise_on_and_a_notice():
         assert status.region.height <= 2
         text = static_text(status)
         assert "Noise on" in text and "a long notice" in text
+
+
+async def test_a_pooled_result_lists_each_victims_answers_with_whose_they_are():
+    app = make_app(mode=None)  # the fixture knowledge base, evidence mode
+    async with app.run_test(size=(100, 40)) as pilot:
+        assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
+        it = app.interview
+        it.set_modes(evidence={"threshold": 0.75})
+        ix = it.knowledge.symptom_index
+        for sid, a in [("pinpoint_pupils", "yes"), ("headache", "yes"), ("confusion", "no")]:
+            it.answer(ix(sid), a)
+        it.add_victim()
+        for sid, a in [("wheezing", "yes"), ("shortness_of_breath", "no"), ("sweating", "yes")]:
+            it.answer(ix(sid), a)
+        await pilot.press("1")  # back to the first victim: the result is still the incident's
+        await settle(pilot)
+        await pilot.press("r")
+        assert await until(pilot, lambda: isinstance(app.screen, ResultScreen))
+        await pilot.pause()
+        profile = static_text(app.screen.query_one("#result-profile"))
+        assert "V1 Pinpoint pupils" in profile and "V2 Wheezing" in profile
+        assert "V2 Shortness of breath" in profile
+        weighed = static_text(app.screen.query_one("#result-weighed"))
+        assert "V2 Shortness of breath no" in weighed

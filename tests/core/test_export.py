@@ -169,3 +169,63 @@ def test_the_export_marks_the_incidents_scene_answers_once():
         ("pattern_several_victims", -1, "all (the scene)"),
     ]
     assert to_markdown(report(it)).count("| all (the scene) |") == 2
+
+
+def _pooled_two_victims(knowledge) -> Interview:
+    """Two victims whose pooled answers make Tabun the result; the responder is back on the
+    first victim, whose own answers do not tell Tabun from Sarin."""
+    it = Interview(knowledge, InterviewConfig(evidence={"threshold": 0.75}))
+    ix = knowledge.symptom_index
+    for sid, a in [("pinpoint_pupils", "yes"), ("headache", "yes"), ("confusion", "no")]:
+        it.answer(ix(sid), a)
+    it.add_victim()
+    for sid, a in [("wheezing", "yes"), ("shortness_of_breath", "no"), ("sweating", "yes")]:
+        it.answer(ix(sid), a)
+    it.select_victim(0)
+    return it
+
+
+def test_a_pooled_result_shows_every_victims_answers_the_ranking_used(knowledge):
+    from responder.core import views  # noqa: PLC0415
+
+    it = _pooled_two_victims(knowledge)
+    result = views.result(it)
+    assert result.headline.startswith("Most likely: Tabun (GA)")
+    answered = [(row.who, row.symptom.id, row.answer.value) for row in result.profile if row.answer]
+    assert answered == [
+        ("V1", "pinpoint_pupils", "yes"),
+        ("V1", "headache", "yes"),
+        ("V1", "confusion", "no"),
+        ("V2", "wheezing", "yes"),
+        ("V2", "shortness_of_breath", "no"),
+        ("V2", "sweating", "yes"),
+    ]
+    # every answer the pooled posterior weighed appears in the profile
+    assert len(answered) == len(it.state.pooled_answers()[0])
+    # what set Tabun above Sarin was victim 2's "no" to shortness of breath
+    assert [(w.who, w.symptom.id) for w in result.favour] == [("V2", "shortness_of_breath")]
+    data = report(it)
+    assert [r.get("victim") for r in data["result"]["profile"] if r["answer"]] == [
+        "V1",
+        "V1",
+        "V1",
+        "V2",
+        "V2",
+        "V2",
+    ]
+    assert data["result"]["weighed"]["for"][0]["victim"] == "V2"
+    text = to_markdown(data)
+    assert "| V2 · Wheezing | yes |" in text
+    assert "- V2 · Shortness of breath: no (" in text
+
+
+def test_one_victims_result_names_no_victim(knowledge):
+    from responder.core import views  # noqa: PLC0415
+
+    it = Interview(knowledge, InterviewConfig(evidence={"threshold": 0.75}))
+    for sid, a in [("pinpoint_pupils", "yes"), ("headache", "yes"), ("wheezing", "yes")]:
+        it.answer(knowledge.symptom_index(sid), a)
+    it.answer(knowledge.symptom_index("shortness_of_breath"), "no")
+    result = views.result(it)
+    assert result is not None and all(row.who == "" for row in result.profile)
+    assert "victim" not in report(it)["result"]["profile"][0]

@@ -107,6 +107,11 @@ def _expected(value: float, share: bool) -> Text:
     return Text("yes" if value >= 1 else "no", style="bold" if value >= 1 else "dim")
 
 
+def _who(who: str) -> str:
+    """Whose answer as a prefix ("V2 "), or nothing with one victim."""
+    return f"{who} " if who else ""
+
+
 def _ratio(weight: float) -> str:
     ratio = 10 ** abs(weight)
     return f"{ratio:.0f}x" if ratio >= 10 else f"{ratio:.1f}x"
@@ -263,7 +268,8 @@ class ResultScreen(Screen):
                         Text(f"Most {label}:", style=f"bold {style}"),
                         Text(
                             "; ".join(
-                                f"{w.symptom.label} {ANSWER_TEXT[w.answer]} ({_ratio(w.weight)})"
+                                f"{_who(w.who)}{w.symptom.label} {ANSWER_TEXT[w.answer]} "
+                                f"({_ratio(w.weight)})"
                                 for w in found
                             )
                         ),
@@ -336,7 +342,8 @@ class ResultScreen(Screen):
                 table.add_column(col, ratio=2, overflow="fold")
         for row in r.profile:
             cells = [
-                Text(row.symptom.label),
+                # whose answer, with several victims: a scene fact is everyone's
+                Text.assemble((_who(row.who), "dim"), row.symptom.label),
                 Text(
                     ANSWER_TEXT[row.answer] if row.answer else "not asked",
                     style="" if row.answer else "dim",
