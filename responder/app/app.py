@@ -438,7 +438,10 @@ class ResponderApp(App):
         if victim >= len(it.victims):
             self.bell()
             return
+        switched = victim != it.victim
         it.select_victim(victim)
+        if switched and it.reads_one_victim:
+            self.notify(f"{it.one_victim_notice(pooled_by='the evidence mode, v,')}.", timeout=5)
         self._redraw()
 
     def undo_last(self) -> None:
@@ -485,6 +488,8 @@ class ResponderApp(App):
             wrong = counted(it.eps_for(now.noise), "wrong answer")
             parts.append(MODE_SAID[now.mode].format(wrong_answers=wrong))
         message = "; ".join(parts) or "no change"
+        if now.mode != before.mode and it.reads_one_victim:
+            message += f". {it.one_victim_notice(pooled_by='the evidence mode, v,')}"
         n = it.answered
         saved = (
             ("All " if n > 1 else "")

@@ -214,7 +214,7 @@ class Protocol:
             "mode": st.mode,
             "stop_reason": st.stop_reason,
             "unlisted": None if (fit := st.fit()) is None else _round(fit.unlisted),
-            "notices": self.interview.class_notices(),
+            "notices": self.interview.class_notices() + self._one_victim_notice(),
             "answers": self._answers(0),
             "victims": [
                 {"name": name, "answers": self._answers(v)}
@@ -222,6 +222,15 @@ class Protocol:
             ],
             "incident": self.interview.id if self.interview.journal_enabled else None,
         }
+
+    def _one_victim_notice(self) -> list[str]:
+        """The strict and noise modes read the first victim only (the protocol always asks
+        them); said on every reply while several victims are named."""
+        it = self.interview
+        if not it.reads_one_victim:
+            return []
+        name = self.victim_names()[it.victim]
+        return [it.one_victim_notice(repr(name), pooled_by="--mode evidence")]
 
     def _answers(self, victim: int) -> list[dict]:
         """A victim's answers in the order given (the incident's included), then those the

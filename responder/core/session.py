@@ -466,6 +466,28 @@ class Interview:
         read the victim being asked (the paper's models), that victim's and the incident's."""
         return self.answered if self.mode == "evidence" else self.asked
 
+    @property
+    def reads_one_victim(self) -> bool:
+        """Whether the ranking reads one victim of several: the strict and noise modes are
+        the paper's single-victim models, and read the victim being asked and the incident's
+        answers; the other victims' answers are kept but not used."""
+        return self.mode != "evidence" and len(self.victims) > 1
+
+    def one_victim_notice(
+        self, label: str | None = None, pooled_by: str = "the evidence mode"
+    ) -> str:
+        """What :attr:`reads_one_victim` means, naming the victim read (``label``, default
+        the victim being asked's label) and what pools every victim (``pooled_by``); ""
+        when every victim's answers count."""
+        if not self.reads_one_victim:
+            return ""
+        mode = "Strict mode" if self.mode == "strict" else "Noise tolerance"
+        label = label or self.victim_label(self.victim)
+        return (
+            f"{mode} reads one victim, {label}: their answers and the scene's count; the "
+            f"other victims' answers are kept but not used ({pooled_by} pools them all)"
+        )
+
     def memo(self, key: str, compute):
         """Cache a view until the next change (every change bumps ``generation``)."""
         cache = self.__dict__.setdefault("_views", {})

@@ -502,6 +502,10 @@ def result(it: Interview) -> ResultView | None:
             bars = [(c, p) for c, p in bars if p >= EVIDENCE_SHOWN] or bars[:1]
     mism = min((c.mismatches for c in cands), default=0)
     asked = counted(it.ranked_on, "answer")
+    if it.reads_one_victim:
+        asked += (
+            f" ({it.victim_label(it.victim)}'s and the scene's: {it.mode} mode reads one victim)"
+        )
     profile_note = ""
     top = cands[0] if cands else None
     sure = f"{percent(it.confidence())} probable given the answers" if evidence else ""
@@ -766,6 +770,9 @@ class StatusView:
     #: with several victims, every victim's answers and the incident's (``asked`` counts the
     #: current victim's and the incident's); None with one victim
     asked_in_all: int | None = None
+    #: the strict and noise modes with several victims: the one victim whose answers they
+    #: read ("V2"); "" when the ranking reads every victim
+    reads_victim: str = ""
 
 
 def status_view(it: Interview) -> StatusView:
@@ -780,6 +787,7 @@ def status_view(it: Interview) -> StatusView:
         it.unsaved,
         it.journal_error or "",
         it.answered if len(it.victims) > 1 else None,
+        f"V{it.victim + 1}" if it.reads_one_victim else "",
     )
 
 

@@ -215,3 +215,26 @@ async def test_undo_a_new_interview_and_a_resume_go_by_every_victims_answers():
         assert await until(pilot, lambda: isinstance(again.screen, ResumeScreen))
         await pilot.press("enter")
         assert await notified(pilot, again, "with 2 answers")
+
+
+async def test_the_strict_mode_names_the_one_victim_it_reads():
+    app = make_app()  # the fixture knowledge base, strict mode
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
+        await pilot.press("y")
+        await settle(pilot)
+        assert "reads" not in screen_text(app)
+        await pilot.press("plus")
+        await settle(pilot)
+        assert "strict mode reads V2's answers only; evidence (v) pools all" in screen_text(app)
+        await pilot.press("1")
+        await settle(pilot)
+        assert await notified(pilot, app, "Strict mode reads one victim, Victim 1: their answers")
+        await pilot.pause()
+        assert "strict mode reads V1's answers only" in screen_text(app)
+        await pilot.press("v")  # the evidence mode: every victim's answers count
+        await settle(pilot)
+        assert "reads V1" not in screen_text(app)
+        await pilot.press("v")  # back to strict: the mode-change notice names the victim
+        await settle(pilot)
+        assert await notified(pilot, app, "removes it. Strict mode reads one victim, Victim 1")

@@ -520,3 +520,19 @@ def test_a_suggested_sign_of_an_exclusive_group_names_the_group_and_its_open_val
     reply = proto.handle(answer("dilated pupils", "yes"))  # one answer settles the group
     assert {"symptom": "pinpoint_pupils", "answer": "no", "implied": True} in reply["answers"]
     assert proto._group(small)["members"] == ["pinpoint_pupils"]  # no other value is open
+
+
+@pytest.mark.parametrize("mode", ["strict", "noise"])
+def test_the_strict_and_noise_modes_say_they_read_the_first_victim_only(mode):
+    lines = [
+        json.dumps({"symptom": "pinpoint pupils", "answer": "yes", "victim": "driver"}),
+        json.dumps({"symptom": "cough", "answer": "yes", "victim": "passenger"}),
+    ]
+    replies = run_lines(lines, mode=mode, eps=1 if mode == "noise" else None)
+    assert [len(r["notices"]) for r in replies] == [0, 0, 1]
+    assert replies[-1]["notices"][0].startswith(
+        ("Strict mode" if mode == "strict" else "Noise tolerance")
+        + " reads one victim, 'driver': their answers and the scene's count; the other "
+        "victims' answers are kept but not used (--mode evidence pools them all)"
+    )
+    assert run_lines(lines)[-1]["notices"] == []  # the evidence mode pools every victim

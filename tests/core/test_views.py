@@ -408,3 +408,43 @@ def test_the_same_answer_again_is_no_change(knowledge):
     assert len(it.records) == 1 and it.log.changed == []
     it.answer(0, Answer.YES)  # a different answer is a change, with its trace
     assert [(new.answer, old.answer) for new, old in it.log.changed] == [(Answer.YES, Answer.NO)]
+
+
+@pytest.mark.parametrize("mode", ["strict", "noise"])
+def test_the_strict_and_noise_modes_say_they_read_the_victim_being_asked(knowledge, mode):
+    """The paper's single-victim models rank on the victim being asked and the scene: the
+    status, the notice and the result say whose answers those are."""
+    it = Interview(knowledge, InterviewConfig(mode=mode))
+    ix = knowledge.symptom_index
+    for sid in ("cough", "eye_irritation", "tearing", "headache", "shortness_of_breath"):
+        it.answer(ix(sid), Answer.YES)
+    it.answer(ix("wheezing"), Answer.YES)
+    it.answer(ix("pinpoint_pupils"), Answer.NO)
+    assert views.candidates(it)[0].names == "Chlorine" and it.status is Status.IDENTIFIED
+    assert not it.reads_one_victim and views.status_view(it).reads_victim == ""
+    assert it.one_victim_notice() == ""
+    it.add_victim("driver")
+    it.answer(ix("pinpoint_pupils"), Answer.YES)
+    # only victim 2's answers are read now: the nerve agents lead, victim 1's chlorine is gone
+    assert [r.names for r in views.candidates(it)[:3]] == ["Sarin (GB)", "VX", "Tabun (GA)"]
+    assert it.reads_one_victim and views.status_view(it).reads_victim == "V2"
+    notice = it.one_victim_notice()
+    assert notice.startswith("Strict mode" if mode == "strict" else "Noise tolerance")
+    assert "reads one victim, Victim 2 (driver): their answers and the scene's count" in notice
+    it.select_victim(0)
+    assert views.status_view(it).reads_victim == "V1"
+    found = views.result(it)
+    assert found.headline.startswith("Most likely: Chlorine")
+    assert found.status == (
+        f"Identified after 7 answers (Victim 1's and the scene's: {mode} mode reads one victim)"
+    )
+    # the profile lists the answers the ranking read, and no other victim's
+    assert {row.who for row in found.profile if row.answer} == {"V1"}
+
+
+def test_the_evidence_mode_reads_every_victim_and_says_nothing_of_one(knowledge):
+    it = Interview(knowledge, InterviewConfig())
+    it.answer(knowledge.symptom_index("cough"), Answer.YES)
+    it.add_victim()
+    assert not it.reads_one_victim and views.status_view(it).reads_victim == ""
+    assert it.one_victim_notice() == ""

@@ -76,7 +76,8 @@ ABOUT = (
             (
                 "Victims",
                 "Several victims of one incident: + adds one, 1-9 switch. Each answers for "
-                "themself; the scene is shared; the ranking weighs every victim together.",
+                "themself; the scene is shared; the evidence mode weighs every victim "
+                "together, strict and noise read only the victim being asked.",
             ),
             (
                 "Status line",
@@ -122,7 +123,8 @@ ABOUT = (
             (
                 "Journal",
                 "Every answer is saved at once. If the app or the laptop dies, start "
-                "responder again: it offers to resume with every answer kept.",
+                "responder again: it offers to resume with every answer kept, on the "
+                "victim you were asking.",
             ),
         ),
     ),

@@ -269,7 +269,13 @@ class InterviewScreen(Screen):
         else:
             # exact for yes/no answers: each "can't tell" adds a question, so the figure can rise
             text = f"{rem.text} if y/n" if rem.method == "exact" else "≈" + rem.text.lstrip("≈")
-        self.query_one(StatusLine).show(main.status, text, self._notice or self.note)
+        reads = main.status.reads_victim
+        one_victim = (
+            f"{main.status.mode} mode reads {reads}'s answers only; evidence (v) pools all"
+            if reads
+            else None
+        )
+        self.query_one(StatusLine).show(main.status, text, self._notice or self.note or one_victim)
 
     def _schedule_remaining(self) -> None:
         """Start E[K] for the current answers once the responder pauses (0.2 s)."""
