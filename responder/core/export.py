@@ -191,7 +191,24 @@ def report(interview: Interview, remaining=None) -> dict:
                 for r in result.profile
             ],
         }
+    else:
+        lead = views.provisional_lead(interview)
+        if lead is not None:
+            data["provisional"] = {
+                "headline": lead.headline,
+                "class_line": lead.class_line,
+                "leader": lead.leader,
+                "note": PROVISIONAL_NOTE,
+                "next_steps": result_steps(interview.knowledge, lead).to_dict(),
+            }
     return data
+
+
+#: What the steps of an export taken before the result are.
+PROVISIONAL_NOTE = (
+    "Provisional: the interview is not finished. These are the steps the result would show "
+    "for the candidates leading now; they change as answers come in."
+)
 
 
 def _weighing(w) -> dict:
@@ -271,6 +288,13 @@ def to_markdown(data: dict) -> str:
         if result["sources"]:
             out += ["", "Sources:", ""] + [f"- {s}" for s in result["sources"]]
         out.append("")
+    provisional = data.get("provisional")
+    if not result and provisional:
+        out += [f"**{provisional['headline']}**", "", provisional["class_line"], ""]
+        out += [f"*{provisional['note']}*", ""]
+        out += _next_steps_markdown(
+            provisional["next_steps"], provisional["leader"], heading="What to do now (provisional)"
+        )
     out += [
         "## Interview",
         "",
@@ -372,8 +396,8 @@ def _cas_text(chemical: dict) -> str:
     return f"CAS {chemical['cas'] or '—'}"
 
 
-def _next_steps_markdown(ns: dict, what: str) -> list[str]:
-    out = ["### What to do now", ""]
+def _next_steps_markdown(ns: dict, what: str, heading: str = "What to do now") -> list[str]:
+    out = [f"### {heading}", ""]
     pc = ns["poison_centre"]
     if pc:
         out.append(f"- **Poison centre: {pc['line']}** {pc['label']}".rstrip())

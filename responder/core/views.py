@@ -589,6 +589,38 @@ def result(it: Interview) -> ResultView | None:
     )
 
 
+@dataclass(frozen=True)
+class ProvisionalLead:
+    """An interview in progress: its leading candidate and classes, which the steps of
+    :func:`responder.kb.next_steps.result_steps` read as they read an unsure result (the
+    steps common to the leading classes, the leader's hallmark warnings first)."""
+
+    headline: str  # "Leading so far: Sarin (GB) (Nerve) 42%"
+    class_line: str  # its class and the leading classes, with their chances
+    leader: str
+    candidates: tuple[CandidateRow, ...]
+    classes: tuple[tuple[ChemicalClass, float], ...]
+    leading_classes: tuple[ChemicalClass, ...]
+    kind: str = "several"
+    confident: bool = False
+
+
+def provisional_lead(it: Interview) -> ProvisionalLead | None:
+    """The leader so far, while there is no result; None once there is one, or when no
+    candidate is left (no chemical fits in the strict and noise modes)."""
+    if result(it) is not None:
+        return None
+    rows = candidates(it)
+    if not rows:
+        return None
+    top = rows[0]
+    bars = tuple((c, p) for c, p in class_bars(it) if p > 0)
+    headline = f"Leading so far: {top.names} ({top.class_short}) {percent(top.probability)}"
+    leading = leading_classes(it)
+    line = _class_line("several", top, bars, leading or bars[:1])
+    return ProvisionalLead(headline, line, top.names, tuple(rows), bars, leading)
+
+
 def _class_line(kind: str, top: CandidateRow | None, bars, leading) -> str:
     """The class and identifiers of the result's leader: "Class: Nerve agents · CAS
     107-44-8 · UN 2810"; while unsure (``leading`` classes given), with the chances."""

@@ -229,3 +229,35 @@ def test_one_victims_result_names_no_victim(knowledge):
     result = views.result(it)
     assert result is not None and all(row.who == "" for row in result.profile)
     assert "victim" not in report(it)["result"]["profile"][0]
+
+
+def test_an_export_before_the_result_has_provisional_steps_for_the_leader():
+    from responder.core import views  # noqa: PLC0415
+    from responder.kb.resolve import load_knowledge  # noqa: PLC0415
+
+    bundled = load_knowledge(None)
+    it = Interview(bundled, InterviewConfig())
+    it.answer(bundled.symptom_index("odour_bleach"), Answer.YES)
+    it.answer(bundled.symptom_index("cough"), Answer.YES)
+    assert views.result(it) is None
+    data = report(it)
+    assert "result" not in data
+    provisional = data["provisional"]
+    assert provisional["headline"].startswith("Leading so far: Chlorine (Irritant gases) ")
+    assert provisional["class_line"].startswith("Class: Irritant and choking gases ")
+    steps = provisional["next_steps"]
+    warnings = [s for kind in steps["steps"].values() for s in kind if s.get("hallmark")]
+    assert any("delayed" in s["text"] for s in warnings)  # chlorine's lung warning
+    assert steps["common_to"]  # unsure: only what the leading classes share
+    text = to_markdown(data)
+    top = text.split("## Interview")[0]
+    assert "### What to do now (provisional)" in top and "Provisional: the interview" in top
+    assert "**Warning for the most likely, Chlorine**" in top
+    assert "1-800-222-1222" in top
+
+
+def test_an_export_with_a_result_has_no_provisional_steps(knowledge):
+    it = _pooled_two_victims(knowledge)
+    data = report(it)
+    assert "result" in data and "provisional" not in data
+    assert "(provisional)" not in to_markdown(data)
