@@ -120,7 +120,7 @@ def register(subparsers) -> None:
     g.add_argument(
         "--per-victim",
         type=int,
-        default=DEFAULT_PER_VICTIM,
+        default=None,
         metavar="Q",
         help=f"with --victims: at most Q questions per victim (default {DEFAULT_PER_VICTIM}; "
         "0 = until the evidence mode stops)",
@@ -158,6 +158,8 @@ def run_incidents(args) -> int:
 
     if args.victims < 1 or args.victims > 100:
         raise InputError("--victims must be a whole number from 1 to 100")
+    if args.per_victim is None:
+        args.per_victim = DEFAULT_PER_VICTIM
     if args.per_victim < 0:
         raise InputError("--per-victim must be 0 or more (0 = until the interview stops)")
     if args.interviews < 1:
@@ -215,6 +217,12 @@ def run_incidents(args) -> int:
 def run(args) -> int:
     if args.victims is not None:
         return run_incidents(args)
+    if args.per_victim is not None:
+        raise InputError(
+            "--per-victim limits the questions per victim of simulated incidents: add "
+            "--victims K (for example --victims 3 --per-victim "
+            f"{args.per_victim}), or leave --per-victim out"
+        )
     if args.answers is not None:
         from responder.cli.compare import run_compare  # noqa: PLC0415
 

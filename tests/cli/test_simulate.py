@@ -300,3 +300,19 @@ def test_unusable_inputs_exit_2(tmp_path, capsys):
         code = main(["simulate"] + argv)
         err = capsys.readouterr().err
         assert code == 2 and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    "extra", [[], ["--answers", "flip:0.1"]], ids=["noise simulation", "answers compared"]
+)
+def test_per_victim_without_victims_is_one_error_saying_what_to_add(capsys, extra):
+    from responder.cli import main  # noqa: PLC0415
+
+    assert main(["simulate", "--interviews", "5", "--per-victim", "3", *extra]) == 2
+    out = capsys.readouterr()
+    assert out.out == ""
+    assert out.err.strip().splitlines() == [
+        "responder: error: --per-victim limits the questions per victim of simulated "
+        "incidents: add --victims K (for example --victims 3 --per-victim 3), or leave "
+        "--per-victim out"
+    ]
