@@ -553,3 +553,18 @@ def test_the_bundled_steps_are_read_beside_the_bundled_knowledge_base(kb, tmp_pa
     )
     monkeypatch.setattr(loader, "bundled_root", lambda: tmp_path)
     assert [s.text for s in load_next_steps(kb).steps] == ["From this folder."]
+
+
+def test_every_nerve_agent_opens_with_a_warning_that_it_can_kill_fast(kb, bundled):
+    members = [chemical_key(c) for c in kb.chemicals_in_class("nerve_agents")]
+    assert {"sarin_gb", "vx"} <= set(members)
+    for chem_id in members:
+        first = _chemical_steps(kb, bundled, chem_id).hallmarks
+        assert any("rapidly fatal" in s.text and "skin" in s.text for s in first), chem_id
+    # the class alone (a class result) warns too
+    assert any("rapidly fatal" in s.text for s in bundled.for_result(["nerve_agents"]).hallmarks)
+
+
+def test_sarin_warns_that_liquid_acts_later_than_vapour(kb, bundled):
+    warnings = " ".join(s.text for s in _chemical_steps(kb, bundled, "sarin_gb").hallmarks)
+    assert "seconds" in warnings and "vapour" in warnings and "hours" in warnings
