@@ -342,6 +342,22 @@ def answers_against(it: Interview, row: CandidateRow) -> list[Symptom]:
     return [it.knowledge.symptoms[q] for q in it.contradicted(row.objects)]
 
 
+def against_labels(it: Interview, row: CandidateRow) -> list[str]:
+    """The answers the evidence mode counts against ``row`` (its ✗), every victim's, each
+    prefixed with whose it is when there are several ("V2 Cough")."""
+    st = it.state
+    belief = st.belief
+    counted_against = belief.against()[row.objects[0]]
+    out = []
+    for q, victim, against in zip(belief.queries.tolist(), st.pooled_owners(), counted_against):
+        if against:
+            who = _whose(it, q, victim)
+            out.append(
+                f"{who} {it.knowledge.symptoms[q].label}" if who else it.knowledge.symptoms[q].label
+            )
+    return out
+
+
 def closest(it: Interview, limit: int = 8) -> list[CandidateRow]:
     """When no chemical fits: those contradicting fewest answers (probability 0)."""
     chems = it.knowledge.chemicals
@@ -757,7 +773,7 @@ def candidates_view(it: Interview) -> CandidatesView:
     shown, total = plausible(it)
     against: tuple[str, ...] = ()
     if it.mode == "evidence" and not inconsistent and rows:
-        against = tuple(s.label for s in answers_against(it, rows[0]))
+        against = tuple(against_labels(it, rows[0]))
     return CandidatesView(tuple(rows), it.mode, inconsistent, shown, total, against)
 
 

@@ -441,12 +441,21 @@ class InterviewState:
     def pooled_answers(self) -> tuple[np.ndarray, np.ndarray]:
         """Every victim's yes/no answers and the incident's, as (queries, values): the
         evidence the pooled posterior is built on."""
-        pairs = [(q, a is Answer.YES) for q, a in self._incident.items() if a is not Answer.UNKNOWN]
-        for own in self._victims:
-            pairs += [(q, a is Answer.YES) for q, a in own.items() if a is not Answer.UNKNOWN]
+        pairs = [(q, a is Answer.YES) for q, a, _ in self._pooled()]
         queries = np.fromiter((q for q, _ in pairs), dtype=np.int64, count=len(pairs))
         values = np.fromiter((v for _, v in pairs), dtype=bool, count=len(pairs))
         return queries, values
+
+    def pooled_owners(self) -> list[int]:
+        """Whose each of :meth:`pooled_answers` is, in their order: a victim's index, or -1
+        for the incident's."""
+        return [v for _, _, v in self._pooled()]
+
+    def _pooled(self) -> list[tuple[int, Answer, int]]:
+        out = [(q, a, -1) for q, a in self._incident.items() if a is not Answer.UNKNOWN]
+        for v, own in enumerate(self._victims):
+            out += [(q, a, v) for q, a in own.items() if a is not Answer.UNKNOWN]
+        return out
 
     # -- derived -----------------------------------------------------------------------------
 

@@ -448,3 +448,20 @@ def test_the_evidence_mode_reads_every_victim_and_says_nothing_of_one(knowledge)
     it.add_victim()
     assert not it.reads_one_victim and views.status_view(it).reads_victim == ""
     assert it.one_victim_notice() == ""
+
+
+def test_the_answers_named_against_the_leader_are_every_victims_its_count_counts(knowledge):
+    """The candidates panel's ✗ counts the pooled answers against the leader; the panel's
+    lower edge names those same answers, whosever they are, not the current victim's only."""
+    it = Interview(knowledge, InterviewConfig())
+    ix = knowledge.symptom_index
+    it.answer(ix("pinpoint_pupils"), Answer.YES)
+    it.answer(ix("headache"), Answer.YES)
+    it.add_victim()
+    it.answer(ix("cough"), Answer.YES)  # no nerve agent lists a cough
+    it.answer(ix("sweating"), Answer.YES)
+    it.select_victim(0)
+    view = views.candidates_view(it)
+    leader = view.rows[0]
+    assert leader.names == "Tabun (GA)" and leader.mismatches == 1
+    assert view.against_first == ("V2 Cough",)
