@@ -25,6 +25,9 @@ MAX_QUOTE_WORDS = 20
 
 _SLUG_RE = re.compile(r"[^a-z0-9]+")
 _PAREN_RE = re.compile(r"\s*\([^)]*\)")
+_SCHEME_RE = re.compile(r"^[a-z][a-z0-9+.-]*://")
+# A mirror may mangle what follows the page's own name (``.htm?s_cid=`` -> ``.htm_s_cid=``).
+_PAGE_RE = re.compile(r"^(.*?\.(?:html?|pdf|aspx?|php))")
 
 
 @dataclass(frozen=True)
@@ -254,6 +257,37 @@ def _check_case(
     )
 
 
+def document_key(url: str) -> str:
+    """``url`` reduced to host and path, so that a copy of a page and the page compare equal:
+    no scheme, query, fragment, trailing slash or ``www.``, in lower case."""
+    key = _SCHEME_RE.sub("", url.strip().lower())
+    key = re.split(r"[?#]", key, maxsplit=1)[0]
+    page = _PAGE_RE.match(key)
+    if page:
+        key = page.group(1)
+    return re.sub(r"(^|/)www\.", r"\1", key.rstrip("/"))
+
+
+def same_document(a: str, b: str) -> bool:
+    """True when URLs ``a`` and ``b`` name one document, directly or through a mirror that
+    keeps the original's host and path at the end of its own (``mirror.org/x/cdc.gov/p``)."""
+    short, long = sorted((document_key(a), document_key(b)), key=len)
+    if "/" not in short:  # a bare host names a site, not a document
+        return False
+    return long == short or long.endswith("/" + short)
+
+
+def rows_citing(case: Case, kb: KnowledgeBase) -> list[str]:
+    """Names of the chemicals whose evidence includes the case's own report."""
+    if not case.url:
+        return []
+    return [
+        chem.name
+        for chem in kb.chemicals
+        if any(same_document(case.url, doc.url) for doc in chem.evidence if doc.url)
+    ]
+
+
 def case_files(path: str | Path) -> list[Path]:
     """The ``*.toml`` files of a cases folder (sorted), or ``[path]`` for one file."""
     root = Path(path).expanduser()
@@ -343,4 +377,16 @@ def load_cases(path: str | Path | None, kb: KnowledgeBase) -> tuple[list[Case], 
                         "warning",
                     )
                 )
+        citing = rows_citing(case, kb)
+        if citing:
+            warnings.append(
+                KBIssue(
+                    case.file,
+                    None,
+                    f"the case's own report is a source of {', '.join(citing)}: the validation "
+                    "would grade those rows on the report they were read from",
+                    "cite another document for those cells, or leave the case out",
+                    "warning",
+                )
+            )
     return cases, warnings
