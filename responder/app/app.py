@@ -22,6 +22,7 @@ from textual.binding import Binding
 from textual.notifications import Notify
 from textual.screen import ModalScreen
 from textual.signal import Signal
+from textual.widgets._toast import ToastRack  # its toast ids (no public name for them)
 
 from responder.app import messages
 from responder.config import ConfigError, NoiseSettings
@@ -192,6 +193,25 @@ class ResponderApp(App):
         has moved it to where that screen's notices go already: it is not drawn over it too."""
         if self.screen_stack and self.screen is not self.interview_screen:
             event.prevent_default()  # Textual's own handler would draw it
+
+    def _refresh_notifications(self) -> None:
+        super()._refresh_notifications()
+        self.call_later(self._show_newest_toast)  # once the toast rack has shown them
+
+    def _unnotify(self, notification, refresh: bool = True) -> None:
+        super()._unnotify(notification, refresh)
+        self.call_later(self._show_newest_toast)  # the one before it shows again
+
+    def _show_newest_toast(self) -> None:
+        """Toasts that arrive together show one at a time, the newest, the others coming back
+        as it goes: stacked, they would spill over the classes and the title above the
+        answers panel."""
+        if not self.screen_stack:
+            return
+        showing = {ToastRack._toast_id(n) for n in self._notifications}
+        live = [holder for holder in self.screen.query("ToastHolder") if holder.id in showing]
+        for holder in live:
+            holder.display = holder is live[-1]
 
     # -- messages from the screens ---------------------------------------------------------
 

@@ -313,3 +313,36 @@ async def test_the_footer_never_overflows_and_keeps_the_essential_keys(width):
         # included) and the palette's hint
         assert wide == (width >= 168)
         assert ("v Evidence/strict" in footer) == wide and ("t Target" in footer) == wide
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 36)])
+async def test_several_toasts_at_once_stay_over_the_answers_panel(size):
+    """Victims added one after another each say so: the toasts stack up, but only as far as
+    the answers panel; the newest is the one in view."""
+    app = make_app()
+    async with app.run_test(size=size, notifications=True) as pilot:
+        await settle(pilot)
+        for n in range(1, 5):
+            app.notify(f"notice {n}: a notice of some length to see where it wraps", timeout=10)
+        assert await notified(pilot, app, "notice 4")
+        await settle(pilot, 4)
+        answers = app.screen.query_one("#answers-box").region
+        shown = [t for t in app.screen.query("Toast") if t.region.area]  # not scrolled away
+        for panel in ("#question", "#candidates", "#classes-box", "#status", "#titlebar"):
+            region = app.screen.query_one(panel).region
+            assert not any(t.region.overlaps(region) for t in shown), panel
+        assert all(answers.contains_region(t.region) for t in shown)
+        assert any("notice 4" in str(t.render()) for t in shown)
+
+
+async def test_an_earlier_toast_comes_back_when_the_newest_goes():
+    app = make_app()
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await settle(pilot)
+        app.notify("the earlier notice", timeout=10)
+        app.notify("the newest notice", timeout=0.3)
+        assert await notified(pilot, app, "the newest notice")
+        assert await until(pilot, lambda: not any("newest" in t for t in toasts(app)))
+        await settle(pilot, 4)
+        shown = [t for t in app.screen.query("Toast") if t.region.area]
+        assert [str(t.render()) for t in shown] == ["the earlier notice"]
