@@ -215,3 +215,27 @@ async def test_undo_a_new_interview_and_a_resume_go_by_every_victims_answers():
         assert await until(pilot, lambda: isinstance(again.screen, ResumeScreen))
         await pilot.press("enter")
         assert await notified(pilot, again, "with 2 answers")
+
+
+async def test_nine_victims_fit_the_strip_at_80_columns():
+    """A busy scene at 80x24: every victim's number, the current one, a life-threatening
+    sign's mark and + add stay on the strip, none cut off."""
+    app = make_app(None)
+    async with app.run_test(size=SIZE) as pilot:
+        assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
+        urgent = next(s for s in app.knowledge.symptoms if s.urgent and s.kind == "symptom")
+        for _ in range(8):
+            await pilot.press("plus")
+            await settle(pilot)
+        await pilot.press("7")
+        await settle(pilot)
+        show_question(app, urgent.id)
+        await pilot.press("y")
+        await settle(pilot)
+        await pilot.press("9")
+        await settle(pilot)
+        assert len(app.interview.victims) == 9 and app.interview.victim == 8
+        strip = rendered(app.interview_screen.query_one(VictimsStrip))
+        assert "…" not in strip
+        assert all(f" {n} " in strip for n in range(1, 10)), strip
+        assert "!" in strip and strip.rstrip().endswith("+  add"), strip

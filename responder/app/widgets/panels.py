@@ -723,17 +723,33 @@ class VictimsStrip(Static):
         if not self.display:
             return
         width = self.size.width or (self.app.size.width if self.is_attached else 80)
-        line = Text("Victims ", style="dim")
+        room = max(width - 2, 10)
+        # names while they fit; then numbers and answer counts only, so that on a busy scene
+        # every victim, the current one and a life-threatening sign's mark stay in view
+        for style in ("names", "numbers", "bare"):
+            line = self._line(rows, width, style)
+            if line.cell_len <= room:
+                break
+        line.truncate(room, overflow="ellipsis")
+        self.update(line)
+
+    @staticmethod
+    def _line(rows, width: int, style: str) -> Text:
+        line = Text("" if style == "bare" else "Victims ", style="dim")
         for row in rows:
             cell = Text()
             cell.append(f" {row.index + 1} ", style="bold reverse" if row.current else "bold")
-            name = row.label if width >= 100 else row.label.replace("Victim ", "V")
-            cell.append(f" {name} ({row.answers})", style="bold" if row.current else "")
-            if row.urgent:
-                cell.append(" !", style="bold red")
+            if style == "names":
+                name = row.label if width >= 100 else row.label.replace("Victim ", "V")
+                cell.append(f" {name} ({row.answers})", style="bold" if row.current else "")
+                if row.urgent:
+                    cell.append(" !", style="bold red")
+            else:
+                cell.append(f"({row.answers})", style="bold" if row.current else "")
+                if row.urgent:
+                    cell.append("!", style="bold red")
             line.append_text(cell)
-            line.append("  ")
+            line.append("  " if style == "names" else " ")
         line.append(" + ", style="bold reverse")
         line.append(" add", style="dim")
-        line.truncate(max(width - 2, 10), overflow="ellipsis")
-        self.update(line)
+        return line
