@@ -28,6 +28,7 @@ import shutil
 import tempfile
 import unicodedata
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 import tomlkit
@@ -304,7 +305,7 @@ class _CsvReader:
                 "name the class in words",
             )
             ok = False
-        for key, check in (("cas", cas_problem), ("un", un_problem)):
+        for key, check in (("cas", cas_problem), ("un", partial(un_problem, csv_cell=True))):
             if cell(key) and (bad := check(cell(key))):
                 self.error(line, f'"{label}": {bad[0]}', bad[1])
                 ok = False

@@ -241,3 +241,12 @@ def test_every_problem_is_reported(tmp_path):
         csv_to_files(write(tmp_path, text))
     assert [i.line for i in info.value.issues] == [3, 4]
     assert all(i.fix for i in info.value.issues)
+
+
+def test_a_bad_un_number_in_a_csv_says_how_to_fix_the_cell(tmp_path, capsys):
+    """The fix spoke of the TOML files ('as a quoted string', 'leave the key out'), which
+    a maintainer importing a spreadsheet never sees."""
+    err = csv_error(tmp_path, capsys, "name,class,un,Cough\nChlorine,Irritants,UN1017,1\n")
+    assert 'UN number "UN1017" is malformed' in err
+    assert 'write the 4 digits only, e.g. "1017"; leave the cell empty if there is none' in err
+    assert "quoted string" not in err and "key" not in err
