@@ -414,12 +414,12 @@ LEADING_CLASSES_MAX = 3
 
 def plausible(it: Interview) -> tuple[int, int]:
     """(chemicals still plausible, chemicals in all): in evidence mode, those of rows at
-    least :data:`EVIDENCE_SHOWN` probable (nothing is eliminated there); elsewhere the
-    remaining candidates."""
+    least :data:`EVIDENCE_SHOWN` probable as the list prints them, to a tenth of a percent
+    (nothing is eliminated there); elsewhere the remaining candidates."""
     rows = candidates(it)
     total = len(it.knowledge.chemicals)
     if it.mode == "evidence":
-        rows = [r for r in rows if r.probability >= EVIDENCE_SHOWN]
+        rows = [r for r in rows if round(r.probability, 3) >= EVIDENCE_SHOWN]
     return sum(len(r.objects) for r in rows), total
 
 
