@@ -462,7 +462,11 @@ class ResponderApp(App):
             self.notify("There is no answer to undo.", timeout=3)
             return
         label = self.knowledge.symptoms[record.query].label
-        self.notify(f"Undone: {label} ({record.answer.value}).", timeout=3)
+        it = self.interview
+        whose = ""  # z takes back the incident's last answer, not always this victim's
+        if len(it.victims) > 1:
+            whose = "the scene's " if record.victim < 0 else f"{it.victim_label(record.victim)}'s "
+        self.notify(f"Undone: {whose}{label} ({record.answer.value}).", timeout=3)
         self._redraw(keep_selection=record.query, auto_result=False)
 
     def change_answer(self, query: int, answer: Answer | None, victim: int | None = None) -> None:

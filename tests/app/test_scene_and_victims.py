@@ -239,3 +239,22 @@ async def test_nine_victims_fit_the_strip_at_80_columns():
         assert "…" not in strip
         assert all(f" {n} " in strip for n in range(1, 10)), strip
         assert "!" in strip and strip.rstrip().endswith("+  add"), strip
+
+
+async def test_undo_says_whose_answer_it_took_back():
+    """z takes back the incident's last answer, whoever is being asked: on victim 1 it took
+    back victim 2's drooling and said only 'Undone: Drooling, lots of saliva (yes).'"""
+    app = make_app(None)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
+        await pilot.press("plus")
+        await settle(pilot)
+        show_question(app, "drooling")
+        await pilot.press("y")
+        await settle(pilot)
+        await pilot.press("1")
+        await settle(pilot)
+        assert app.interview.victim == 0
+        await pilot.press("z")
+        await settle(pilot)
+        assert await notified(pilot, app, "Undone: Victim 2's Drooling, lots of saliva (yes).")
