@@ -466,7 +466,8 @@ class ResponderApp(App):
         whose = ""  # z takes back the incident's last answer, not always this victim's
         if len(it.victims) > 1:
             whose = "the scene's " if record.victim < 0 else f"{it.victim_label(record.victim)}'s "
-        self.notify(f"Undone: {whose}{label} ({record.answer.value}).", timeout=3)
+        said = views.ANSWER_TEXT[record.answer]
+        self.notify(f"Undone: {whose}{label} ({said}).", timeout=3)
         self._redraw(keep_selection=record.query, auto_result=False)
 
     def change_answer(self, query: int, answer: Answer | None, victim: int | None = None) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from app_helpers import answer_from_row, settle, static_text, suggested, until
+from app_helpers import answer_from_row, notified, settle, static_text, suggested, until
 from conftest import SIZE, make_app
 from textual.binding import Binding
 
@@ -630,3 +630,16 @@ async def test_small_terminal_still_works():
         await settle(pilot)
         await answer_from_row(pilot, app, "VX")
         assert views.result(app.interview).title == "VX"
+
+
+async def test_undo_names_a_cant_tell_answer_as_the_keys_do():
+    """'u' is "can't tell" everywhere on screen; taking it back said '(unknown)'."""
+    app = make_app()
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await settle(pilot)
+        await pilot.press("u")
+        await settle(pilot)
+        label = app.knowledge.symptoms[app.interview.records[-1].query].label
+        await pilot.press("z")
+        await settle(pilot)
+        assert await notified(pilot, app, f"Undone: {label} (can't tell).")
