@@ -643,3 +643,13 @@ async def test_undo_names_a_cant_tell_answer_as_the_keys_do():
         await pilot.press("z")
         await settle(pilot)
         assert await notified(pilot, app, f"Undone: {label} (can't tell).")
+
+
+def test_help_says_where_a_new_interview_leaves_the_current_one():
+    """ctrl+n's help said the interview 'stays in the journal': there is no journal any more
+    (the incident database took its place); the README says it stays saved as an incident."""
+    from responder.app.screens.help import KEY_HELP
+
+    text = dict(KEY_HELP)["interview.new"]
+    assert "journal" not in text
+    assert text == "Start a new interview (the current one stays saved as an incident)"
