@@ -124,6 +124,10 @@ class ResponderApp(App):
         self._pending_notices: list[tuple[str, str]] = []
         #: the toasts shown over the answers panel: (message, severity, when it goes)
         self._toasts: list[tuple[str, str, float]] = []
+        #: the scene step opening a new interview is on its way or up
+        self._scene_opening = False
+        #: the notices of start-up, shown again in full once that scene step closes
+        self._start_notices: list[tuple[str, str]] = []
 
     @property
     def remaining_service(self):
@@ -298,6 +302,8 @@ class ResponderApp(App):
         if problem:
             self.notices.append((problem, "warning"))
         waiting, self._pending_notices = [*self.notices, *self._pending_notices], []
+        if self._scene_opening:
+            self._start_notices = list(waiting)
         for message, severity in waiting:
             self.notify(message, severity=severity, timeout=12 if severity != "information" else 6)
         self.set_timer(WARM_UP_AFTER, self._warm_up)
@@ -363,6 +369,7 @@ class ResponderApp(App):
         self._install(interview)
         if self.settings.scene_first and any(c.kind == "scene" for c in self.knowledge.categories):
             # A new incident starts with what was smelt, seen and going on (skippable).
+            self._scene_opening = True
             self.call_after_refresh(self.show_scene)
 
     def _install(self, interview: Interview) -> None:
@@ -426,9 +433,20 @@ class ResponderApp(App):
         from responder.app.screens.scene import SceneScreen  # noqa: PLC0415
 
         if any(c.kind == "scene" for c in self.knowledge.categories):
-            self.push_screen(SceneScreen(), lambda _: self._redraw())
+            self.push_screen(SceneScreen(), lambda _: self._after_scene())
         else:
             self.notify("This knowledge base records no scene observations.", timeout=4)
+
+    def _after_scene(self) -> None:
+        self._redraw()
+        self._scene_opening = False
+        # Under the scene step the notices of start-up had the status line's one line, cut
+        # at 80 columns and perhaps gone before the scene pages were: now they show in full.
+        held, self._start_notices = self._start_notices, []
+        if held:
+            self.interview_screen.clear_notice()
+        for message, severity in held:
+            self.notify(message, severity=severity, timeout=12 if severity != "information" else 6)
 
     def add_victim(self) -> None:
         """A new victim of the same incident; the scene stays shared."""

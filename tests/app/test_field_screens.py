@@ -346,3 +346,22 @@ async def test_an_earlier_toast_comes_back_when_the_newest_goes():
         await settle(pilot, 4)
         shown = [t for t in app.screen.query("Toast") if t.region.area]
         assert [str(t.render()) for t in shown] == ["the earlier notice"]
+
+
+async def test_a_start_up_notice_is_shown_in_full_once_the_scene_step_closes(home):
+    """While the scene step that opens a new interview is up, a notice of start-up can only
+    have the status line's one line: at 80 columns 'Settings not used, defaults instead:
+    /…/config/settings.t…', cut before what is wrong, and gone before the seven scene pages
+    are done. Once the scene step closes it is shown in full."""
+    from responder.app.screens.scene import SceneScreen
+
+    (home / "config").mkdir(parents=True)
+    (home / "config" / "settings.toml").write_text('mode = "evidance"\nscene_first = true\n')
+    app = make_app(None)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        assert await until(pilot, lambda: isinstance(app.screen, SceneScreen))
+        await settle(pilot, 6)
+        await pilot.press("escape")
+        assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
+        assert await notified(pilot, app, "mode = 'evidance' is not allowed")
+        assert "Settings not used" not in static_text(app.interview_screen.query_one("#status"))
