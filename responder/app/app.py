@@ -417,10 +417,7 @@ class ResponderApp(App):
             )
         # A class the answer lowered sharply is said on the status line, not in a
         # notification: those sit over the class bars, the very thing that changed.
-        notices = it.class_notices()
-        self.interview_screen.note = (
-            notices[0] + " \u2014 re-check that sign if unsure." if notices else None
-        )
+        self.interview_screen.note = views.class_drop_note(it)
         self._redraw()
 
     def answer_group_none(self, group) -> None:

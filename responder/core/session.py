@@ -24,7 +24,7 @@ from responder.engine.diagnostics import auto_eps, default_eps, min_hamming_dist
 from responder.engine.evidence import EvidenceSettings
 from responder.engine.noise import NoiseSettingsError
 from responder.engine.state import Answer, Status
-from responder.kb.model import KnowledgeBase
+from responder.kb.model import ChemicalClass, KnowledgeBase
 
 ANSWER_WORDS = {Answer.YES: "yes", Answer.NO: "no", Answer.UNKNOWN: "can't tell"}
 #: A victim's name is a short label a responder types ("driver", "child in red").
@@ -503,17 +503,25 @@ class Interview:
         """Probability of the top candidate (chemical target) or class (class target)."""
         return self.state.confidence()
 
+    def class_drops(self) -> list[tuple[ChemicalClass, float, float]]:
+        """(class, chance before, chance after) for each class the last answer lowered
+        sharply (evidence mode)."""
+        return [(self.knowledge.classes[g], b, a) for g, b, a in self.state.group_drops()]
+
     def class_notices(self) -> list[str]:
         """One line per class the last answer lowered sharply (evidence mode)."""
-        drops = self.state.group_drops()
+        drops = self.class_drops()
         if not drops:
             return []
-        r = self.records[-1]
-        said = f"\u201c{self.knowledge.symptoms[r.query].label}: {ANSWER_WORDS[r.answer]}\u201d"
+        said = self.last_answer_said()
         return [
-            f"{said} lowered {self.knowledge.classes[g].label} from {percent(b)} to {percent(a)}"
-            for g, b, a in drops
+            f"{said} lowered {cls.label} from {percent(b)} to {percent(a)}" for cls, b, a in drops
         ]
+
+    def last_answer_said(self) -> str:
+        """The last answer as the notices quote it: “Drooling: yes”."""
+        r = self.records[-1]
+        return f"\u201c{self.knowledge.symptoms[r.query].label}: {ANSWER_WORDS[r.answer]}\u201d"
 
     # -- expected questions (slow: computed away from the screen) --------------------------
 

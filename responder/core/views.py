@@ -412,6 +412,19 @@ LEADING_CLASSES_MASS = 0.95
 LEADING_CLASSES_MAX = 3
 
 
+def class_drop_note(it: Interview) -> str | None:
+    """The status line's note on a class the last answer lowered sharply (evidence mode):
+    the class and its chances first, so a line cut to fit a narrow screen keeps them."""
+    drops = it.class_drops()
+    if not drops:
+        return None
+    cls, before, after = drops[0]
+    return (
+        f"{cls.short} {percent(before)} \u2192 {percent(after)} after "
+        f"{it.last_answer_said()}: re-check that sign if unsure"
+    )
+
+
 def plausible(it: Interview) -> tuple[int, int]:
     """(chemicals still plausible, chemicals in all): in evidence mode, those of rows at
     least :data:`EVIDENCE_SHOWN` probable as the list prints them, to a tenth of a percent
