@@ -408,6 +408,7 @@ class ResponderApp(App):
     def record_answer(self, query: int, answer: Answer, volunteered: bool = False) -> None:
         it = self.interview
         it.answer(query, answer, volunteered=volunteered)
+        self._say_displaced()
         if it.unsaved:
             self.notify(
                 f"Answer kept on screen but NOT saved ({counted(it.unsaved, 'change')} waiting; "
@@ -498,7 +499,13 @@ class ResponderApp(App):
                 volunteered=previous.volunteered if previous else False,
                 victim=victim,
             )
+            self._say_displaced()
         self._redraw(auto_result=False)
+
+    def _say_displaced(self) -> None:
+        notice = views.displaced_notice(self.interview)
+        if notice:
+            self.notify(notice, severity="warning", timeout=10)
 
     def change_modes(self, **changes) -> bool:
         """Change the interview's modes (``target``, ``suggest``, ``mode``, ``noise``);

@@ -79,6 +79,8 @@ class Interview:
         self.log = AnswerLog(self.state)  # the answers with their times, and undo
         self.victims: list[str] = [""]  # names by index; the first victim needs none
         self.generation = 0  # bumped on every change, to drop stale background results
+        #: the earlier answers the last answer took out, contradicting them
+        self.displaced: list[AnswerRecord] = []
         # the "several victims" answer the last added victim recorded, for the screens to say
         self.several_victims_noted: AnswerRecord | None = None
 
@@ -333,7 +335,16 @@ class Interview:
             victim = -1
         previous = self.log.record_of(query, victim=victim)
         if previous is not None and previous.answer is answer:
+            self.displaced = []
             return previous  # the same answer again changes nothing, and logs no change
+        # the newer answer wins over one it contradicts (a second look at the pupils), which
+        # is taken out: it now follows from this one, as if asked together
+        contradicted = self.state.contradicted_by(
+            query, answer, victim=self.state.current_victim if victim < 0 else victim
+        )
+        if victim < 0:  # the incident's answer takes out only the incident's
+            contradicted = [q for q in contradicted if self.state.is_shared(q)]
+        self.displaced = [r for q in contradicted if (r := self.remove(q, victim=victim))]
         record = self.log.answer(query, answer, volunteered=volunteered, at=at, victim=victim)
         self._log(
             lambda: self.incident.answer(
@@ -345,6 +356,7 @@ class Interview:
 
     def undo(self) -> AnswerRecord | None:
         """Take back the last answer given, whichever victim it was for."""
+        self.displaced = []
         record = self.log.undo()
         if record is not None:
             self._log(
@@ -354,6 +366,7 @@ class Interview:
         return record
 
     def remove(self, query: int, victim: int | None = None) -> AnswerRecord | None:
+        self.displaced = []
         v = -1 if self.state.is_shared(query) else (self.victim if victim is None else victim)
         record = self.log.remove(query, victim=v)
         if record is not None:

@@ -425,6 +425,18 @@ def class_drop_note(it: Interview) -> str | None:
     )
 
 
+def displaced_notice(it: Interview) -> str | None:
+    """What the last answer took out, contradicting it (a second look at the pupils), so
+    the responder knows the earlier answer is gone."""
+    if not it.displaced:
+        return None
+    kn = it.knowledge
+    gone = ", ".join(
+        f"\u201c{kn.symptoms[r.query].label}: {ANSWER_TEXT[r.answer]}\u201d" for r in it.displaced
+    )
+    return f"Taken out: {gone}, which {it.last_answer_said()} rules out."
+
+
 def plausible(it: Interview) -> tuple[int, int]:
     """(chemicals still plausible, chemicals in all): in evidence mode, those of rows at
     least :data:`EVIDENCE_SHOWN` probable as the list prints them, to a tenth of a percent

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import re
 
-from app_helpers import all_notifications_shown, answer_from_row, settle, suggested, toasts, until
+from app_helpers import (
+    all_notifications_shown,
+    answer_from_row,
+    notified,
+    settle,
+    suggested,
+    toasts,
+    until,
+)
 from conftest import SIZE, make_app
 
 from responder.app.screens.interview import InterviewScreen
@@ -213,3 +221,16 @@ async def test_a_class_drop_note_keeps_the_class_and_its_chances_at_80_columns()
         line = status_text(app).split("\n")[1]
         assert line.startswith(f"{cls.short} {percent(before)} → {percent(after)}"), line
         assert "Burns or sores in the mouth" in line
+
+
+async def test_a_second_look_at_the_pupils_replaces_the_first_and_says_so():
+    app = make_app(None, mode=None)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
+        kn = app.knowledge
+        pinpoint, wide = kn.symptom_index("pinpoint_pupils"), kn.symptom_index("dilated_pupils")
+        app.record_answer(pinpoint, Answer.YES, volunteered=True)
+        app.record_answer(wide, Answer.YES, volunteered=True)
+        await settle(pilot)
+        assert app.interview.record_of(pinpoint) is None
+        assert await notified(pilot, app, "Taken out: “Pinpoint pupils: yes”")
