@@ -697,6 +697,8 @@ class CandidatesView:
         if self.no_fit:
             return "Closest chemicals (none fits every answer)"
         if self.mode == "evidence":
+            if not self.plausible:  # nothing is ruled out: every chemical is just less likely
+                return f"Candidates: none above {EVIDENCE_SHOWN:.0%} yet, of {self.total}"
             return (
                 f"Candidates: {self.plausible} plausible (above {EVIDENCE_SHOWN:.0%}) "
                 f"of {self.total}"
@@ -708,7 +710,9 @@ class CandidatesView:
         if self.no_fit:
             return "Closest (none fits)"
         if self.mode == "evidence":
-            return f"{self.plausible} plausible of {self.total}"
+            if not self.plausible:
+                return f"None above {EVIDENCE_SHOWN:.0%} yet"
+            return f"{self.plausible} plausible (>{EVIDENCE_SHOWN:.0%}) of {self.total}"
         return counts_text(self.rows)
 
 

@@ -408,3 +408,22 @@ def test_the_same_answer_again_is_no_change(knowledge):
     assert len(it.records) == 1 and it.log.changed == []
     it.answer(0, Answer.YES)  # a different answer is a change, with its trace
     assert [(new.answer, old.answer) for new, old in it.log.changed] == [(Answer.YES, Answer.NO)]
+
+
+def test_the_evidence_title_never_says_0_plausible_and_keeps_its_threshold_when_short():
+    """At 80 columns the title is the short one, which read '0 plausible of 274' after
+    'Nausea: yes': nothing is ruled out in the evidence mode, every chemical was just under
+    1%, and the short title had dropped the '(above 1%)' that said so."""
+    from responder.kb.loader import load_bundled
+
+    kb = load_bundled()
+    it = Interview(kb, InterviewConfig(mode="evidence"))
+    it.answer(kb.symptom_index("nausea"), Answer.YES, volunteered=True)
+    view = views.candidates_view(it)
+    assert view.plausible == 0
+    assert view.title == f"Candidates: none above 1% yet, of {len(kb.chemicals)}"
+    assert view.short_title == "None above 1% yet"
+    it.answer(kb.symptom_index("pinpoint_pupils"), Answer.YES, volunteered=True)
+    view = views.candidates_view(it)
+    assert view.plausible > 0
+    assert view.short_title == f"{view.plausible} plausible (>1%) of {len(kb.chemicals)}"
