@@ -230,7 +230,8 @@ def _no_command(sub) -> int:
 
 
 def _spec(args) -> str | None:
-    return getattr(args, "kb_path", None) or getattr(args, "kb", None)
+    path = getattr(args, "kb_path", None)
+    return path if path is not None else getattr(args, "kb", None)
 
 
 def _fail(exc: Exception) -> int:
