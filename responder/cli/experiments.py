@@ -86,6 +86,11 @@ def register(subparsers) -> None:
 
 
 def _check_out(path: Path) -> Path:
+    if path.exists() and not path.is_dir():
+        raise InputError(
+            f"--out {path}: this is a file, not a folder; give a folder for the tables and "
+            "plots (it is created if needed)"
+        )
     try:
         path.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
