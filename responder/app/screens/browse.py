@@ -14,6 +14,7 @@ from textual.widgets import DataTable, Footer, Input, Static, TabbedContent, Tab
 from responder.app.messages import ScreenRequested
 from responder.app.widgets.panels import clip
 from responder.core.counted import counted
+from responder.core.percent import percent_tenths
 from responder.kb.model import KnowledgeBase
 
 CELL_PADDING = 2  # a DataTable cell's padding, one column each side
@@ -243,7 +244,8 @@ class BrowseScreen(Screen):
         rank = self.ranks.get(c.index)
         if rank is not None:
             text.append(
-                f"Now ranked {rank[0]} among the candidates ({rank[1]:.1%})\n", style="bold"
+                f"Now ranked {rank[0]} among the candidates ({percent_tenths(rank[1])})\n",
+                style="bold",
             )
         elif self.ranks:
             text.append("No longer possible given the answers\n", style="dim")

@@ -14,7 +14,7 @@ from textual.widget import Widget
 from textual.widgets import DataTable, Static
 
 from responder.core.counted import counted
-from responder.core.percent import percent
+from responder.core.percent import percent, percent_tenths
 from responder.core.views import (
     ANSWER_TEXT,
     AnswersView,
@@ -479,7 +479,9 @@ class CandidatesTable(DataTable):
             if inconsistent:
                 cells.append(Text(counted(row.mismatches, "answer"), style="red"))
             else:
-                cells.append(Text(f"{row.probability:6.1%}", style="bold" if k == 1 else ""))
+                cells.append(
+                    Text(percent_tenths(row.probability).rjust(6), style="bold" if k == 1 else "")
+                )
             lines = wrap_names(_names(row), name_w)
             if stacked:
                 cell = Text("\n".join(lines))
