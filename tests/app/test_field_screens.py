@@ -365,3 +365,25 @@ async def test_a_start_up_notice_is_shown_in_full_once_the_scene_step_closes(hom
         assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
         assert await notified(pilot, app, "mode = 'evidance' is not allowed")
         assert "Settings not used" not in static_text(app.interview_screen.query_one("#status"))
+
+
+@pytest.mark.parametrize("size", [(80, 24), (140, 30)])
+async def test_the_title_and_browse_count_a_small_knowledge_base_in_words(tmp_path, size):
+    """A knowledge base of one chemical read 'one: 1 chemicals, 1 symptoms' on the top line
+    and '1 chemicals, 1 symptoms, 1 classes' in browse."""
+    from test_snapshots import screen_text
+
+    from responder.app.screens.browse import BrowseScreen
+    from responder.app.widgets.panels import TitleBar
+
+    path = tmp_path / "one.csv"
+    path.write_text("name,class,Cough\nChlorine,Irritants,1\n", encoding="utf-8")
+    app = make_app(str(path))
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        top = str(app.interview_screen.query_one(TitleBar).render())
+        assert "1 chemical" in top and "1 chemicals" not in top and "1 symptoms" not in top
+        await pilot.press("b")
+        assert await until(pilot, lambda: isinstance(app.screen, BrowseScreen))
+        text = screen_text(app)
+        assert "1 chemical, 1 symptom, 1 class" in text

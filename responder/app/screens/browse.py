@@ -71,8 +71,9 @@ class BrowseScreen(Screen):
     def compose(self) -> ComposeResult:
         kn = self.knowledge
         yield Static(
-            f"Knowledge base {kn.name}: {len(kn.chemicals)} chemicals, "
-            f"{len(kn.symptoms)} symptoms, {len(kn.classes)} classes",
+            f"Knowledge base {kn.name}: {counted(len(kn.chemicals), 'chemical')}, "
+            f"{counted(len(kn.symptoms), 'symptom')}, "
+            f"{counted(len(kn.classes), 'class', 'classes')}",
             classes="screen-title",
         )
         with TabbedContent(id="browse-tabs"):

@@ -133,10 +133,11 @@ class TitleBar(Static):
         name, chemicals, symptoms = self._facts
         width = self.size.width or 80
         head = f" responder · {DISCLAIMER_SHORT}"
+        chemicals, symptoms = counted(chemicals, "chemical"), counted(symptoms, "symptom")
         for tail in (
-            f" · knowledge base {name}: {chemicals} chemicals, {symptoms} symptoms",
-            f" · {name}: {chemicals} chemicals, {symptoms} symptoms",
-            f" · {name}: {chemicals} chemicals",
+            f" · knowledge base {name}: {chemicals}, {symptoms}",
+            f" · {name}: {chemicals}, {symptoms}",
+            f" · {name}: {chemicals}",
             "",
         ):
             if len(head + tail) <= width:
