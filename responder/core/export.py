@@ -268,7 +268,8 @@ def to_markdown(data: dict) -> str:
         "",
         f"- Interview: `{data['interview_id']}`, started {data['started_at']}",
         f"- Exported: {data['exported_at']} (responder {data['app_version']})",
-        f"- Knowledge base: {kb['name']} ({kb['chemicals']} chemicals, {kb['symptoms']} symptoms), "
+        f"- Knowledge base: {kb['name']} ({counted(kb['chemicals'], 'chemical')}, "
+        f"{counted(kb['symptoms'], 'symptom')}), "
         f"digest `{kb['digest'][:12] or '-'}`",
         f"- Target: {modes['target']}; suggestions: one {modes['suggest']} ({modes['policy'].upper()})",
         "- Noise tolerance: "

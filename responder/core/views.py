@@ -375,7 +375,8 @@ def no_fit(it: Interview) -> NoFitView | None:
     if fit is None or fit.candidate < 0:
         rows = closest(it, 1)
         return NoFitView(
-            f"No chemical in the knowledge base matches all {it.ranked_on} answers",
+            "No chemical in the knowledge base matches "
+            f"{'the' if it.ranked_on == 1 else 'all'} {counted(it.ranked_on, 'answer')}",
             "Perhaps an answer was wrong, or the agent is not in the knowledge base. The "
             "closest chemicals are listed with how many answers each contradicts.",
             rows[0] if rows else None,
@@ -512,7 +513,7 @@ def result(it: Interview) -> ResultView | None:
         kind = "class"
         headline = f"Most likely: {cls.label} (class) {percent(p_cls)}"
         status_text = f"Class identified after {asked}" + (f" ({sure})" if sure else "")
-        columns = (f"{cls.label} ({len(members)} chemicals left)",)
+        columns = (f"{cls.label} ({counted(len(members), 'chemical')} left)",)
         profile = _profile(it, [members], share=True)
         confident = True
     elif len(cands) == 1:
@@ -538,7 +539,9 @@ def result(it: Interview) -> ResultView | None:
         n = len(bars) if it.target == "class" else len(cands)
         title = f"{n} {what} remain"
         headline = f"Most likely: {top.names} ({top.class_short}) {percent(top.probability)}"
-        listed = f"{len(bars)} classes" if it.target == "class" else counts_text(cands)
+        listed = (
+            counted(len(bars), "class", "classes") if it.target == "class" else counts_text(cands)
+        )
         status_text = (
             f"Not confident: after {asked} no further symptom tells these {listed} apart "
             '(some answers were "can\'t tell", or no symptom separates them)'
