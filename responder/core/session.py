@@ -81,6 +81,8 @@ class Interview:
         self.generation = 0  # bumped on every change, to drop stale background results
         #: the earlier answers the last answer took out, contradicting them
         self.displaced: list[AnswerRecord] = []
+        #: id of an answer -> (it, the answers it took out), put back when it is undone
+        self._took_out: dict[int, tuple[AnswerRecord, list[AnswerRecord]]] = {}
         # the "several victims" answer the last added victim recorded, for the screens to say
         self.several_victims_noted: AnswerRecord | None = None
 
@@ -351,6 +353,8 @@ class Interview:
                 self.knowledge.symptoms[query].id, answer.value, record.at, volunteered, victim
             )
         )
+        if self.displaced:
+            self._took_out[id(record)] = (record, self.displaced)
         self.generation += 1
         return record
 
@@ -362,6 +366,20 @@ class Interview:
             self._log(
                 lambda: self.incident.undo(self.knowledge.symptoms[record.query].id, record.victim)
             )
+            took, taken = self._took_out.pop(id(record), (None, []))
+            for old in taken if took is record else []:  # what it took out comes back
+                back = self.log.answer(
+                    old.query, old.answer, volunteered=old.volunteered, at=old.at, victim=old.victim
+                )
+                self._log(
+                    lambda b=back: self.incident.answer(
+                        self.knowledge.symptoms[b.query].id,
+                        b.answer.value,
+                        b.at,
+                        b.volunteered,
+                        b.victim,
+                    )
+                )
             self.generation += 1
         return record
 

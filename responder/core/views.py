@@ -435,7 +435,7 @@ def displaced_notice(it: Interview) -> str | None:
     gone = ", ".join(
         f"\u201c{kn.symptoms[r.query].label}: {ANSWER_TEXT[r.answer]}\u201d" for r in it.displaced
     )
-    return f"Taken out: {gone}, which {it.last_answer_said()} rules out."
+    return f"Taken out: {gone}, which {it.last_answer_said()} rules out (z puts it back)."
 
 
 def plausible(it: Interview) -> tuple[int, int]:

@@ -213,3 +213,16 @@ def test_an_answer_takes_out_an_earlier_one_it_contradicts(home):
         assert (0, "pinpoint_pupils", "yes") not in stored
         assert {(0, "dilated_pupils", "yes"), (1, "pinpoint_pupils", "yes")} <= stored
         assert (0, "unconsciousness", "yes") not in stored
+        # z takes back walking and talking, and unconscious comes back
+        it.undo()
+        assert it.record_of(unconscious).answer is Answer.YES
+        it.undo()  # unconscious, restored as the last answer
+        it.undo()  # wide pupils: pinpoint comes back
+        assert it.record_of(wide) is None and it.record_of(pinpoint).answer is Answer.YES
+        data, _ = find_incident(it.id)
+        stored = {(a.victim, a.symptom, a.answer) for a in data.answers}
+        assert (0, "pinpoint_pupils", "yes") in stored and (
+            0,
+            "dilated_pupils",
+            "yes",
+        ) not in stored
