@@ -22,6 +22,7 @@ from textual.binding import Binding
 from textual.notifications import Notify
 from textual.screen import ModalScreen
 from textual.signal import Signal
+from textual.widgets._toast import ToastRack  # its toast ids (no public name for them)
 
 from responder.app import messages
 from responder.config import ConfigError, NoiseSettings
@@ -123,6 +124,10 @@ class ResponderApp(App):
         self._pending_notices: list[tuple[str, str]] = []
         #: the toasts shown over the answers panel: (message, severity, when it goes)
         self._toasts: list[tuple[str, str, float]] = []
+        #: the scene step opening a new interview is on its way or up
+        self._scene_opening = False
+        #: the notices of start-up, shown again in full once that scene step closes
+        self._start_notices: list[tuple[str, str]] = []
 
     @property
     def remaining_service(self):
@@ -192,6 +197,25 @@ class ResponderApp(App):
         has moved it to where that screen's notices go already: it is not drawn over it too."""
         if self.screen_stack and self.screen is not self.interview_screen:
             event.prevent_default()  # Textual's own handler would draw it
+
+    def _refresh_notifications(self) -> None:
+        super()._refresh_notifications()
+        self.call_later(self._show_newest_toast)  # once the toast rack has shown them
+
+    def _unnotify(self, notification, refresh: bool = True) -> None:
+        super()._unnotify(notification, refresh)
+        self.call_later(self._show_newest_toast)  # the one before it shows again
+
+    def _show_newest_toast(self) -> None:
+        """Toasts that arrive together show one at a time, the newest, the others coming back
+        as it goes: stacked, they would spill over the classes and the title above the
+        answers panel."""
+        if not self.screen_stack:
+            return
+        showing = {ToastRack._toast_id(n) for n in self._notifications}
+        live = [holder for holder in self.screen.query("ToastHolder") if holder.id in showing]
+        for holder in live:
+            holder.display = holder is live[-1]
 
     # -- messages from the screens ---------------------------------------------------------
 
@@ -278,6 +302,8 @@ class ResponderApp(App):
         if problem:
             self.notices.append((problem, "warning"))
         waiting, self._pending_notices = [*self.notices, *self._pending_notices], []
+        if self._scene_opening:
+            self._start_notices = list(waiting)
         for message, severity in waiting:
             self.notify(message, severity=severity, timeout=12 if severity != "information" else 6)
         self.set_timer(WARM_UP_AFTER, self._warm_up)
@@ -348,6 +374,7 @@ class ResponderApp(App):
         self._install(interview)
         if self.settings.scene_first and any(c.kind == "scene" for c in self.knowledge.categories):
             # A new incident starts with what was smelt, seen and going on (skippable).
+            self._scene_opening = True
             self.call_after_refresh(self.show_scene)
 
     def _install(self, interview: Interview) -> None:
@@ -386,6 +413,7 @@ class ResponderApp(App):
     def record_answer(self, query: int, answer: Answer, volunteered: bool = False) -> None:
         it = self.interview
         it.answer(query, answer, volunteered=volunteered)
+        self._say_displaced()
         if it.unsaved:
             self.notify(
                 f"Answer kept on screen but NOT saved ({counted(it.unsaved, 'change')} waiting; "
@@ -395,10 +423,7 @@ class ResponderApp(App):
             )
         # A class the answer lowered sharply is said on the status line, not in a
         # notification: those sit over the class bars, the very thing that changed.
-        notices = it.class_notices()
-        self.interview_screen.note = (
-            notices[0] + " \u2014 re-check that sign if unsure." if notices else None
-        )
+        self.interview_screen.note = views.class_drop_note(it)
         self._redraw()
 
     def answer_group_none(self, group) -> None:
@@ -411,9 +436,20 @@ class ResponderApp(App):
         from responder.app.screens.scene import SceneScreen  # noqa: PLC0415
 
         if any(c.kind == "scene" for c in self.knowledge.categories):
-            self.push_screen(SceneScreen(), lambda _: self._redraw())
+            self.push_screen(SceneScreen(), lambda _: self._after_scene())
         else:
             self.notify("This knowledge base records no scene observations.", timeout=4)
+
+    def _after_scene(self) -> None:
+        self._redraw()
+        self._scene_opening = False
+        # Under the scene step the notices of start-up had the status line's one line, cut
+        # at 80 columns and perhaps gone before the scene pages were: now they show in full.
+        held, self._start_notices = self._start_notices, []
+        if held:
+            self.interview_screen.clear_notice()
+        for message, severity in held:
+            self.notify(message, severity=severity, timeout=12 if severity != "information" else 6)
 
     def add_victim(self) -> None:
         """A new victim of the same incident; the scene stays shared."""
@@ -450,7 +486,12 @@ class ResponderApp(App):
             self.notify("There is no answer to undo.", timeout=3)
             return
         label = self.knowledge.symptoms[record.query].label
-        self.notify(f"Undone: {label} ({record.answer.value}).", timeout=3)
+        it = self.interview
+        whose = ""  # z takes back the incident's last answer, not always this victim's
+        if len(it.victims) > 1:
+            whose = "the scene's " if record.victim < 0 else f"{it.victim_label(record.victim)}'s "
+        said = views.ANSWER_TEXT[record.answer]
+        self.notify(f"Undone: {whose}{label} ({said}).", timeout=3)
         self._redraw(keep_selection=record.query, auto_result=False)
 
     def change_answer(self, query: int, answer: Answer | None, victim: int | None = None) -> None:
@@ -466,7 +507,13 @@ class ResponderApp(App):
                 volunteered=previous.volunteered if previous else False,
                 victim=victim,
             )
+            self._say_displaced()
         self._redraw(auto_result=False)
+
+    def _say_displaced(self) -> None:
+        notice = views.displaced_notice(self.interview)
+        if notice:
+            self.notify(notice, severity="warning", timeout=10)
 
     def change_modes(self, **changes) -> bool:
         """Change the interview's modes (``target``, ``suggest``, ``mode``, ``noise``);

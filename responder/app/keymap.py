@@ -23,11 +23,28 @@ KEY_NAMES = (
 )
 
 
+def split_key(key: str) -> tuple[list[str], str]:
+    """(modifiers, key) of ``"ctrl+n"``; the plus key itself is ``"+"`` or ``"ctrl++"``."""
+    if key.endswith("+") and (key == "+" or key.endswith("++")):
+        return (key[:-2].split("+") if key != "+" else []), "+"
+    *mods, base = key.split("+")
+    return mods, base
+
+
+def key_name(key: str) -> str:
+    """``key`` as the bindings name it: a character by its name ("/" is "slash", "+" is
+    "plus"), so that a key written either way is one key."""
+    mods, base = split_key(key)
+    if len(base) == 1:
+        base = _character_to_key(base)
+    return "+".join([*mods, base])
+
+
 def key_problem(key: str) -> str | None:
     """Why ``key`` (e.g. ``"ctrl+n"``, ``"y"``, ``"f5"``) is not a key name; None if it is."""
     if not key:
         return "an empty key name"
-    *mods, base = key.split("+")
+    mods, base = split_key(key)
     bad = [m for m in mods if m not in MODIFIERS]
     if bad:
         return f"unknown modifier {bad[0]!r} in {key!r} (use ctrl, shift, alt)"
@@ -70,24 +87,26 @@ def check_keymap(keys: dict[str, str], bindings: list[Binding]) -> tuple[dict[st
         accepted[binding_id] = ",".join(names)
     # A key bound to two actions: refuse the remapping that introduced it.
     while True:
-        owner: dict[str, str] = {}
+        owner: dict[str, tuple[str, str]] = {}  # key name -> (binding id, key as written)
         clash = None
         for binding_id, binding in by_id.items():
             spec = accepted.get(binding_id, binding.key)
             for key in (k.strip() for k in spec.split(",")):
-                if key in owner and owner[key] != binding_id:
-                    clash = (key, owner[key], binding_id)
+                name = key_name(key)
+                if name in owner and owner[name][0] != binding_id:
+                    clash = (owner[name], (binding_id, key))
                     break
-                owner[key] = binding_id
+                owner[name] = (binding_id, key)
             if clash:
                 break
         if clash is None:
             return accepted, problems
-        key, first, second = clash
+        (first, first_key), (second, second_key) = clash
         culprit = second if second in accepted else first
         if culprit not in accepted:  # the defaults themselves clash: nothing of ours to undo
             return accepted, problems
         other = first if culprit == second else second
+        key = second_key if culprit == second else first_key
         problems.append(
             f'"{culprit}" = "{accepted.pop(culprit)}": {key!r} already triggers '
             f'"{other}"; the key stays "{by_id[culprit].key}"'

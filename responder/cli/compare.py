@@ -53,6 +53,11 @@ def run_compare(args) -> int:
         raise InputError(
             f"--modes {args.modes!r}: choose from {', '.join(MODE_NAMES)}, comma-separated"
         )
+    twice = sorted({m for m in modes if modes.count(m) > 1}, key=modes.index)
+    if twice:
+        raise InputError(
+            f"--modes {args.modes!r} names {' and '.join(twice)} twice; name each mode once"
+        )
     if args.policy not in COMPARE_POLICIES:
         raise InputError(
             f"--answers compares {', '.join(COMPARE_POLICIES)}; got --policy {args.policy!r}"

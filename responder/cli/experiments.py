@@ -86,6 +86,11 @@ def register(subparsers) -> None:
 
 
 def _check_out(path: Path) -> Path:
+    if path.exists() and not path.is_dir():
+        raise InputError(
+            f"--out {path}: this is a file, not a folder; give a folder for the tables and "
+            "plots (it is created if needed)"
+        )
     try:
         path.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -154,7 +159,7 @@ def run(args) -> int:
                 file=sys.stderr,
             )
     if kb_problem is not None and kb_problem.n_objects < 2:
-        kb_note = f"the knowledge base has only {kb_problem.n_objects} chemical(s)"
+        kb_note = f"the knowledge base has only {counted(kb_problem.n_objects, 'chemical')}"
         print(f"responder: warning: {kb_note}; knowledge-base tables are skipped", file=sys.stderr)
         kb_problem = None
     if kb_problem is not None and args.prior == "uniform":

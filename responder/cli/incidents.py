@@ -12,6 +12,7 @@ import sys
 from datetime import UTC, datetime
 
 from responder.cli.inputs import InputError
+from responder.core.counted import counted
 from responder.paths import UnsafePathError
 
 #: ``list`` names the most likely chemical for this many of the newest incidents.
@@ -323,7 +324,7 @@ def cmd_show(args) -> int:
         f"Started {data.started_text}"
         + (f", ended {time_text(data.ended, '%Y-%m-%d %H:%M')}" if data.ended else ""),
         f"Knowledge base: {data.kb.get('name') or '?'}"
-        + (f" ({data.kb['chemicals']} chemicals)" if data.kb.get("chemicals") else "")
+        + (f" ({counted(data.kb['chemicals'], 'chemical')})" if data.kb.get("chemicals") else "")
         + (f", digest {data.kb['digest'][:12]}" if data.kb.get("digest") else ""),
         f"Settings: target {cfg.get('target', '?')}, suggest one {cfg.get('suggest', '?')}, "
         f"{cfg.get('mode', 'strict')} mode",

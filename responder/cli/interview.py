@@ -214,7 +214,11 @@ class Protocol:
             "mode": st.mode,
             "stop_reason": st.stop_reason,
             "unlisted": None if (fit := st.fit()) is None else _round(fit.unlisted),
-            "notices": self.interview.class_notices() + self._one_victim_notice(),
+            "notices": [
+                *([said] if (said := views.displaced_notice(self.interview)) else []),
+                *self.interview.class_notices(),
+                *self._one_victim_notice(),
+            ],
             "answers": self._answers(0),
             "victims": [
                 {"name": name, "answers": self._answers(v)}

@@ -230,7 +230,8 @@ def _no_command(sub) -> int:
 
 
 def _spec(args) -> str | None:
-    return getattr(args, "kb_path", None) or getattr(args, "kb", None)
+    path = getattr(args, "kb_path", None)
+    return path if path is not None else getattr(args, "kb", None)
 
 
 def _fail(exc: Exception) -> int:
@@ -256,18 +257,19 @@ def observation_counts(kb: KnowledgeBase) -> str:
     """'N observations (S signs, C scene)' or 'N symptoms' for a knowledge base without scene."""
     scene = sum(s.kind == "scene" for s in kb.symptoms)
     if not scene:
-        return f"{len(kb.symptoms)} symptoms"
-    return f"{len(kb.symptoms)} observations ({len(kb.symptoms) - scene} signs, {scene} scene)"
+        return counted(len(kb.symptoms), "symptom")
+    signs = counted(len(kb.symptoms) - scene, "sign")
+    return f"{counted(len(kb.symptoms), 'observation')} ({signs}, {scene} scene)"
 
 
 def summary_line(kb: KnowledgeBase) -> str:
     """One line: what was loaded and how big it is."""
     used = len({c.class_id for c in kb.chemicals})
     return (
-        f"OK: knowledge base {kb.name!r} ({kb.origin}): {len(kb.chemicals)} chemicals in "
-        f"{used} of {len(kb.classes)} classes, {observation_counts(kb)} in "
-        f"{len(kb.categories)} categories, {len(kb.warnings)} warning"
-        f"{'' if len(kb.warnings) == 1 else 's'}"
+        f"OK: knowledge base {kb.name!r} ({kb.origin}): {counted(len(kb.chemicals), 'chemical')}"
+        f" in {used} of {counted(len(kb.classes), 'class', 'classes')}, "
+        f"{observation_counts(kb)} in {counted(len(kb.categories), 'category', 'categories')}, "
+        f"{counted(len(kb.warnings), 'warning')}"
     )
 
 
@@ -386,8 +388,9 @@ def format_info(kb: KnowledgeBase, report: dict) -> str:
     r = report
     out = [
         f"Knowledge base {r['name']!r} ({r['origin']})",
-        f"  {r['chemicals']} chemicals ({r['source_checked']} with sources checked), "
-        f"{r['classes']} classes, {observation_counts(kb)} in {r['categories']} categories; "
+        f"  {counted(r['chemicals'], 'chemical')} ({r['source_checked']} with sources checked), "
+        f"{counted(r['classes'], 'class', 'classes')}, {observation_counts(kb)} in "
+        f"{counted(r['categories'], 'category', 'categories')}; "
         f"{r['prior']} weights, prior {PRIOR_TEXT.get(r['prior_mode'], r['prior_mode'])}",
         "",
         "Observations per category:",
@@ -459,13 +462,17 @@ def format_gaps(report: Gaps, limit: int) -> str:
     n = len(report.chemicals)
     lines = [f"Knowledge base {report.name!r}: what its sources leave unsaid"]
     if report.graded:
-        lines.append(f"  {n} chemicals, {n - report.unchecked} checked against their sources")
+        lines.append(
+            f"  {counted(n, 'chemical')}, {n - report.unchecked} checked against their sources"
+        )
         lines.append(
             f"  {report.unverified_cells} cells no agency document supports "
             f"({report.supplementary_only_cells} of them only a supplementary one does)"
         )
     else:
-        lines.append(f"  {n} chemicals; no documents recorded, so every cell counts alike")
+        lines.append(
+            f"  {counted(n, 'chemical')}; no documents recorded, so every cell counts alike"
+        )
         lines.append("  (none is called unverified)")
     lines += ["", "Scene categories with no cell (answers there barely move the chemical):"]
     if not report.categories:

@@ -44,6 +44,36 @@ from responder.kb.grades import bundled_grades
 
 DEFAULT_INTERVIEWS = 1000
 DEFAULT_EXTRA_ERRORS = 2
+DEFAULT_MODES = "evidence,strict,noise"
+
+#: (option, its dest, its default) that only some runs read
+PERSISTENT_OPTIONS = (
+    ("--policy", "policy", "gbs"),
+    ("--ties", "ties", "first"),
+    ("--extra-errors", "extra_errors", DEFAULT_EXTRA_ERRORS),
+    ("--noise-eps", "noise_eps", None),
+    ("--noise-prone", "noise_prone", "all"),
+    ("--noise-model", "noise_model", 1),
+    ("--noise-p", "noise_p", 0.25),
+)
+COMPARE_OPTIONS = (("--answers", "answers", None), ("--modes", "modes", DEFAULT_MODES))
+EVIDENCE_OPTIONS = tuple(
+    (f"--{dest.replace('_', '-')}", dest, None)
+    for dest in (
+        "sensitivity",
+        "leak",
+        "hallmark",
+        "occasional",
+        "frequency_leak",
+        "class_borrow",
+        "textbook_share",
+        "textbook_sensitivity",
+        "textbook_leak",
+        "threshold",
+        "long_row_exponent",
+        "pick",
+    )
+)
 
 
 def register(subparsers) -> None:
@@ -102,7 +132,7 @@ def register(subparsers) -> None:
     )
     p.add_argument(
         "--modes",
-        default="evidence,strict,noise",
+        default=DEFAULT_MODES,
         metavar="LIST",
         help="with --answers: the modes to compare (default evidence,strict,noise)",
     )
@@ -214,7 +244,32 @@ def run_incidents(args) -> int:
     return 0
 
 
+def check_options_apply(args) -> None:
+    """An option the run does not read is an error: dropped without a word, it would have the
+    figures read as what it asked for (wrong answers that were never drawn)."""
+    if args.victims is not None:
+        unread = (*COMPARE_OPTIONS, *PERSISTENT_OPTIONS)
+        why = (
+            "--victims simulates the app's evidence-mode interview of each incident, each "
+            "victim showing each sign with its graded chance"
+        )
+        fix = "or drop --victims to run it"
+    elif args.answers is None:
+        unread = (*COMPARE_OPTIONS[1:], ("--scene-step", "scene_step", None), *EVIDENCE_OPTIONS)
+        why = "without --answers or --victims, simulate runs the paper's persistent noise"
+        fix = "or add --answers (or --victims) for the run that reads it"
+    else:
+        return
+    given = [flag for flag, dest, default in unread if getattr(args, dest) != default]
+    if given:
+        raise InputError(
+            f"{' and '.join(given)} {'does' if len(given) == 1 else 'do'} not apply here: "
+            f"{why}; leave {'it' if len(given) == 1 else 'them'} out, {fix}"
+        )
+
+
 def run(args) -> int:
+    check_options_apply(args)
     if args.victims is not None:
         return run_incidents(args)
     if args.per_victim is not None:

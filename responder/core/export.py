@@ -15,6 +15,7 @@ from pathlib import Path
 from responder import __version__, paths
 from responder.core import views
 from responder.core.counted import counted
+from responder.core.percent import percent_tenths
 from responder.core.session import Interview
 from responder.core.views import DISCLAIMER
 from responder.durable import atomic_write_text
@@ -300,7 +301,8 @@ def to_markdown(data: dict) -> str:
         "",
         f"- Interview: `{data['interview_id']}`, started {data['started_at']}",
         f"- Exported: {data['exported_at']} (responder {data['app_version']})",
-        f"- Knowledge base: {kb['name']} ({kb['chemicals']} chemicals, {kb['symptoms']} symptoms), "
+        f"- Knowledge base: {kb['name']} ({counted(kb['chemicals'], 'chemical')}, "
+        f"{counted(kb['symptoms'], 'symptom')}), "
         f"digest `{kb['digest'][:12] or '-'}`",
         f"- Target: {modes['target']}; suggestions: one {modes['suggest']} ({modes['policy'].upper()})",
         "- Noise tolerance: "
@@ -365,7 +367,7 @@ def to_markdown(data: dict) -> str:
             "| --- | --- | --- | --- |",
         ]
         out += [
-            f"| {' / '.join(c['chemicals'])} | {c['class']} | {c['probability']:.1%} | "
+            f"| {' / '.join(c['chemicals'])} | {c['class']} | {percent_tenths(c['probability'])} | "
             f"{c['contradicted_answers']} |"
             for c in data["candidates"][:25]
         ]
@@ -374,7 +376,7 @@ def to_markdown(data: dict) -> str:
     if data["classes"]:
         out += ["", "## Classes", "", "| Class | Probability |", "| --- | --- |"]
         out += [
-            f"| {c['class']} | {c['probability']:.1%} |"
+            f"| {c['class']} | {percent_tenths(c['probability'])} |"
             for c in data["classes"]
             if c["probability"] > 0
         ]

@@ -15,3 +15,15 @@ def percent(p: float) -> str:
     if p >= 0.995:
         return ">99%"
     return f"{p:.0%}"
+
+
+def percent_tenths(p: float) -> str:
+    """``p`` to a tenth of a percent, for the lists that rank close candidates; by the rule
+    of :func:`percent`, never "100.0%" (">99.9%") and "<0.1%" for what rounds to 0.0% but
+    is not 0."""
+    p = float(p)
+    if 0.0 < p < 0.0005:
+        return "<0.1%"
+    if p >= 0.9995:
+        return ">99.9%"
+    return f"{p:.1%}"

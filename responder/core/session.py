@@ -24,7 +24,7 @@ from responder.engine.diagnostics import auto_eps, default_eps, min_hamming_dist
 from responder.engine.evidence import EvidenceSettings
 from responder.engine.noise import NoiseSettingsError
 from responder.engine.state import Answer, Status
-from responder.kb.model import KnowledgeBase
+from responder.kb.model import ChemicalClass, KnowledgeBase
 
 ANSWER_WORDS = {Answer.YES: "yes", Answer.NO: "no", Answer.UNKNOWN: "can't tell"}
 #: A victim's name is a short label a responder types ("driver", "child in red").
@@ -79,6 +79,10 @@ class Interview:
         self.log = AnswerLog(self.state)  # the answers with their times, and undo
         self.victims: list[str] = [""]  # names by index; the first victim needs none
         self.generation = 0  # bumped on every change, to drop stale background results
+        #: the earlier answers the last answer took out, contradicting them
+        self.displaced: list[AnswerRecord] = []
+        #: id of an answer -> (it, the answers it took out), put back when it is undone
+        self._took_out: dict[int, tuple[AnswerRecord, list[AnswerRecord]]] = {}
         # the "several victims" answer the last added victim recorded, for the screens to say
         self.several_victims_noted: AnswerRecord | None = None
 
@@ -344,27 +348,54 @@ class Interview:
             victim = -1
         previous = self.log.record_of(query, victim=victim)
         if previous is not None and previous.answer is answer:
+            self.displaced = []
             return previous  # the same answer again changes nothing, and logs no change
+        # the newer answer wins over one it contradicts (a second look at the pupils), which
+        # is taken out: it now follows from this one, as if asked together
+        contradicted = self.state.contradicted_by(
+            query, answer, victim=self.state.current_victim if victim < 0 else victim
+        )
+        if victim < 0:  # the incident's answer takes out only the incident's
+            contradicted = [q for q in contradicted if self.state.is_shared(q)]
+        self.displaced = [r for q in contradicted if (r := self.remove(q, victim=victim))]
         record = self.log.answer(query, answer, volunteered=volunteered, at=at, victim=victim)
         self._log(
             lambda: self.incident.answer(
                 self.knowledge.symptoms[query].id, answer.value, record.at, volunteered, victim
             )
         )
+        if self.displaced:
+            self._took_out[id(record)] = (record, self.displaced)
         self.generation += 1
         return record
 
     def undo(self) -> AnswerRecord | None:
         """Take back the last answer given, whichever victim it was for."""
+        self.displaced = []
         record = self.log.undo()
         if record is not None:
             self._log(
                 lambda: self.incident.undo(self.knowledge.symptoms[record.query].id, record.victim)
             )
+            took, taken = self._took_out.pop(id(record), (None, []))
+            for old in taken if took is record else []:  # what it took out comes back
+                back = self.log.answer(
+                    old.query, old.answer, volunteered=old.volunteered, at=old.at, victim=old.victim
+                )
+                self._log(
+                    lambda b=back: self.incident.answer(
+                        self.knowledge.symptoms[b.query].id,
+                        b.answer.value,
+                        b.at,
+                        b.volunteered,
+                        b.victim,
+                    )
+                )
             self.generation += 1
         return record
 
     def remove(self, query: int, victim: int | None = None) -> AnswerRecord | None:
+        self.displaced = []
         v = -1 if self.state.is_shared(query) else (self.victim if victim is None else victim)
         record = self.log.remove(query, victim=v)
         if record is not None:
@@ -536,17 +567,25 @@ class Interview:
         """Probability of the top candidate (chemical target) or class (class target)."""
         return self.state.confidence()
 
+    def class_drops(self) -> list[tuple[ChemicalClass, float, float]]:
+        """(class, chance before, chance after) for each class the last answer lowered
+        sharply (evidence mode)."""
+        return [(self.knowledge.classes[g], b, a) for g, b, a in self.state.group_drops()]
+
     def class_notices(self) -> list[str]:
         """One line per class the last answer lowered sharply (evidence mode)."""
-        drops = self.state.group_drops()
+        drops = self.class_drops()
         if not drops:
             return []
-        r = self.records[-1]
-        said = f"\u201c{self.knowledge.symptoms[r.query].label}: {ANSWER_WORDS[r.answer]}\u201d"
+        said = self.last_answer_said()
         return [
-            f"{said} lowered {self.knowledge.classes[g].label} from {percent(b)} to {percent(a)}"
-            for g, b, a in drops
+            f"{said} lowered {cls.label} from {percent(b)} to {percent(a)}" for cls, b, a in drops
         ]
+
+    def last_answer_said(self) -> str:
+        """The last answer as the notices quote it: “Drooling: yes”."""
+        r = self.records[-1]
+        return f"\u201c{self.knowledge.symptoms[r.query].label}: {ANSWER_WORDS[r.answer]}\u201d"
 
     # -- expected questions (slow: computed away from the screen) --------------------------
 

@@ -395,7 +395,8 @@ def no_fit(it: Interview) -> NoFitView | None:
     if fit is None or fit.candidate < 0:
         rows = closest(it, 1)
         return NoFitView(
-            f"No chemical in the knowledge base matches all {it.ranked_on} answers",
+            "No chemical in the knowledge base matches "
+            f"{'the' if it.ranked_on == 1 else 'all'} {counted(it.ranked_on, 'answer')}",
             "Perhaps an answer was wrong, or the agent is not in the knowledge base. The "
             "closest chemicals are listed with how many answers each contradicts.",
             rows[0] if rows else None,
@@ -455,14 +456,39 @@ LEADING_CLASSES_MASS = 0.95
 LEADING_CLASSES_MAX = 3
 
 
+def class_drop_note(it: Interview) -> str | None:
+    """The status line's note on a class the last answer lowered sharply (evidence mode):
+    the class and its chances first, so a line cut to fit a narrow screen keeps them."""
+    drops = it.class_drops()
+    if not drops:
+        return None
+    cls, before, after = drops[0]
+    return (
+        f"{cls.short} {percent(before)} \u2192 {percent(after)} after "
+        f"{it.last_answer_said()}: re-check that sign if unsure"
+    )
+
+
+def displaced_notice(it: Interview) -> str | None:
+    """What the last answer took out, contradicting it (a second look at the pupils), so
+    the responder knows the earlier answer is gone."""
+    if not it.displaced:
+        return None
+    kn = it.knowledge
+    gone = ", ".join(
+        f"\u201c{kn.symptoms[r.query].label}: {ANSWER_TEXT[r.answer]}\u201d" for r in it.displaced
+    )
+    return f"Taken out: {gone}, which {it.last_answer_said()} rules out (z puts it back)."
+
+
 def plausible(it: Interview) -> tuple[int, int]:
     """(chemicals still plausible, chemicals in all): in evidence mode, those of rows at
-    least :data:`EVIDENCE_SHOWN` probable (nothing is eliminated there); elsewhere the
-    remaining candidates."""
+    least :data:`EVIDENCE_SHOWN` probable as the list prints them, to a tenth of a percent
+    (nothing is eliminated there); elsewhere the remaining candidates."""
     rows = candidates(it)
     total = len(it.knowledge.chemicals)
     if it.mode == "evidence":
-        rows = [r for r in rows if r.probability >= EVIDENCE_SHOWN]
+        rows = [r for r in rows if round(r.probability, 3) >= EVIDENCE_SHOWN]
     return sum(len(r.objects) for r in rows), total
 
 
@@ -534,7 +560,7 @@ def result(it: Interview) -> ResultView | None:
         kind = "class"
         headline = f"Most likely: {cls.label} (class) {percent(p_cls)}"
         status_text = f"Class identified after {asked}" + (f" ({sure})" if sure else "")
-        columns = (f"{cls.label} ({len(members)} chemicals left)",)
+        columns = (f"{cls.label} ({counted(len(members), 'chemical')} left)",)
         profile = _profile(it, [members], share=True)
         confident = True
     elif len(cands) == 1:
@@ -560,7 +586,9 @@ def result(it: Interview) -> ResultView | None:
         n = len(bars) if it.target == "class" else len(cands)
         title = f"{n} {what} remain"
         headline = f"Most likely: {top.names} ({top.class_short}) {percent(top.probability)}"
-        listed = f"{len(bars)} classes" if it.target == "class" else counts_text(cands)
+        listed = (
+            counted(len(bars), "class", "classes") if it.target == "class" else counts_text(cands)
+        )
         status_text = (
             f"Not confident: after {asked} no further symptom tells these {listed} apart "
             '(some answers were "can\'t tell", or no symptom separates them)'
@@ -752,6 +780,8 @@ class CandidatesView:
         if self.no_fit:
             return "Closest chemicals (none fits every answer)"
         if self.mode == "evidence":
+            if not self.plausible:  # nothing is ruled out: every chemical is just less likely
+                return f"Candidates: none above {EVIDENCE_SHOWN:.0%} yet, of {self.total}"
             return (
                 f"Candidates: {self.plausible} plausible (above {EVIDENCE_SHOWN:.0%}) "
                 f"of {self.total}"
@@ -763,7 +793,9 @@ class CandidatesView:
         if self.no_fit:
             return "Closest (none fits)"
         if self.mode == "evidence":
-            return f"{self.plausible} plausible of {self.total}"
+            if not self.plausible:
+                return f"None above {EVIDENCE_SHOWN:.0%} yet"
+            return f"{self.plausible} plausible (>{EVIDENCE_SHOWN:.0%}) of {self.total}"
         return counts_text(self.rows)
 
 

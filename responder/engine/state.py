@@ -429,6 +429,24 @@ class InterviewState:
         answer, for queries not answered themselves."""
         return self._implications.implied_by(self.given(victim))
 
+    def contradicted_by(self, query: int, answer: Answer, victim: int | None = None) -> list[int]:
+        """The queries answered for ``victim`` (default: current; the incident's included)
+        whose answers ``answer`` to ``query`` contradicts through the consistency rules, one
+        way or the other: a yes to one pupil size against a yes to the other; a victim
+        walking and talking against one answered unconscious."""
+        answer = Answer(answer)
+        if answer is Answer.UNKNOWN:
+            return []
+        says = self._implications.implied_by({query: answer})
+        out = []
+        for q, a in self.given(victim).items():
+            if q == query or a is Answer.UNKNOWN:
+                continue
+            said_back = self._implications.implied_by({q: a}).get(query, answer)
+            if says.get(q, a) is not a or said_back is not answer:
+                out.append(q)
+        return out
+
     def is_implied(self, query: int, victim: int | None = None) -> bool:
         given = self.given(victim)
         return query not in given and query in self._implications.implied_by(given)

@@ -28,6 +28,7 @@ import shutil
 import tempfile
 import unicodedata
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 import tomlkit
@@ -304,7 +305,7 @@ class _CsvReader:
                 "name the class in words",
             )
             ok = False
-        for key, check in (("cas", cas_problem), ("un", un_problem)):
+        for key, check in (("cas", cas_problem), ("un", partial(un_problem, csv_cell=True))):
             if cell(key) and (bad := check(cell(key))):
                 self.error(line, f'"{label}": {bad[0]}', bad[1])
                 ok = False
@@ -548,14 +549,22 @@ def import_csv(
     path = Path(path)
     name = default_name(path) if name is None else name
     if not _NAME_RE.match(name) or name.casefold() == BUNDLED_NAME:
+        usable = slugify(name) or "my_kb"
+        if usable.casefold() == BUNDLED_NAME:
+            usable = f"{usable}_import"
+        problem = (
+            f'"{BUNDLED_NAME}" is the knowledge base that comes with responder'
+            if name.casefold() == BUNDLED_NAME
+            else "this is not a usable knowledge-base name"
+        )
         raise KBError(
             [
                 KBIssue(
                     name,
                     None,
-                    "this is not a usable knowledge-base name",
+                    problem,
                     f'use letters, digits, ".", "-" and "_", not "{BUNDLED_NAME}", '
-                    f"e.g. --name {slugify(name) or 'my_kb'}",
+                    f"e.g. --name {usable}",
                 )
             ]
         )

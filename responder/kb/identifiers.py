@@ -66,17 +66,21 @@ def cas_problem(cas: str) -> tuple[str, str] | None:
     return None
 
 
-def un_problem(un: str) -> tuple[str, str] | None:
-    """(problem, fix) if ``un`` is not a 4-digit UN/NA number."""
+def un_problem(un: str, csv_cell: bool = False) -> tuple[str, str] | None:
+    """(problem, fix) if ``un`` is not a 4-digit UN/NA number; the fix speaks of a TOML key,
+    or with ``csv_cell`` of a CSV file's cell."""
     if _UN_RE.match(un):
         return None
     digits = re.sub(r"\D", "", un)
     example = f'"{digits}"' if len(digits) == 4 else '"1017"'
-    return (
-        f'UN number "{un}" is malformed',
-        f"write the 4 digits only, as a quoted string, e.g. {example}; leave the key out if "
-        "there is none",
-    )
+    if csv_cell:
+        fix = f"write the 4 digits only, e.g. {example}; leave the cell empty if there is none"
+    else:
+        fix = (
+            f"write the 4 digits only, as a quoted string, e.g. {example}; leave the key out "
+            "if there is none"
+        )
+    return (f'UN number "{un}" is malformed', fix)
 
 
 def source_problem(source: str, strict: bool) -> tuple[str, str] | None:

@@ -68,6 +68,18 @@ def resolve_kb(spec: str | Path | None, *, strict: bool | None = None) -> Knowle
     if spec is None or str(spec) == BUNDLED_NAME:
         return load_bundled()
     text = str(spec)
+    if not text.strip():  # `--kb "$KB"` with KB unset: not the current folder
+        raise KBError(
+            [
+                KBIssue(
+                    '""',
+                    None,
+                    "the knowledge base is given as an empty name",
+                    f"give one of: {', '.join(available_kbs())}; or a folder or .csv path; "
+                    "or leave it out for the bundled one",
+                )
+            ]
+        )
     path = Path(text).expanduser()
     if path.is_symlink() and not path.exists():
         raise KBError(

@@ -4,12 +4,21 @@ from __future__ import annotations
 
 import re
 
-from app_helpers import all_notifications_shown, answer_from_row, settle, suggested, toasts, until
+from app_helpers import (
+    all_notifications_shown,
+    answer_from_row,
+    notified,
+    settle,
+    suggested,
+    toasts,
+    until,
+)
 from conftest import SIZE, make_app
 
 from responder.app.screens.interview import InterviewScreen
 from responder.app.widgets.panels import StatusLine
 from responder.core import views
+from responder.core.percent import percent
 from responder.engine.state import Answer, Status
 
 
@@ -150,12 +159,13 @@ async def test_a_sharp_class_drop_is_said_on_the_status_line_not_over_the_class_
             if notices:
                 break
         assert notices, "no answer lowered a class sharply"
-        assert notices[0] in status_text(app) and "re-check that sign" in status_text(app)
+        assert views.class_drop_note(app.interview) in status_text(app)
+        assert "re-check that sign" in status_text(app)
         await all_notifications_shown(pilot, app)
         assert not [text for text in toasts(app) if "lowered" in text]
         app.record_answer(app.knowledge.symptoms[-1].index, Answer.UNKNOWN)
         await settle(pilot)
-        assert "lowered" not in status_text(app)  # the next answer clears it
+        assert "re-check" not in status_text(app)  # the next answer clears it
 
 
 async def test_the_class_drop_note_goes_when_its_answer_is_undone_or_the_interview_changes():
@@ -174,22 +184,53 @@ async def test_the_class_drop_note_goes_when_its_answer_is_undone_or_the_intervi
                 drop = s.index
                 break
         assert drop is not None, "no answer lowered a class sharply"
-        assert "lowered" in status_text(app)
+        assert "re-check" in status_text(app)
         await pilot.press("z")
         await settle(pilot)
         assert app.interview.record_of(drop) is None
-        assert "lowered" not in status_text(app)
+        assert "re-check" not in status_text(app)
         app.record_answer(drop, Answer.YES)
         await settle(pilot)
-        assert "lowered" in status_text(app)
+        assert "re-check" in status_text(app)
         app.change_answer(kn.symptoms[0].index, Answer.NO)  # from the history
         await settle(pilot)
-        assert "lowered" not in status_text(app)
+        assert "re-check" not in status_text(app)
         app.undo_last()  # the change
         app.undo_last()  # the answer that lowered the class
         app.record_answer(drop, Answer.YES)
         await settle(pilot)
-        assert "lowered" in status_text(app)
+        assert "re-check" in status_text(app)
         app.add_victim()
         await settle(pilot)
-        assert "lowered" not in status_text(app)
+        assert "re-check" not in status_text(app)
+
+
+async def test_a_class_drop_note_keeps_the_class_and_its_chances_at_80_columns():
+    """At 80 columns the note, cut to one line, lost what it was for: '“Burns or sores in
+    the mouth or lips: yes” lowered Organophosphate and carbamate pesticides from 2…'."""
+    app = make_app(None, mode=None)  # the bundled knowledge base, evidence mode
+    async with app.run_test(size=(80, 24)) as pilot:
+        assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
+        kn = app.knowledge
+        for sid, answer in (("state_gas", "no"), ("drooling", "yes"), ("mouth_burns", "yes")):
+            app.record_answer(kn.symptom_index(sid), Answer(answer))
+            await settle(pilot)
+        drops = app.interview.class_drops()
+        assert drops, "no answer lowered a class sharply"
+        cls, before, after = drops[0]
+        line = status_text(app).split("\n")[1]
+        assert line.startswith(f"{cls.short} {percent(before)} → {percent(after)}"), line
+        assert "Burns or sores in the mouth" in line
+
+
+async def test_a_second_look_at_the_pupils_replaces_the_first_and_says_so():
+    app = make_app(None, mode=None)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
+        kn = app.knowledge
+        pinpoint, wide = kn.symptom_index("pinpoint_pupils"), kn.symptom_index("dilated_pupils")
+        app.record_answer(pinpoint, Answer.YES, volunteered=True)
+        app.record_answer(wide, Answer.YES, volunteered=True)
+        await settle(pilot)
+        assert app.interview.record_of(pinpoint) is None
+        assert await notified(pilot, app, "Taken out: “Pinpoint pupils: yes”")

@@ -313,3 +313,77 @@ async def test_the_footer_never_overflows_and_keeps_the_essential_keys(width):
         # included) and the palette's hint
         assert wide == (width >= 168)
         assert ("v Evidence/strict" in footer) == wide and ("t Target" in footer) == wide
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 36)])
+async def test_several_toasts_at_once_stay_over_the_answers_panel(size):
+    """Victims added one after another each say so: the toasts stack up, but only as far as
+    the answers panel; the newest is the one in view."""
+    app = make_app()
+    async with app.run_test(size=size, notifications=True) as pilot:
+        await settle(pilot)
+        for n in range(1, 5):
+            app.notify(f"notice {n}: a notice of some length to see where it wraps", timeout=10)
+        assert await notified(pilot, app, "notice 4")
+        await settle(pilot, 4)
+        answers = app.screen.query_one("#answers-box").region
+        shown = [t for t in app.screen.query("Toast") if t.region.area]  # not scrolled away
+        for panel in ("#question", "#candidates", "#classes-box", "#status", "#titlebar"):
+            region = app.screen.query_one(panel).region
+            assert not any(t.region.overlaps(region) for t in shown), panel
+        assert all(answers.contains_region(t.region) for t in shown)
+        assert any("notice 4" in str(t.render()) for t in shown)
+
+
+async def test_an_earlier_toast_comes_back_when_the_newest_goes():
+    app = make_app()
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await settle(pilot)
+        app.notify("the earlier notice", timeout=10)
+        app.notify("the newest notice", timeout=0.3)
+        assert await notified(pilot, app, "the newest notice")
+        assert await until(pilot, lambda: not any("newest" in t for t in toasts(app)))
+        await settle(pilot, 4)
+        shown = [t for t in app.screen.query("Toast") if t.region.area]
+        assert [str(t.render()) for t in shown] == ["the earlier notice"]
+
+
+async def test_a_start_up_notice_is_shown_in_full_once_the_scene_step_closes(home):
+    """While the scene step that opens a new interview is up, a notice of start-up can only
+    have the status line's one line: at 80 columns 'Settings not used, defaults instead:
+    /…/config/settings.t…', cut before what is wrong, and gone before the seven scene pages
+    are done. Once the scene step closes it is shown in full."""
+    from responder.app.screens.scene import SceneScreen
+
+    (home / "config").mkdir(parents=True)
+    (home / "config" / "settings.toml").write_text('mode = "evidance"\nscene_first = true\n')
+    app = make_app(None)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        assert await until(pilot, lambda: isinstance(app.screen, SceneScreen))
+        await settle(pilot, 6)
+        await pilot.press("escape")
+        assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
+        assert await notified(pilot, app, "mode = 'evidance' is not allowed")
+        assert "Settings not used" not in static_text(app.interview_screen.query_one("#status"))
+
+
+@pytest.mark.parametrize("size", [(80, 24), (140, 30)])
+async def test_the_title_and_browse_count_a_small_knowledge_base_in_words(tmp_path, size):
+    """A knowledge base of one chemical read 'one: 1 chemicals, 1 symptoms' on the top line
+    and '1 chemicals, 1 symptoms, 1 classes' in browse."""
+    from test_snapshots import screen_text
+
+    from responder.app.screens.browse import BrowseScreen
+    from responder.app.widgets.panels import TitleBar
+
+    path = tmp_path / "one.csv"
+    path.write_text("name,class,Cough\nChlorine,Irritants,1\n", encoding="utf-8")
+    app = make_app(str(path))
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        top = str(app.interview_screen.query_one(TitleBar).render())
+        assert "1 chemical" in top and "1 chemicals" not in top and "1 symptoms" not in top
+        await pilot.press("b")
+        assert await until(pilot, lambda: isinstance(app.screen, BrowseScreen))
+        text = screen_text(app)
+        assert "1 chemical, 1 symptom, 1 class" in text

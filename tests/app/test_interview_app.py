@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from app_helpers import answer_from_row, settle, static_text, suggested, until
+from app_helpers import answer_from_row, notified, settle, static_text, suggested, until
 from conftest import SIZE, make_app
 from textual.binding import Binding
 
@@ -630,3 +630,26 @@ async def test_small_terminal_still_works():
         await settle(pilot)
         await answer_from_row(pilot, app, "VX")
         assert views.result(app.interview).title == "VX"
+
+
+async def test_undo_names_a_cant_tell_answer_as_the_keys_do():
+    """'u' is "can't tell" everywhere on screen; taking it back said '(unknown)'."""
+    app = make_app()
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await settle(pilot)
+        await pilot.press("u")
+        await settle(pilot)
+        label = app.knowledge.symptoms[app.interview.records[-1].query].label
+        await pilot.press("z")
+        await settle(pilot)
+        assert await notified(pilot, app, f"Undone: {label} (can't tell).")
+
+
+def test_help_says_where_a_new_interview_leaves_the_current_one():
+    """ctrl+n's help said the interview 'stays in the journal': there is no journal any more
+    (the incident database took its place); the README says it stays saved as an incident."""
+    from responder.app.screens.help import KEY_HELP
+
+    text = dict(KEY_HELP)["interview.new"]
+    assert "journal" not in text
+    assert text == "Start a new interview (the current one stays saved as an incident)"

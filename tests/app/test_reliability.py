@@ -401,6 +401,9 @@ def open_db_first(home: Path):
         ({"answer.yes": "notakey"}, "'notakey' is not a key name", ("answer.yes", "y")),
         ({"answer.no": "y"}, "'y' already triggers \"answer.yes\"", ("answer.no", "n")),
         ({"answr.yes": "k"}, 'did you mean "answer.yes"', ("answer.yes", "y")),
+        # a key written as its character: "/" is the search's slash, "+" adds a victim
+        ({"help": "/"}, "'/' already triggers \"volunteer\"", ("volunteer", "slash")),
+        ({"history": "+"}, "'+' already triggers \"victim.add\"", ("history", "h")),
     ],
 )
 async def test_bad_keymaps_are_reported_and_not_applied(home, keys, words, kept):

@@ -41,7 +41,7 @@ async def test_r_before_a_result_counts_the_plausible_candidates():
         table = app.screen.query_one(CandidatesTable)
         assert table.border_title in (
             f"Candidates: {shown} plausible (above 1%) of {total}",
-            f"{shown} plausible of {total}",
+            f"{shown} plausible (>1%) of {total}",
         )
         said: list[str] = []
         notify = app.notify

@@ -238,3 +238,46 @@ async def test_the_strict_mode_names_the_one_victim_it_reads():
         await pilot.press("v")  # back to strict: the mode-change notice names the victim
         await settle(pilot)
         assert await notified(pilot, app, "removes it. Strict mode reads one victim, Victim 1")
+
+
+async def test_nine_victims_fit_the_strip_at_80_columns():
+    """A busy scene at 80x24: every victim's number, the current one, a life-threatening
+    sign's mark and + add stay on the strip, none cut off."""
+    app = make_app(None)
+    async with app.run_test(size=SIZE) as pilot:
+        assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
+        urgent = next(s for s in app.knowledge.symptoms if s.urgent and s.kind == "symptom")
+        for _ in range(8):
+            await pilot.press("plus")
+            await settle(pilot)
+        await pilot.press("7")
+        await settle(pilot)
+        show_question(app, urgent.id)
+        await pilot.press("y")
+        await settle(pilot)
+        await pilot.press("9")
+        await settle(pilot)
+        assert len(app.interview.victims) == 9 and app.interview.victim == 8
+        strip = rendered(app.interview_screen.query_one(VictimsStrip))
+        assert "…" not in strip
+        assert all(f" {n} " in strip for n in range(1, 10)), strip
+        assert "!" in strip and strip.rstrip().endswith("+  add"), strip
+
+
+async def test_undo_says_whose_answer_it_took_back():
+    """z takes back the incident's last answer, whoever is being asked: on victim 1 it took
+    back victim 2's drooling and said only 'Undone: Drooling, lots of saliva (yes).'"""
+    app = make_app(None)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
+        await pilot.press("plus")
+        await settle(pilot)
+        show_question(app, "drooling")
+        await pilot.press("y")
+        await settle(pilot)
+        await pilot.press("1")
+        await settle(pilot)
+        assert app.interview.victim == 0
+        await pilot.press("z")
+        await settle(pilot)
+        assert await notified(pilot, app, "Undone: Victim 2's Drooling, lots of saliva (yes).")

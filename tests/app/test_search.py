@@ -93,3 +93,17 @@ async def test_slash_search_shows_the_matching_synonym():
         await settle(pilot)
         await pilot.press("escape")
         assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
+
+
+async def test_the_search_counts_its_matches_in_words():
+    app = make_app(None)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("slash")
+        assert await until(pilot, lambda: isinstance(app.screen, SymptomSearchScreen))
+        await pilot.press(*"fits")
+        await settle(pilot)
+        count = len(app.screen.matches)
+        assert count > 1
+        prompt = str(app.screen.query_one("#search-prompt").render())
+        assert prompt == f"{count} matches"  # it read "4 match"

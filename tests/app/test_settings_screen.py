@@ -71,3 +71,21 @@ async def test_theme_change_is_remembered(home):
         await pilot.pause()
         await pilot.pause()
     assert load_settings().theme == "gruvbox"
+
+
+async def test_every_settings_field_fits_the_dialog_at_80x24(home):
+    """The noise checkbox's label ran past the dialog: 'use this interview's noise settings
+    as def'."""
+    from conftest import make_app
+    from textual.widgets import Checkbox
+
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        box = app.screen.query_one("#set-noise-current", Checkbox)
+        form = app.screen.query_one("#settings-form")
+        assert box.region.x + box.outer_size.width <= form.region.right - 2  # its scrollbar
+        field = box.parent
+        assert box.region.x + box.outer_size.width <= field.region.right

@@ -54,3 +54,18 @@ def test_the_kb_after_the_command_wins(tmp_path, capsys):
     assert code == 0 and json.loads(capsys.readouterr().out)["objects"] == len(
         resolve_kb(str(FIXTURE_KB)).chemicals
     )
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["eval", "--kb", ""], ["--kb", " ", "eval"], ["kb", "info", "--kb", ""], ["kb", "check", ""]],
+)
+def test_an_empty_kb_is_refused_not_read_as_the_current_folder(tmp_path, monkeypatch, capsys, argv):
+    """`--kb "$KB"` with KB unset read the current folder as a knowledge base: three lines
+    on symptoms.toml, classes.toml and chemicals/ missing, or, run from a knowledge-base
+    folder, that folder silently."""
+    monkeypatch.chdir(tmp_path)
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1, err
+    assert "the knowledge base is given as an empty name" in err and "bundled" in err

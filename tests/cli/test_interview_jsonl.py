@@ -250,8 +250,13 @@ def test_no_reported_symptom_is_suggested_once_the_victim_is_unconscious():
 
 def test_answers_no_listed_chemical_explains_end_as_no_fit():
     """Yes to every symptom: no chemical lists them all, an unlisted agent explains them
-    better, so the interview ends "no_fit" (never "identified") and still ranks everything."""
-    replies = run_lines([answer(s.id, "yes") for s in KB.symptoms])
+    better, so the interview ends "no_fit" (never "identified") and still ranks everything.
+    (A yes takes out an earlier one it contradicts, one pupil size for another; unconscious
+    takes out walking and talking, which reopens the arrests it had settled.)"""
+    reopened = ("cardiac_arrest", "respiratory_arrest")
+    replies = run_lines(
+        [answer(s.id, "yes") for s in KB.symptoms] + [answer(s, "yes") for s in reopened]
+    )
     assert all(r["status"] != "identified" for r in replies)
     last = replies[-1]
     assert last["status"] == "no_fit" and last["stop_reason"] == "no_fit"

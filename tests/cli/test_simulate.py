@@ -316,3 +316,28 @@ def test_per_victim_without_victims_is_one_error_saying_what_to_add(capsys, extr
         "incidents: add --victims K (for example --victims 3 --per-victim 3), or leave "
         "--per-victim out"
     ]
+
+
+IGNORED = [
+    # --victims runs the evidence mode's incidents: no answer model, policy or persistent noise
+    (["--victims", "2", "--answers", "flip:0.3"], "--answers"),
+    (["--victims", "2", "--policy", "gisa"], "--policy"),
+    (["--victims", "2", "--noise-eps", "2"], "--noise-eps"),
+    (["--victims", "2", "--modes", "strict"], "--modes"),
+    # without --answers or --victims: the paper's persistent noise, no modes or scene step
+    (["--modes", "strict"], "--modes"),
+    (["--scene-step"], "--scene-step"),
+    (["--sensitivity", "0.9"], "--sensitivity"),
+]
+
+
+@pytest.mark.parametrize("extra, option", IGNORED)
+def test_an_option_the_run_does_not_read_is_an_error(capsys, extra, option):
+    """A trainer's --answers flip:0.3 beside --victims was dropped without a word, and the
+    clean incidents' 100% read as a result under wrong answers."""
+    code = main(["simulate", "--interviews", "2", "--seed", "0"] + extra)
+    out = capsys.readouterr()
+    assert code == 2 and out.out == ""
+    lines = out.err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("responder: error: "), out.err
+    assert f"{option} does not apply" in lines[0]

@@ -136,3 +136,18 @@ def test_a_scene_step_the_comparison_cannot_have_is_refused(capsys, args, messag
     err = capsys.readouterr().err
     assert code == 2 and message in err and "Traceback" not in err
     assert err.count("\n") == 1
+
+
+def test_a_mode_named_twice_is_an_error(capsys):
+    """evidence,evidence printed two 'evidence' rows with different figures (the second run
+    drew other wrong answers), as if the same mode on the same victims disagreed with itself."""
+    code = main(
+        ["simulate", "--answers", "flip:0.1", "--modes", "evidence,strict,evidence"]
+        + ["--interviews", "2", "--seed", "0"]
+    )
+    out = capsys.readouterr()
+    assert code == 2 and out.out == ""
+    assert out.err.strip() == (
+        "responder: error: --modes 'evidence,strict,evidence' names evidence twice; "
+        "name each mode once"
+    )

@@ -180,3 +180,49 @@ def test_none_of_these_answers_every_unanswered_member_no_and_is_saved(home):
     data, _ = find_incident(it.id)
     stored = {(a.symptom, a.answer) for a in data.answers}
     assert {("pinpoint_pupils", "no"), ("dilated_pupils", "no"), ("fast_pulse", "no")} <= stored
+
+
+def test_an_answer_takes_out_an_earlier_one_it_contradicts(home):
+    """Pinpoint pupils answered yes, then Wide (dilated) pupils yes for the same victim (a
+    second look in better light): both stayed yes, one victim with pupils small and large at
+    once, each weighed as evidence. The newer answer wins: the earlier one is taken out (it
+    is now implied no), the change is saved, and another victim's answer is not touched."""
+    from responder.kb.loader import load_bundled
+
+    kb = load_bundled()
+    for mode in ("evidence", "strict"):
+        it = Interview.start(kb, InterviewConfig(mode=mode))
+        pinpoint, wide = kb.symptom_index("pinpoint_pupils"), kb.symptom_index("dilated_pupils")
+        it.answer(pinpoint, Answer.YES, volunteered=True)
+        it.add_victim()
+        it.answer(pinpoint, Answer.YES, volunteered=True)
+        it.select_victim(0)
+        it.answer(wide, Answer.YES, volunteered=True)
+        assert [r.query for r in it.displaced] == [pinpoint]
+        assert it.record_of(pinpoint) is None and it.answer_of(pinpoint) is Answer.NO
+        assert it.answer_of(wide) is Answer.YES
+        assert it.record_of(pinpoint, victim=1).answer is Answer.YES  # the other victim's
+        # walking and talking: conscious, whatever was answered before
+        unconscious = kb.symptom_index("unconsciousness")
+        it.answer(unconscious, Answer.YES)
+        it.answer(kb.symptom_index("walking_talking"), Answer.YES)
+        assert [r.query for r in it.displaced] == [unconscious]
+        assert it.answer_of(unconscious) is Answer.NO
+        data, _ = find_incident(it.id)
+        stored = {(a.victim, a.symptom, a.answer) for a in data.answers}
+        assert (0, "pinpoint_pupils", "yes") not in stored
+        assert {(0, "dilated_pupils", "yes"), (1, "pinpoint_pupils", "yes")} <= stored
+        assert (0, "unconsciousness", "yes") not in stored
+        # z takes back walking and talking, and unconscious comes back
+        it.undo()
+        assert it.record_of(unconscious).answer is Answer.YES
+        it.undo()  # unconscious, restored as the last answer
+        it.undo()  # wide pupils: pinpoint comes back
+        assert it.record_of(wide) is None and it.record_of(pinpoint).answer is Answer.YES
+        data, _ = find_incident(it.id)
+        stored = {(a.victim, a.symptom, a.answer) for a in data.answers}
+        assert (0, "pinpoint_pupils", "yes") in stored and (
+            0,
+            "dilated_pupils",
+            "yes",
+        ) not in stored

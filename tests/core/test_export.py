@@ -261,3 +261,24 @@ def test_an_export_with_a_result_has_no_provisional_steps(knowledge):
     data = report(it)
     assert "result" in data and "provisional" not in data
     assert "(provisional)" not in to_markdown(data)
+
+
+def test_a_small_knowledge_base_is_counted_in_words(tmp_path, home):
+    """One chemical read '(1 chemicals, 1 symptoms)' in the export, and one answer no
+    chemical fits 'matches all 1 answers'."""
+    from responder.config import InterviewConfig
+    from responder.core import views
+    from responder.core.export import report, to_markdown
+    from responder.core.session import Interview
+    from responder.engine.state import Answer
+    from responder.kb.resolve import load_knowledge
+
+    path = tmp_path / "small.csv"
+    path.write_text("name,class,Cough,Rash\nChlorine,Irritants,1,0\n", encoding="utf-8")
+    kb = load_knowledge(str(path))
+    it = Interview(kb, InterviewConfig(mode="strict"))
+    assert "(1 chemical, 2 symptoms)" in to_markdown(report(it))
+    it.answer(kb.symptom_index("rash"), Answer.YES)
+    assert views.no_fit(it).headline.startswith(
+        "No chemical in the knowledge base matches the 1 answer"
+    )

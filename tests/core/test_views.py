@@ -465,3 +465,22 @@ def test_the_answers_named_against_the_leader_are_every_victims_its_count_counts
     leader = view.rows[0]
     assert leader.names == "Tabun (GA)" and leader.mismatches == 1
     assert view.against_first == ("V2 Cough",)
+
+
+def test_the_evidence_title_never_says_0_plausible_and_keeps_its_threshold_when_short():
+    """At 80 columns the title is the short one, which read '0 plausible of 274' after
+    'Nausea: yes': nothing is ruled out in the evidence mode, every chemical was just under
+    1%, and the short title had dropped the '(above 1%)' that said so."""
+    from responder.kb.loader import load_bundled
+
+    kb = load_bundled()
+    it = Interview(kb, InterviewConfig(mode="evidence"))
+    it.answer(kb.symptom_index("nausea"), Answer.YES, volunteered=True)
+    view = views.candidates_view(it)
+    assert view.plausible == 0
+    assert view.title == f"Candidates: none above 1% yet, of {len(kb.chemicals)}"
+    assert view.short_title == "None above 1% yet"
+    it.answer(kb.symptom_index("pinpoint_pupils"), Answer.YES, volunteered=True)
+    view = views.candidates_view(it)
+    assert view.plausible > 0
+    assert view.short_title == f"{view.plausible} plausible (>1%) of {len(kb.chemicals)}"

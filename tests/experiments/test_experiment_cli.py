@@ -206,3 +206,14 @@ def test_knowledge_base_tables_use_the_papers_uniform_prior_unless_asked(tmp_pat
     summary = json.loads((out / "group-id.json").read_text())["kb"]["summary"]
     assert expected in summary["prior"]
     assert ("not uniform" in summary["prior"]) == bool(flag)
+
+
+def test_out_naming_a_file_says_it_is_a_file(tmp_path, capsys):
+    """--out results.md (a file already there) said 'cannot create the folder (File
+    exists)', as if the folder were there already."""
+    existing = tmp_path / "results.md"
+    existing.write_text("notes\n")
+    assert main(["experiments", "diagnostic", "--quick", "--out", str(existing)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and f"--out {existing}: this is a file, not a folder" in err[0]
+    assert existing.read_text() == "notes\n"

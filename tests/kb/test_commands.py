@@ -391,3 +391,19 @@ def test_info_on_broken_kb_exits_2(tmp_path, capsys):
     root = make_kb(tmp_path / "kb", g1=G1.replace('"b"]', '"bb"]'))
     code, out, err = run(["kb", "info", str(root), "--json"], capsys)
     assert code == 2 and out == "" and 'unknown symptom id "bb"' in err
+
+
+def test_a_knowledge_base_of_one_counts_in_the_singular(tmp_path, capsys):
+    """Every CSV imported without a category row has one category: 'kb check' said
+    '3 symptoms in 1 categories'; and one chemical read '1 chemicals', '1 classes'."""
+    path = tmp_path / "one.csv"
+    path.write_text("name,class,Cough\nChlorine,Irritants,1\n", encoding="utf-8")
+    code, out, _ = run(["kb", "check", str(path)], capsys)
+    assert code == 0
+    assert "1 chemical in 1 of 1 class, 1 symptom in 1 category, 0 warnings" in out
+    code, out, _ = run(["kb", "info", str(path)], capsys)
+    assert code == 0
+    assert "  1 chemical (0 with sources checked), 1 class, 1 symptom in 1 category;" in out
+    code, out, _ = run(["kb", "gaps", str(path)], capsys)
+    assert code == 0
+    assert "  1 chemical; no documents recorded" in out

@@ -142,7 +142,7 @@ def test_existing_name_needs_replace(tmp_path, capsys):
     assert sorted(p.name for p in paths.user_kb_dir().iterdir()) == ["x"]  # no leftovers
 
 
-@pytest.mark.parametrize("name", ["bundled", "../escape", "has space", ".hidden"])
+@pytest.mark.parametrize("name", ["../escape", "has space", ".hidden"])
 def test_bad_names_are_refused(tmp_path, capsys, name):
     code, out, err = run(["kb", "import", str(write(tmp_path, CSV)), "--name", name], capsys)
     assert code == 2 and "not a usable knowledge-base name" in err
@@ -241,3 +241,26 @@ def test_every_problem_is_reported(tmp_path):
         csv_to_files(write(tmp_path, text))
     assert [i.line for i in info.value.issues] == [3, 4]
     assert all(i.fix for i in info.value.issues)
+
+
+def test_a_bad_un_number_in_a_csv_says_how_to_fix_the_cell(tmp_path, capsys):
+    """The fix spoke of the TOML files ('as a quoted string', 'leave the key out'), which
+    a maintainer importing a spreadsheet never sees."""
+    err = csv_error(tmp_path, capsys, "name,class,un,Cough\nChlorine,Irritants,UN1017,1\n")
+    assert 'UN number "UN1017" is malformed' in err
+    assert 'write the 4 digits only, e.g. "1017"; leave the cell empty if there is none' in err
+    assert "quoted string" not in err and "key" not in err
+
+
+@pytest.mark.parametrize("argv", [["--name", "bundled"], ["--name", "Bundled"], []])
+def test_the_bundled_name_is_refused_with_a_name_that_works(tmp_path, capsys, argv):
+    """--name bundled (or a file called bundled.csv) was refused with 'e.g. --name bundled',
+    the very name refused."""
+    path = tmp_path / "bundled.csv"
+    path.write_text(CSV, encoding="utf-8")
+    code, out, err = run(["kb", "import", str(path), *argv], capsys)
+    assert code == 2
+    assert "is the knowledge base that comes with responder" in err
+    suggested = err.rsplit("e.g. --name ", 1)[1].split()[0]
+    assert suggested.casefold() != "bundled"
+    assert run(["kb", "import", str(path), "--name", suggested], capsys)[0] == 0

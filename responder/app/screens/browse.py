@@ -14,6 +14,7 @@ from textual.widgets import DataTable, Footer, Input, Static, TabbedContent, Tab
 from responder.app.messages import ScreenRequested
 from responder.app.widgets.panels import clip
 from responder.core.counted import counted
+from responder.core.percent import percent_tenths
 from responder.kb.model import KnowledgeBase
 
 CELL_PADDING = 2  # a DataTable cell's padding, one column each side
@@ -70,8 +71,9 @@ class BrowseScreen(Screen):
     def compose(self) -> ComposeResult:
         kn = self.knowledge
         yield Static(
-            f"Knowledge base {kn.name}: {len(kn.chemicals)} chemicals, "
-            f"{len(kn.symptoms)} symptoms, {len(kn.classes)} classes",
+            f"Knowledge base {kn.name}: {counted(len(kn.chemicals), 'chemical')}, "
+            f"{counted(len(kn.symptoms), 'symptom')}, "
+            f"{counted(len(kn.classes), 'class', 'classes')}",
             classes="screen-title",
         )
         with TabbedContent(id="browse-tabs"):
@@ -243,7 +245,8 @@ class BrowseScreen(Screen):
         rank = self.ranks.get(c.index)
         if rank is not None:
             text.append(
-                f"Now ranked {rank[0]} among the candidates ({rank[1]:.1%})\n", style="bold"
+                f"Now ranked {rank[0]} among the candidates ({percent_tenths(rank[1])})\n",
+                style="bold",
             )
         elif self.ranks:
             text.append("No longer possible given the answers\n", style="dim")

@@ -37,7 +37,7 @@ KEY_HELP = (
     ("result", "Show the result, once there is one"),
     ("browse", "Browse the knowledge base's chemicals and symptoms"),
     ("export", "Export the interview as Markdown and JSON"),
-    ("interview.new", "Start a new interview (the current one stays in the journal)"),
+    ("interview.new", "Start a new interview (the current one stays saved as an incident)"),
     ("settings", "Settings: defaults, knowledge base, theme"),
     ("candidates.page_up", "Scroll the candidates up"),
     ("candidates.page_down", "Scroll the candidates down"),

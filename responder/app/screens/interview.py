@@ -230,11 +230,13 @@ class InterviewScreen(Screen):
         if self._notice_timer is not None:
             self._notice_timer.stop()
         seconds = timeout if timeout is not None else NOTICE_SECONDS.get(severity, 6.0)
-        self._notice_timer = self.set_timer(seconds, self._clear_notice)
+        self._notice_timer = self.set_timer(seconds, self.clear_notice)
         if self.main is not None:
             self._update_status()
 
-    def _clear_notice(self) -> None:
+    def clear_notice(self) -> None:
+        if self._notice_timer is not None:
+            self._notice_timer.stop()
         self._notice = None
         self._notice_timer = None
         if self.is_mounted and self.main is not None:

@@ -19,7 +19,7 @@ from textual.widgets import Footer, Static
 from responder.app.messages import ModesChangeRequested, ScreenRequested, UndoRequested
 from responder.app.widgets.notice import NoticeLine
 from responder.core import views
-from responder.core.percent import percent
+from responder.core.percent import percent, percent_tenths
 from responder.core.views import ANSWER_TEXT, ResultView
 from responder.kb.next_steps import (
     KIND_LABELS,
@@ -299,7 +299,9 @@ class ResultScreen(Screen):
         table.add_column("Chance", justify="right", no_wrap=True)
         for c in r.candidates[:20]:
             table.add_row(
-                c.names, c.class_short if width < 100 else c.class_labels, f"{c.probability:.1%}"
+                c.names,
+                c.class_short if width < 100 else c.class_labels,
+                percent_tenths(c.probability),
             )
         if len(r.candidates) > 20:
             rest = r.candidates[20:]

@@ -79,7 +79,7 @@ class SettingsScreen(Dialog[Settings | None]):
                     with Horizontal(classes="field"):
                         yield Label("", classes="field-label")
                         yield MarkedCheckbox(
-                            "use this interview's noise settings as defaults",
+                            "use this interview's noise as defaults",
                             value=False,
                             id="set-noise-current",
                         )

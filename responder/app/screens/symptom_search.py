@@ -14,6 +14,7 @@ from textual.widgets.option_list import Option
 from responder.app.screens.dialog import Dialog
 from responder.app.search import rank_symptoms
 from responder.app.widgets.panels import ANSWER_MARK, key_hint
+from responder.core.counted import counted
 from responder.core.views import ANSWER_TEXT
 from responder.engine.state import Answer
 from responder.kb.model import Symptom
@@ -95,7 +96,10 @@ class SymptomSearchScreen(Dialog[tuple[int, Answer] | None]):
             options.highlighted = 0
         count = len(found)
         self.query_one("#search-prompt", Static).update(
-            Text(f"{count} match" if text else f"{count} signs and scene facts", style="dim")
+            Text(
+                counted(count, "match", "matches") if text else f"{count} signs and scene facts",
+                style="dim",
+            )
             if count
             else Text(
                 f"No match for \u201c{text.strip()[:40]}\u201d. Try fewer letters, or another word.",

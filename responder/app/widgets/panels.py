@@ -14,7 +14,7 @@ from textual.widget import Widget
 from textual.widgets import DataTable, Static
 
 from responder.core.counted import counted
-from responder.core.percent import percent
+from responder.core.percent import percent, percent_tenths
 from responder.core.views import (
     ANSWER_TEXT,
     AnswersView,
@@ -133,10 +133,11 @@ class TitleBar(Static):
         name, chemicals, symptoms = self._facts
         width = self.size.width or 80
         head = f" responder · {DISCLAIMER_SHORT}"
+        chemicals, symptoms = counted(chemicals, "chemical"), counted(symptoms, "symptom")
         for tail in (
-            f" · knowledge base {name}: {chemicals} chemicals, {symptoms} symptoms",
-            f" · {name}: {chemicals} chemicals, {symptoms} symptoms",
-            f" · {name}: {chemicals} chemicals",
+            f" · knowledge base {name}: {chemicals}, {symptoms}",
+            f" · {name}: {chemicals}, {symptoms}",
+            f" · {name}: {chemicals}",
             "",
         ):
             if len(head + tail) <= width:
@@ -479,7 +480,9 @@ class CandidatesTable(DataTable):
             if inconsistent:
                 cells.append(Text(counted(row.mismatches, "answer"), style="red"))
             else:
-                cells.append(Text(f"{row.probability:6.1%}", style="bold" if k == 1 else ""))
+                cells.append(
+                    Text(percent_tenths(row.probability).rjust(6), style="bold" if k == 1 else "")
+                )
             lines = wrap_names(_names(row), name_w)
             if stacked:
                 cell = Text("\n".join(lines))
@@ -723,17 +726,33 @@ class VictimsStrip(Static):
         if not self.display:
             return
         width = self.size.width or (self.app.size.width if self.is_attached else 80)
-        line = Text("Victims ", style="dim")
+        room = max(width - 2, 10)
+        # names while they fit; then numbers and answer counts only, so that on a busy scene
+        # every victim, the current one and a life-threatening sign's mark stay in view
+        for style in ("names", "numbers", "bare"):
+            line = self._line(rows, width, style)
+            if line.cell_len <= room:
+                break
+        line.truncate(room, overflow="ellipsis")
+        self.update(line)
+
+    @staticmethod
+    def _line(rows, width: int, style: str) -> Text:
+        line = Text("" if style == "bare" else "Victims ", style="dim")
         for row in rows:
             cell = Text()
             cell.append(f" {row.index + 1} ", style="bold reverse" if row.current else "bold")
-            name = row.label if width >= 100 else row.label.replace("Victim ", "V")
-            cell.append(f" {name} ({row.answers})", style="bold" if row.current else "")
-            if row.urgent:
-                cell.append(" !", style="bold red")
+            if style == "names":
+                name = row.label if width >= 100 else row.label.replace("Victim ", "V")
+                cell.append(f" {name} ({row.answers})", style="bold" if row.current else "")
+                if row.urgent:
+                    cell.append(" !", style="bold red")
+            else:
+                cell.append(f"({row.answers})", style="bold" if row.current else "")
+                if row.urgent:
+                    cell.append("!", style="bold red")
             line.append_text(cell)
-            line.append("  ")
+            line.append("  " if style == "names" else " ")
         line.append(" + ", style="bold reverse")
         line.append(" add", style="dim")
-        line.truncate(max(width - 2, 10), overflow="ellipsis")
-        self.update(line)
+        return line
