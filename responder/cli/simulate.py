@@ -37,6 +37,7 @@ from responder.core.counted import counted
 from responder.engine.belief import Model, TargetError
 from responder.engine.compare import wilson
 from responder.engine.diagnostics import default_eps, min_hamming_distance
+from responder.engine.evidence import EvidenceSettings
 from responder.engine.policies import Policy, PolicyError
 from responder.engine.simulate import BATCH_MAX_CELLS, run_simulation
 from responder.engine.workload import run_bytes
@@ -57,22 +58,11 @@ PERSISTENT_OPTIONS = (
     ("--noise-p", "noise_p", 0.25),
 )
 COMPARE_OPTIONS = (("--answers", "answers", None), ("--modes", "modes", DEFAULT_MODES))
+# The evidence options add_evidence_arguments gives (every settable key but the gain floor).
 EVIDENCE_OPTIONS = tuple(
     (f"--{dest.replace('_', '-')}", dest, None)
-    for dest in (
-        "sensitivity",
-        "leak",
-        "hallmark",
-        "occasional",
-        "frequency_leak",
-        "class_borrow",
-        "textbook_share",
-        "textbook_sensitivity",
-        "textbook_leak",
-        "threshold",
-        "long_row_exponent",
-        "pick",
-    )
+    for dest in EvidenceSettings.KEYS
+    if dest != "gain_floor"
 )
 
 
