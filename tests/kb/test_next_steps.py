@@ -568,3 +568,28 @@ def test_every_nerve_agent_opens_with_a_warning_that_it_can_kill_fast(kb, bundle
 def test_sarin_warns_that_liquid_acts_later_than_vapour(kb, bundled):
     warnings = " ".join(s.text for s in _chemical_steps(kb, bundled, "sarin_gb").hallmarks)
     assert "seconds" in warnings and "vapour" in warnings and "hours" in warnings
+
+
+def test_hydrogen_sulfide_warns_that_rescuers_have_died_even_before_it_is_confident(kb, bundled):
+    # ATSDR: rescuers entering the hot zone have died; a warning, so it leads every result
+    # hydrogen sulfide leads, also while no candidate is confident
+    confident = _chemical_steps(kb, bundled, "hydrogen_sulfide").hallmarks
+    assert any("rescuers" in s.text.lower() and "SCBA" in s.text for s in confident)
+    unsure = bundled.common_to(
+        ["cellular_asphyxiants", "irritant_gases"],
+        leader=["hydrogen_sulfide"],
+        leader_class="cellular_asphyxiants",
+    )
+    assert any("SCBA" in s.text for s in unsure.hallmarks)
+
+
+def test_first_holds_one_step_of_each_kind_protection_first_and_the_rest_follow(kb, bundled):
+    steps = _chemical_steps(kb, bundled, "sarin_gb")
+    first = steps.first
+    assert [s.kind for s in first] == ["protection", "first_aid", "treatment", "decontamination"]
+    # each kind's first step: the chemical's own before its class's before the general one
+    assert first[0].targets == ("sarin_gb",)
+    assert "atropine" in first[2].text
+    rest = steps.rest_by_kind()
+    shown = [*first, *(s for v in rest.values() for s in v)]
+    assert sorted(map(id, shown)) == sorted(id(s) for v in steps.by_kind.values() for s in v)

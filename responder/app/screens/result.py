@@ -22,6 +22,7 @@ from responder.core import views
 from responder.core.percent import percent
 from responder.core.views import ANSWER_TEXT, ResultView
 from responder.kb.next_steps import (
+    FIRST_LABELS,
     KIND_LABELS,
     ResultSteps,
     common_heading,
@@ -51,8 +52,10 @@ def _lines(rows) -> Table:
 
 
 def next_steps_text(steps: ResultSteps, what: str) -> Group:
-    """What to do now: the hallmark warnings first, then kind by kind, each step tagged
-    with its source number."""
+    """What to do now, so the first screen at 80x24 holds what keeps people alive: the
+    poison-centre line, the hallmark warnings, then one step of each kind (protect yourself,
+    first aid, antidote, decontaminate), then the rest kind by kind and why a class has no
+    steps. Each step is tagged with its source number."""
     rows: list[tuple[Text | str, Text]] = []
     pc = steps.poison_centre
     if pc is not None:
@@ -83,13 +86,20 @@ def next_steps_text(steps: ResultSteps, what: str) -> Group:
                 ),
             )
         )
+    for step in steps.first:
+        rows.append(
+            ("  ▸", Text.assemble((f"{FIRST_LABELS[step.kind]}: ", "bold"), step_line(step)))
+        )
+    rest = steps.rest_by_kind()
+    if rest:
+        rows.append(("", Text("More steps, kind by kind (↓ or PgDn):", style="bold")))
+    for kind, items in rest.items():
+        rows.append(("", Text(KIND_LABELS[kind], style="bold")))
+        rows += [("  •", step_line(step)) for step in items]
     for gap in steps.gaps:
         rows.append(
             ("", Text(f"Why no steps for {gap.label or gap.class_id}: {gap.reason}", style="dim"))
         )
-    for kind, items in steps.by_kind.items():
-        rows.append(("", Text(KIND_LABELS[kind], style="bold")))
-        rows += [("  •", step_line(step)) for step in items]
     parts: list = [Text("What to do now", style="bold underline"), _lines(rows)]
     if steps.sources:
         parts.append(
