@@ -593,3 +593,17 @@ def test_first_holds_one_step_of_each_kind_protection_first_and_the_rest_follow(
     rest = steps.rest_by_kind()
     shown = [*first, *(s for v in rest.values() for s in v)]
     assert sorted(map(id, shown)) == sorted(id(s) for v in steps.by_kind.values() for s in v)
+
+
+@pytest.mark.parametrize("chem_id", [None, "sulfur_dioxide", "hydrogen_chloride"])
+def test_an_irritant_gas_result_opens_its_first_aid_with_getting_to_fresh_air(kb, bundled, chem_id):
+    # the class's "little irritation does not rule out exposure" is a warning, shown first,
+    # and must not stand in front of the action: get out of the gas
+    steps = (
+        bundled.for_result(["irritant_gases"])
+        if chem_id is None
+        else _chemical_steps(kb, bundled, chem_id)
+    )
+    first_aid = next(s for s in steps.first if s.kind == "first_aid")
+    assert "fresh air" in first_aid.text
+    assert any("does not rule out exposure" in s.text for s in steps.hallmarks)
