@@ -148,7 +148,9 @@ async def test_the_first_screen_holds_a_line_of_each_kind_and_every_warning(chem
         assert isinstance(app.screen, ResultScreen)
         seen = first_screen_words(app)
         steps = app.screen.steps
-        assert "Poison centre: 1-800-222-1222" in seen
+        # the poison-centre line, its label on the same row
+        rows = screen_text(app).split("\n")
+        assert any("Poison centre: 1-800-222-1222" in r and "24 hours" in r for r in rows)
         shown = [*steps.hallmarks, *steps.first]
         assert {s.kind for s in steps.first} == {k for k in steps.by_kind}  # one of each kind
         for step in shown:
