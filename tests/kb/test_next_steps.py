@@ -608,3 +608,14 @@ def test_an_irritant_gas_result_opens_its_first_aid_with_getting_to_fresh_air(kb
     first_aid = next(s for s in steps.first if s.kind == "first_aid")
     assert "fresh air" in first_aid.text
     assert any("does not rule out exposure" in s.text for s in steps.hallmarks)
+
+
+def test_lithium_hydride_is_brushed_off_before_any_water_rinse(kb, bundled):
+    # it reacts with water (hydrogen and caustic lithium hydroxide): the NIOSH Pocket Guide
+    # says brush, do not wash, so the general water rinse must not be its first skin step
+    steps = _chemical_steps(kb, bundled, "lithium_hydride")
+    decon = next(s for s in steps.first if s.kind == "decontamination")
+    assert "brush" in decon.text.lower() and "lithium_hydride" in decon.targets
+    texts = [s.text for s in steps.by_kind["decontamination"]]
+    rinse = next(k for k, t in enumerate(texts) if "running water" in t)
+    assert texts.index(decon.text) < rinse
