@@ -157,3 +157,11 @@ async def test_the_first_screen_holds_a_line_of_each_kind_and_every_warning(chem
             assert " ".join(step.text.split()) in seen, step.text
         for words in must_show:
             assert words in seen, words
+        # the rest is one key away, as the screen says ("↓ or PgDn")
+        assert steps.rest_by_kind()  # the general steps at least
+        assert "More steps, kind by kind (↓ or PgDn)" in static_text(
+            app.screen.query_one("#result-next")
+        )
+        body = app.screen.query_one("#result-body")
+        await pilot.press("pagedown")
+        assert await until(pilot, lambda: body.scroll_y > 0)  # scrolling is animated
