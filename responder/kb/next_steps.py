@@ -145,8 +145,11 @@ class ResultSteps:
 
     def rest_by_kind(self) -> dict[str, tuple[Step, ...]]:
         """The steps of ``by_kind`` not in :attr:`first`, by kind (kinds left empty dropped)."""
-        first = set(map(id, self.first))
-        rest = {k: tuple(s for s in v if id(s) not in first) for k, v in self.by_kind.items()}
+        first = self.first
+        rest = {
+            k: tuple(s for s in v if not any(s is f for f in first))
+            for k, v in self.by_kind.items()
+        }
         return {k: v for k, v in rest.items() if v}
 
     def all_by_kind(self) -> dict[str, tuple[Step, ...]]:
