@@ -134,7 +134,7 @@ def first_screen_words(app) -> str:
         # rescuers have died: the one line that keeps the next one alive
         ("Hydrogen sulfide", ("positive-pressure SCBA", "No proven antidote")),
         ("Hydrogen cyanide", ("100% oxygen", "Level A", "Leave the area")),
-        ("Carbon monoxide", ("100% oxygen", "fresh air", "trained and equipped")),
+        ("Carbon monoxide", ("100% oxygen", "fresh air", "trained and equipped", "UN 1016")),
         ("Chlorine", ("half-upright", "Level A", "15 minutes")),
         # not confident (the analogues share a profile): the class's naloxone still shows
         ("Carfentanil", ("naloxone", "nitrile gloves")),
@@ -157,6 +157,8 @@ async def test_the_first_screen_holds_a_line_of_each_kind_and_every_warning(chem
             assert " ".join(step.text.split()) in seen, step.text
         for words in must_show:
             assert words in seen, words
+        # an identifier is never split from its label at the end of a row
+        assert not any(r[:77].rstrip().endswith((" UN", " CAS", "·")) for r in rows)
         # the rest is one key away, as the screen says ("↓ or PgDn")
         assert steps.rest_by_kind()  # the general steps at least
         assert "More steps, kind by kind (↓ or PgDn)" in static_text(
@@ -165,3 +167,15 @@ async def test_the_first_screen_holds_a_line_of_each_kind_and_every_warning(chem
         body = app.screen.query_one("#result-body")
         await pilot.press("pagedown")
         assert await until(pilot, lambda: body.scroll_y > 0)  # scrolling is animated
+
+
+def test_keep_parts_moves_a_part_whole_to_the_next_row():
+    from responder.app.screens.result import keep_parts
+
+    line = "Class: Carbon monoxide and methaemoglobin formers 99% · CAS 630-08-0 · UN 1016"
+    assert keep_parts(line, 74) == (
+        "Class: Carbon monoxide and methaemoglobin formers 99% · CAS 630-08-0\nUN 1016"
+    )
+    assert keep_parts(line, 120) == line
+    # a part wider than a row is left whole for the screen to wrap
+    assert keep_parts("a" * 30 + " · UN 1", 20) == "a" * 30 + "\nUN 1"

@@ -7,6 +7,7 @@ from __future__ import annotations
 import functools
 import time
 
+from rich.cells import cell_len
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
@@ -109,6 +110,19 @@ def next_steps_text(steps: ResultSteps, what: str) -> Group:
             )
         )
     return Group(*parts)
+
+
+def keep_parts(line: str, width: int, sep: str = " · ") -> str:
+    """``line``'s ``sep``-separated parts filled into rows of ``width``, a part moved whole to
+    the next row rather than split ("UN" at a row's end, "1016" on the next); a part wider than
+    a row is left to wrap."""
+    rows: list[str] = []
+    for part in line.split(sep):
+        if rows and cell_len(rows[-1] + sep + part) <= width:
+            rows[-1] += sep + part
+        else:
+            rows.append(part)
+    return "\n".join(rows)
 
 
 def _expected(value: float, share: bool) -> Text:
@@ -260,7 +274,12 @@ class ResultScreen(Screen):
         text = Text()
         style = "bold green" if r.confident else "bold yellow"
         text.append(r.headline + "\n", style=style)
-        text.append(r.class_line + "\n")
+        class_line = r.class_line
+        if r.kind != "class":  # a chemical's CAS and UN numbers: each kept whole on a row
+            # the headline's width: the screen less the body's and the headline's padding and
+            # a scrollbar
+            class_line = keep_parts(class_line, max((self.size.width or 80) - 6, 20))
+        text.append(class_line + "\n")
         text.append(r.status, style="dim")
         if r.kind == "class" and self.class_target:
             text.append(
