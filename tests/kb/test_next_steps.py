@@ -619,3 +619,12 @@ def test_lithium_hydride_is_brushed_off_before_any_water_rinse(kb, bundled):
     texts = [s.text for s in steps.by_kind["decontamination"]]
     rinse = next(k for k, t in enumerate(texts) if "running water" in t)
     assert texts.index(decon.text) < rinse
+
+
+def test_soman_warns_that_its_antidotes_have_minutes(kb, bundled):
+    # soman ages fast: the NRT guide gives 2 minutes, where the class line says "minutes to a
+    # few hours, depending on the agent"
+    warnings = " ".join(s.text for s in _chemical_steps(kb, bundled, "soman_gd").hallmarks)
+    assert "2 minutes" in warnings
+    sarin = " ".join(s.text for s in _chemical_steps(kb, bundled, "sarin_gb").hallmarks)
+    assert "2 minutes" not in sarin
