@@ -628,3 +628,13 @@ def test_soman_warns_that_its_antidotes_have_minutes(kb, bundled):
     assert "2 minutes" in warnings
     sarin = " ".join(s.text for s in _chemical_steps(kb, bundled, "sarin_gb").hallmarks)
     assert "2 minutes" not in sarin
+
+
+def test_phosphine_warns_that_phosphide_on_victims_and_in_vomit_gives_off_the_gas(kb, bundled):
+    # aluminium phosphide swallowed: the vomit and any solid on the victim release phosphine
+    # with water or moisture (ATSDR); the gas alone is little risk to others
+    steps = _chemical_steps(kb, bundled, "phosphine")
+    protect = next(s for s in steps.first if s.kind == "protection")
+    assert "phosphine" in protect.targets
+    assert "vomit" in protect.text and "water" in protect.text
+    assert "odour" in _text(steps, "protection", own_only=True)
