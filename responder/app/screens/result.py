@@ -174,6 +174,10 @@ class ResultScreen(Screen):
         background: $boost;
         padding: 0 1;
     }
+    ResultScreen #result-body > #result-headline {
+        /* its own background sets it apart: the row goes to what to do now */
+        margin-bottom: 0;
+    }
     ResultScreen .disclaimer {
         border: round $warning;
         padding: 0 1;
