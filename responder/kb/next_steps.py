@@ -47,6 +47,15 @@ KIND_LABELS = {
     "treatment": "Antidote / specific treatment",
     "protection": "Protective equipment",
 }
+#: The order of a result's first lines, one step of each kind: protect yourself before
+#: touching a victim, then first aid, the antidote, decontamination.
+FIRST_KINDS = ("protection", "first_aid", "treatment", "decontamination")
+FIRST_LABELS = {
+    "protection": "Protect yourself",
+    "first_aid": "First aid",
+    "treatment": "Antidote",
+    "decontamination": "Decontaminate",
+}
 #: A step is one line on a screen: longer text belongs in the source document.
 MAX_STEP_CHARS = 240
 #: A gap's reason is shown under the general steps: what was searched, what was missing.
@@ -126,6 +135,22 @@ class ResultSteps:
 
     def __bool__(self) -> bool:
         return bool(self.by_kind) or bool(self.hallmarks) or self.poison_centre is not None
+
+    @property
+    def first(self) -> tuple[Step, ...]:
+        """One step of each kind to act on first, in :data:`FIRST_KINDS` order: each kind's
+        first step (the chemical's own before its class's before the general one), so a
+        small screen holds something of every kind before the rest."""
+        return tuple(self.by_kind[k][0] for k in FIRST_KINDS if self.by_kind.get(k))
+
+    def rest_by_kind(self) -> dict[str, tuple[Step, ...]]:
+        """The steps of ``by_kind`` not in :attr:`first`, by kind (kinds left empty dropped)."""
+        first = self.first
+        rest = {
+            k: tuple(s for s in v if not any(s is f for f in first))
+            for k, v in self.by_kind.items()
+        }
+        return {k: v for k, v in rest.items() if v}
 
     def all_by_kind(self) -> dict[str, tuple[Step, ...]]:
         """Every step shown, by kind, each kind's hallmark warnings first."""

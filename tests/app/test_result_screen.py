@@ -117,3 +117,67 @@ async def test_a_pooled_result_lists_each_victims_answers_with_whose_they_are():
         assert "V2 Shortness of breath" in profile
         weighed = static_text(app.screen.query_one("#result-weighed"))
         assert "V2 Shortness of breath no" in weighed
+
+
+def first_screen_words(app) -> str:
+    """The result screen's first 80x24 screen as one line of words (no scrollbar, no
+    footer): a step wrapped over several rows reads as its own text."""
+    rows = screen_text(app).split("\n")[:-1]
+    return " ".join(" ".join(row[:77].split()) for row in rows)
+
+
+@pytest.mark.parametrize(
+    ("chemical", "must_show"),
+    [
+        # the antidote, protecting yourself and getting out of the vapour
+        ("Sarin (GB)", ("atropine", "exposes others", "fresh air")),
+        # rescuers have died: the one line that keeps the next one alive
+        ("Hydrogen sulfide", ("positive-pressure SCBA", "No proven antidote")),
+        ("Hydrogen cyanide", ("100% oxygen", "Level A", "Leave the area")),
+        ("Carbon monoxide", ("100% oxygen", "fresh air", "trained and equipped", "UN 1016")),
+        ("Chlorine", ("half-upright", "Level A", "15 minutes")),
+        # not confident (the analogues share a profile): the class's naloxone still shows
+        ("Carfentanil", ("naloxone", "nitrile gloves")),
+        # not confident either (three nerve agents share its profile), two warnings
+        ("Soman (GD)", ("2 minutes", "atropine", "traps vapour")),
+    ],
+)
+async def test_the_first_screen_holds_a_line_of_each_kind_and_every_warning(chemical, must_show):
+    app = make_app(None, mode=None)
+    async with app.run_test(size=(80, 24)) as pilot:
+        assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
+        await answer_from_row(pilot, app, chemical)
+        assert isinstance(app.screen, ResultScreen)
+        seen = first_screen_words(app)
+        steps = app.screen.steps
+        # the poison-centre line, its label on the same row
+        rows = screen_text(app).split("\n")
+        assert any("Poison centre: 1-800-222-1222" in r and "24 hours" in r for r in rows)
+        shown = [*steps.hallmarks, *steps.first]
+        assert {s.kind for s in steps.first} == {k for k in steps.by_kind}  # one of each kind
+        for step in shown:
+            assert " ".join(step.text.split()) in seen, step.text
+        for words in must_show:
+            assert words in seen, words
+        # an identifier is never split from its label at the end of a row
+        assert not any(r[:77].rstrip().endswith((" UN", " CAS", "·")) for r in rows)
+        # the rest is one key away, as the screen says ("↓ or PgDn")
+        assert steps.rest_by_kind()  # the general steps at least
+        assert "More steps, kind by kind (↓ or PgDn)" in static_text(
+            app.screen.query_one("#result-next")
+        )
+        body = app.screen.query_one("#result-body")
+        await pilot.press("pagedown")
+        assert await until(pilot, lambda: body.scroll_y > 0)  # scrolling is animated
+
+
+def test_keep_parts_moves_a_part_whole_to_the_next_row():
+    from responder.app.screens.result import keep_parts
+
+    line = "Class: Carbon monoxide and methaemoglobin formers 99% · CAS 630-08-0 · UN 1016"
+    assert keep_parts(line, 74) == (
+        "Class: Carbon monoxide and methaemoglobin formers 99% · CAS 630-08-0\nUN 1016"
+    )
+    assert keep_parts(line, 120) == line
+    # a part wider than a row is left whole for the screen to wrap
+    assert keep_parts("a" * 30 + " · UN 1", 20) == "a" * 30 + "\nUN 1"

@@ -33,7 +33,8 @@ def test_text_lists_each_kind_with_numbered_sources(capsys):
     assert any("SCBA" in line and line.rstrip().endswith("]") for line in lines)
     sources = lines[lines.index("Sources") + 1 :]
     assert sources and all(s.startswith("  [") and "<http" in s for s in sources)
-    cited = {line.rsplit(" ", 1)[1] for line in lines if line.startswith("  - ")}
+    # steps ("  - ") and warnings ("  ! ") cite every source listed
+    cited = {line.rsplit(" ", 1)[1] for line in lines if line.startswith(("  - ", "  ! "))}
     assert cited == {f"[{k}]" for k in range(1, len(sources) + 1)}
 
 

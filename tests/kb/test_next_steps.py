@@ -411,7 +411,8 @@ def test_bundled_hydrogen_sulfide_replaces_the_knockdown_antidote_line(bundled):
 def test_bundled_class_steps_name_their_key_facts(bundled, class_id, kind, words):
     result = bundled.for_result([class_id])
     assert result.specific and not result.gaps
-    text = " ".join(s.text for s in result.by_kind[kind] if class_id in s.targets)
+    # a hallmark warning counts: it is shown first
+    text = " ".join(s.text for s in result.all_by_kind()[kind] if class_id in s.targets)
     assert all(w in text for w in words), text
 
 
@@ -568,3 +569,72 @@ def test_every_nerve_agent_opens_with_a_warning_that_it_can_kill_fast(kb, bundle
 def test_sarin_warns_that_liquid_acts_later_than_vapour(kb, bundled):
     warnings = " ".join(s.text for s in _chemical_steps(kb, bundled, "sarin_gb").hallmarks)
     assert "seconds" in warnings and "vapour" in warnings and "hours" in warnings
+
+
+def test_hydrogen_sulfide_warns_that_rescuers_have_died_even_before_it_is_confident(kb, bundled):
+    # ATSDR: rescuers entering the hot zone have died; a warning, so it leads every result
+    # hydrogen sulfide leads, also while no candidate is confident
+    confident = _chemical_steps(kb, bundled, "hydrogen_sulfide").hallmarks
+    assert any("rescuers" in s.text.lower() and "SCBA" in s.text for s in confident)
+    unsure = bundled.common_to(
+        ["cellular_asphyxiants", "irritant_gases"],
+        leader=["hydrogen_sulfide"],
+        leader_class="cellular_asphyxiants",
+    )
+    assert any("SCBA" in s.text for s in unsure.hallmarks)
+
+
+def test_first_holds_one_step_of_each_kind_protection_first_and_the_rest_follow(kb, bundled):
+    steps = _chemical_steps(kb, bundled, "sarin_gb")
+    first = steps.first
+    assert [s.kind for s in first] == ["protection", "first_aid", "treatment", "decontamination"]
+    # each kind's first step: the chemical's own before its class's before the general one
+    assert first[0].targets == ("sarin_gb",)
+    assert "atropine" in first[2].text
+    rest = steps.rest_by_kind()
+    shown = [*first, *(s for v in rest.values() for s in v)]
+    assert sorted(map(id, shown)) == sorted(id(s) for v in steps.by_kind.values() for s in v)
+
+
+@pytest.mark.parametrize("chem_id", [None, "sulfur_dioxide", "hydrogen_chloride"])
+def test_an_irritant_gas_result_opens_its_first_aid_with_getting_to_fresh_air(kb, bundled, chem_id):
+    # the class's "little irritation does not rule out exposure" is a warning, shown first,
+    # and must not stand in front of the action: get out of the gas
+    steps = (
+        bundled.for_result(["irritant_gases"])
+        if chem_id is None
+        else _chemical_steps(kb, bundled, chem_id)
+    )
+    first_aid = next(s for s in steps.first if s.kind == "first_aid")
+    assert "fresh air" in first_aid.text
+    assert any("does not rule out exposure" in s.text for s in steps.hallmarks)
+
+
+def test_lithium_hydride_is_brushed_off_before_any_water_rinse(kb, bundled):
+    # it reacts with water (hydrogen and caustic lithium hydroxide): the NIOSH Pocket Guide
+    # says brush, do not wash, so the general water rinse must not be its first skin step
+    steps = _chemical_steps(kb, bundled, "lithium_hydride")
+    decon = next(s for s in steps.first if s.kind == "decontamination")
+    assert "brush" in decon.text.lower() and "lithium_hydride" in decon.targets
+    texts = [s.text for s in steps.by_kind["decontamination"]]
+    rinse = next(k for k, t in enumerate(texts) if "running water" in t)
+    assert texts.index(decon.text) < rinse
+
+
+def test_soman_warns_that_its_antidotes_have_minutes(kb, bundled):
+    # soman ages fast: the NRT guide gives 2 minutes, where the class line says "minutes to a
+    # few hours, depending on the agent"
+    warnings = " ".join(s.text for s in _chemical_steps(kb, bundled, "soman_gd").hallmarks)
+    assert "2 minutes" in warnings
+    sarin = " ".join(s.text for s in _chemical_steps(kb, bundled, "sarin_gb").hallmarks)
+    assert "2 minutes" not in sarin
+
+
+def test_phosphine_warns_that_phosphide_on_victims_and_in_vomit_gives_off_the_gas(kb, bundled):
+    # aluminium phosphide swallowed: the vomit and any solid on the victim release phosphine
+    # with water or moisture (ATSDR); the gas alone is little risk to others
+    steps = _chemical_steps(kb, bundled, "phosphine")
+    protect = next(s for s in steps.first if s.kind == "protection")
+    assert "phosphine" in protect.targets
+    assert "vomit" in protect.text and "water" in protect.text
+    assert "odour" in _text(steps, "protection", own_only=True)

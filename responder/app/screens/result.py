@@ -7,6 +7,7 @@ from __future__ import annotations
 import functools
 import time
 
+from rich.cells import cell_len
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
@@ -22,6 +23,7 @@ from responder.core import views
 from responder.core.percent import percent, percent_tenths
 from responder.core.views import ANSWER_TEXT, ResultView
 from responder.kb.next_steps import (
+    FIRST_LABELS,
     KIND_LABELS,
     ResultSteps,
     common_heading,
@@ -51,8 +53,10 @@ def _lines(rows) -> Table:
 
 
 def next_steps_text(steps: ResultSteps, what: str) -> Group:
-    """What to do now: the hallmark warnings first, then kind by kind, each step tagged
-    with its source number."""
+    """What to do now, so the first screen at 80x24 holds what keeps people alive: the
+    poison-centre line, the hallmark warnings, then one step of each kind (protect yourself,
+    first aid, antidote, decontaminate), then the rest kind by kind and why a class has no
+    steps. Each step is tagged with its source number."""
     rows: list[tuple[Text | str, Text]] = []
     pc = steps.poison_centre
     if pc is not None:
@@ -83,13 +87,20 @@ def next_steps_text(steps: ResultSteps, what: str) -> Group:
                 ),
             )
         )
+    for step in steps.first:
+        rows.append(
+            ("  ▸", Text.assemble((f"{FIRST_LABELS[step.kind]}: ", "bold"), step_line(step)))
+        )
+    rest = steps.rest_by_kind()
+    if rest:
+        rows.append(("", Text("More steps, kind by kind (↓ or PgDn):", style="bold")))
+    for kind, items in rest.items():
+        rows.append(("", Text(KIND_LABELS[kind], style="bold")))
+        rows += [("  •", step_line(step)) for step in items]
     for gap in steps.gaps:
         rows.append(
             ("", Text(f"Why no steps for {gap.label or gap.class_id}: {gap.reason}", style="dim"))
         )
-    for kind, items in steps.by_kind.items():
-        rows.append(("", Text(KIND_LABELS[kind], style="bold")))
-        rows += [("  •", step_line(step)) for step in items]
     parts: list = [Text("What to do now", style="bold underline"), _lines(rows)]
     if steps.sources:
         parts.append(
@@ -99,6 +110,19 @@ def next_steps_text(steps: ResultSteps, what: str) -> Group:
             )
         )
     return Group(*parts)
+
+
+def keep_parts(line: str, width: int, sep: str = " · ") -> str:
+    """``line``'s ``sep``-separated parts filled into rows of ``width``, a part moved whole to
+    the next row rather than split ("UN" at a row's end, "1016" on the next); a part wider than
+    a row is left to wrap."""
+    rows: list[str] = []
+    for part in line.split(sep):
+        if rows and cell_len(rows[-1] + sep + part) <= width:
+            rows[-1] += sep + part
+        else:
+            rows.append(part)
+    return "\n".join(rows)
 
 
 def _expected(value: float, share: bool) -> Text:
@@ -149,6 +173,10 @@ class ResultScreen(Screen):
     ResultScreen #result-headline {
         background: $boost;
         padding: 0 1;
+    }
+    ResultScreen #result-body > #result-headline {
+        /* its own background sets it apart: the row goes to what to do now */
+        margin-bottom: 0;
     }
     ResultScreen .disclaimer {
         border: round $warning;
@@ -250,7 +278,12 @@ class ResultScreen(Screen):
         text = Text()
         style = "bold green" if r.confident else "bold yellow"
         text.append(r.headline + "\n", style=style)
-        text.append(r.class_line + "\n")
+        class_line = r.class_line
+        if r.kind != "class":  # a chemical's CAS and UN numbers: each kept whole on a row
+            # the headline's width: the screen less the body's and the headline's padding and
+            # a scrollbar
+            class_line = keep_parts(class_line, max((self.size.width or 80) - 6, 20))
+        text.append(class_line + "\n")
         text.append(r.status, style="dim")
         if r.kind == "class" and self.class_target:
             text.append(
