@@ -66,7 +66,10 @@ def register(subparsers) -> None:
     p.add_argument(
         "--save",
         action="store_true",
-        help="store the interview as an incident (listed by `responder incidents list`)",
+        help=(
+            "store the interview as an incident (listed by `responder incidents list`): "
+            "completed once it reached a result, else left open to resume"
+        ),
     )
     p.add_argument(
         "--top",
@@ -421,7 +424,10 @@ def run(args) -> int:
         serve(protocol, sys.stdin, sys.stdout)
     finally:
         if args.save:
-            interview.end("completed")
+            if interview.reached_result:
+                interview.end("completed")
+            else:
+                interview.save()  # left unfinished: `incidents` lists it as open, to resume
             if interview.unsaved:
                 raise InputError(
                     f"the incident could not be saved completely: {interview.journal_error}"

@@ -491,6 +491,16 @@ class Interview:
         return len(self.records)
 
     @property
+    def reached_result(self) -> bool:
+        """True once answers have led to a result (one chemical or group, or several no
+        question separates): only then is the incident stored as completed; otherwise it
+        stays unfinished and can be resumed."""
+        return bool(self.answered) and self.status in (
+            Status.IDENTIFIED,
+            Status.INDISTINGUISHABLE,
+        )
+
+    @property
     def ranked_on(self) -> int:
         """The answers the ranking rests on, as the result and the export count them: every
         victim's in the evidence mode, which pools them; in the strict and noise modes, which
