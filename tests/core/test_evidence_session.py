@@ -143,6 +143,31 @@ def test_a_second_victim_answers_several_victims_as_evidence():
     assert two.several_victims_noted is None and len(two.records) == 2
 
 
+def test_several_victims_taken_back_stays_taken_back_when_more_victims_come(home):
+    from responder.kb.resolve import load_knowledge  # noqa: PLC0415
+
+    bundled = load_knowledge(None)
+    several = bundled.symptom_index("pattern_several_victims")
+    it = Interview.start(bundled, InterviewConfig())
+    it.answer(bundled.symptom_index("cough"), Answer.YES)
+    it.add_victim()
+    assert it.answer_of(several) is Answer.YES
+    assert it.undo().query == several  # z takes back the automatic answer
+    it.add_victim()
+    assert it.several_victims_noted is None and it.answer_of(several) is None
+    # ... and after a resume, a fourth victim does not answer it either
+    data, _ = find_incident(it.id)
+    again, _ = Interview.resume(bundled, data)
+    again.add_victim()
+    assert again.several_victims_noted is None and again.answer_of(several) is None
+    # removing it (rather than z) is a take-back too
+    other = Interview(bundled)
+    other.add_victim()
+    other.remove(several)
+    other.add_victim()
+    assert other.answer_of(several) is None
+
+
 def test_a_responders_own_several_victims_answer_stands(knowledge):
     from responder.kb.resolve import load_knowledge  # noqa: PLC0415
 
