@@ -181,6 +181,10 @@ class Interview:
             interview.state.add_victim()
         interview.state.select_victim(min(data.current_victim, n_victims - 1))
         interview.log.restore(records, _replacements(data, record))
+        for new, taken in data.took_out:  # so that z after the resume puts them back too
+            rn, olds = record(new), [r for old in taken if (r := record(old)) is not None]
+            if rn is not None and olds:
+                interview._took_out[id(rn)] = (rn, olds)
         several = knowledge.symptom_index(SEVERAL_VICTIMS)
         # a second victim answered it when added: unanswered and not implied, it was taken back
         interview.several_victims_taken_back = (
@@ -368,7 +372,9 @@ class Interview:
         )
         if victim < 0:  # the incident's answer takes out only the incident's
             contradicted = [q for q in contradicted if self.state.is_shared(q)]
-        self.displaced = [r for q in contradicted if (r := self.remove(q, victim=victim))]
+        self.displaced = [
+            r for q in contradicted if (r := self._remove(q, victim, contradicted=True))
+        ]
         record = self.log.answer(query, answer, volunteered=volunteered, at=at, victim=victim)
         self._log(
             lambda: self.incident.answer(
@@ -408,11 +414,19 @@ class Interview:
 
     def remove(self, query: int, victim: int | None = None) -> AnswerRecord | None:
         self.displaced = []
+        record = self._remove(query, victim)
+        if record is not None:
+            self._note_taken_back(record)
+        return record
+
+    def _remove(
+        self, query: int, victim: int | None, contradicted: bool = False
+    ) -> AnswerRecord | None:
         v = -1 if self.state.is_shared(query) else (self.victim if victim is None else victim)
         record = self.log.remove(query, victim=v)
         if record is not None:
-            self._note_taken_back(record)
-            self._log(lambda: self.incident.remove(self.knowledge.symptoms[query].id, v))
+            sid = self.knowledge.symptoms[query].id
+            self._log(lambda: self.incident.remove(sid, v, contradicted=contradicted))
             self.generation += 1
         return record
 
