@@ -146,6 +146,24 @@ async def test_urgent_yes_raises_a_banner_that_never_blocks():
         assert not banner.display
 
 
+async def test_act_now_stays_when_switching_to_another_victim_and_names_whose_it_is():
+    app = make_app(None)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        banner = app.interview_screen.query_one("#act-now")
+        app.record_answer(_index(app, "respiratory_arrest"), Answer.YES, volunteered=True)
+        app.add_victim()  # the second victim is now asked
+        await settle(pilot)
+        await pilot.press("2")
+        await settle(pilot)
+        assert app.interview.victim == 1
+        assert banner.display
+        assert "Victim 1: Stopped breathing" in str(banner.render())
+        await pilot.press("1")
+        await settle(pilot)
+        assert banner.display and "Victim 1:" not in str(banner.render())
+
+
 async def test_r_without_a_result_says_why():
     app = make_app(None)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
