@@ -255,6 +255,23 @@ async def test_a_toast_showing_when_another_screen_opens_moves_to_its_status_lin
         assert "Undone: something earlier" in shown
 
 
+async def test_a_long_toast_moved_to_the_status_line_is_read_in_full():
+    """`+` then `/` at once: the new victim's toast went to the status line cut to one row
+    ("... number ke…"); it now wraps to a second row, the figures still first."""
+    app = make_app()
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await settle(pilot)
+        await pilot.press("plus", "slash")
+        await settle(pilot)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert isinstance(app.screen, InterviewScreen)
+        rows = static_text(app.screen.query_one("#status")).splitlines()
+        assert rows[0].startswith("Asked 0") and len(rows) == 3
+        said = " ".join(" ".join(rows[1:]).split())
+        assert "Scene answers are shared; number keys switch victims." in said
+
+
 async def test_a_start_up_notice_is_not_drawn_over_the_scene_step(home):
     """A notice from start-up (here the damaged incident database set aside) was posted as
     a toast just before the scene step opened, and shown over the scene dialog when it

@@ -21,8 +21,8 @@ from responder.app.messages import AnswerChanged, AnswerGiven
 from responder.core import views
 from responder.engine.state import Answer
 
-#: rows the dialog leaves free: the title line, the status line's two and the keys line
-SCREEN_ROWS_KEPT = 4
+#: rows the dialog leaves free: the title line, the status line's three and the keys line
+SCREEN_ROWS_KEPT = 5
 
 
 class SceneScreen(ModalScreen[None]):
@@ -38,9 +38,9 @@ class SceneScreen(ModalScreen[None]):
         max-width: 100%;
         height: auto;
         max-height: 100%;
-        /* the title line above, the status line (two rows with a notice) and the keys
-           below stay in sight: the figures are what a responder checks between answers */
-        margin: 1 0 3 0;
+        /* the title line above, the status line (up to three rows with a notice) and the
+           keys below stay in sight: the figures are what a responder checks between answers */
+        margin: 1 0 4 0;
         border: round $accent;
         border-title-style: bold;
         padding: 0 1;
