@@ -375,6 +375,25 @@ def test_a_bad_answer_model_is_one_clear_message(tmp_path, text, words):
     assert issues[0].file.endswith("grades.toml")
 
 
+@pytest.mark.parametrize(
+    "text, fix",
+    [
+        ("long_row_exponent = -1\n", "from 0 (no discount) to 1"),
+        ("textbook_share = 1\n", "from 0 (no textbook presentation) up to (not including) 1"),
+        ("class_borrow = 2\n", "from 0 (no borrowing)"),
+        ("leak = 0.9\n", "below sensitivity"),
+        ("hallmark = 0.5\n", "so each grade stays above the next"),
+    ],
+)
+def test_each_grades_error_says_how_to_fix_that_key(tmp_path, text, fix):
+    """Every grades.toml error ended "so each grade stays above the next", even for
+    textbook_share or long_row_exponent."""
+    [issue] = errors_of(write_kb(tmp_path, grades_toml=text))
+    assert fix in issue.fix
+    if not text.startswith("hallmark"):
+        assert "each grade stays above the next" not in issue.fix
+
+
 def test_the_answer_model_of_a_knowledge_base_is_read(tmp_path):
     kb = load_kb(write_kb(tmp_path, grades_toml="leak = 0.03\nclass_borrow = 0.5\n"))
     assert kb.answer_model == {"leak": 0.03, "class_borrow": 0.5}
