@@ -123,8 +123,8 @@ def register(subparsers) -> argparse.ArgumentParser:
         description="Import a wide CSV: header name,class,<symptom 1>,<symptom 2>,... (optional "
         "cas, un, source columns), one row per chemical with 0/1 cells, and an optional second "
         "row starting with 'category'. Cells may be separated by commas, semicolons or tabs (the "
-        "header row's separator is used). It is validated and stored as NAME; use it with "
-        "--kb NAME.",
+        "header row's separator is used, or the one an Excel first line sep=; names). It is "
+        "validated and stored as NAME; use it with --kb NAME.",
     )
     imp.add_argument("csv_file", metavar="FILE.csv", help="the CSV file")
     imp.add_argument("--name", help="name to store it under (default: the file name's slug)")
