@@ -69,7 +69,7 @@ def register(subparsers) -> None:
         type=int,
         default=None,
         metavar="R",
-        help="with --ties random: build R trees and report their mean and 95%% "
+        help="with --ties random (needed past 1): build R trees and report their mean and 95%% "
         "interval (default 20)",
     )
     p.add_argument(
@@ -131,6 +131,11 @@ def run(args) -> int:
     repeats = args.repeats if args.repeats is not None else (20 if args.ties == "random" else 1)
     if repeats < 1:
         raise InputError("--repeats must be at least 1")
+    if repeats > 1 and args.ties != "random":
+        raise InputError(
+            f"--repeats {repeats} needs --ties random: with --ties {args.ties} every tree is the "
+            "same, and their interval would be zero wide"
+        )
     problem, _ = load_problem(kb_spec(args))
     method = args.method
     # Category policies are also evaluated under the informed pick model: one more tree,

@@ -245,3 +245,22 @@ def test_exact_within_both_limits_is_the_engines_value(tmp_path, capsys):
     assert out["method"] == "exact" and out["ci95"] is None
     exact = evaluate(Model(load_interchange(path), "object"), Policy("gqsa"), method="exact")
     assert out["expected_queries"] == pytest.approx(exact.expected_queries, abs=1e-12)
+
+
+def test_repeats_without_random_ties_is_one_error(capsys):
+    """`eval --repeats 3` without --ties random printed three identical trees' zero-width
+    interval."""
+    code = main(["eval", "--repeats", "3"])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == ""
+    assert err == (
+        "responder: error: --repeats 3 needs --ties random: with --ties first every tree is "
+        "the same, and their interval would be zero wide\n"
+    )
+
+
+def test_repeats_with_random_ties_gives_an_interval(tmp_path, capsys):
+    path = write(tmp_path, random_interchange(5))
+    out = run_json(capsys, path, "--ties", "random", "--repeats", "3", "--seed", "1")
+    low, high = out["ci95"]
+    assert low <= out["expected_queries"] <= high
