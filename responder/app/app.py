@@ -30,7 +30,7 @@ from responder.core import views
 from responder.core.counted import counted
 from responder.core.session import Interview
 from responder.core.store import IncidentData, IncidentLog, StoreError
-from responder.engine.state import Answer, Status
+from responder.engine.state import Answer
 from responder.kb.model import KnowledgeBase
 from responder.settings import Settings, SettingsError, save_settings
 
@@ -717,11 +717,7 @@ class ResponderApp(App):
 
     async def action_quit(self) -> None:
         it = self.interview
-        if (
-            it is not None
-            and it.answered
-            and it.status in (Status.IDENTIFIED, Status.INDISTINGUISHABLE)
-        ):
+        if it is not None and it.reached_result:
             it.end("completed")
         if it is not None and it.unsaved:
             self.ask_unsaved("quit", lambda: self.exit(0))

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import sys
+import time
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -22,7 +24,13 @@ from responder.cli.inputs import (
 from responder.config import ENGINE_TARGET
 from responder.core.counted import counted
 from responder.engine.belief import Model, TargetError
-from responder.engine.evaluate import MIN_MONTE_CARLO_TRIALS, bounds, evaluate
+from responder.engine.evaluate import (
+    MIN_MONTE_CARLO_TRIALS,
+    StateBudgetExceeded,
+    TimeBudgetExceeded,
+    bounds,
+    evaluate,
+)
 from responder.engine.policies import CATEGORY_POLICIES, RANDOM_POLICIES, Policy, PolicyError
 from responder.engine.simulate import BATCH_MAX_CELLS
 from responder.engine.workload import duration_text, run_bytes
@@ -61,7 +69,7 @@ def register(subparsers) -> None:
         type=int,
         default=None,
         metavar="R",
-        help="with --ties random: build R trees and report their mean and 95%% "
+        help="with --ties random (needed past 1): build R trees and report their mean and 95%% "
         "interval (default 20)",
     )
     p.add_argument(
@@ -75,10 +83,11 @@ def register(subparsers) -> None:
         type=int,
         default=50_000,
         metavar="S",
-        help="state budget for exact evaluation of branching trees",
+        help="state budget for exact evaluation of branching trees: past it, auto turns "
+        "to Monte Carlo and --method exact stops with an error (default 50000)",
     )
     add_noise_arguments(p)
-    add_time_limit_argument(p)
+    add_time_limit_argument(p, also="; --method exact stops with an error past it")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(handler=run)
 
@@ -97,12 +106,36 @@ def check_noise_memory(args, problem, method: str) -> None:
     )
 
 
+@contextmanager
+def exact_limits(args):
+    """One message, not a traceback, when an exact walk passes --max-states or --time-limit."""
+    try:
+        yield
+    except StateBudgetExceeded:
+        raise InputError(
+            f"--method exact: the tree has more than {args.max_states} distinct states "
+            "(--max-states); give a larger --max-states, or --method auto to estimate it "
+            "by Monte Carlo past that"
+        ) from None
+    except TimeBudgetExceeded as exc:
+        raise InputError(
+            f"--method exact: not finished within --time-limit {args.time_limit:g} s "
+            f"({exc.states} distinct states so far); give a longer --time-limit (0: none), "
+            "or --method auto or monte-carlo"
+        ) from None
+
+
 def run(args) -> int:
     if args.trials < 1:
         raise InputError("--trials must be at least 1")
     repeats = args.repeats if args.repeats is not None else (20 if args.ties == "random" else 1)
     if repeats < 1:
         raise InputError("--repeats must be at least 1")
+    if repeats > 1 and args.ties != "random":
+        raise InputError(
+            f"--repeats {repeats} needs --ties random: with --ties {args.ties} every tree is the "
+            "same, and their interval would be zero wide"
+        )
     problem, _ = load_problem(kb_spec(args))
     method = args.method
     # Category policies are also evaluated under the informed pick model: one more tree,
@@ -145,20 +178,29 @@ def run(args) -> int:
         )
     if noise is not None and method == "monte-carlo":
         check_noise_memory(args, problem, method)
+    limits = {}
+    if method == "exact":  # both limits bound an exact walk too, not only the auto method
+        limits["exact_max_states"] = args.max_states
+        if args.time_limit > 0:
+            deadline = time.monotonic() + args.time_limit
+            limits["out_of_time"] = lambda: time.monotonic() > deadline
     results = []
-    for r in range(repeats):
-        seed = None if args.seed is None else args.seed + r
-        policy = Policy(args.policy, ties=args.ties, seed=seed if args.ties == "random" else None)
-        results.append(
-            evaluate(
-                model,
-                policy,
-                method=method,
-                max_states=args.max_states,
-                trials=args.trials,
-                seed=seed,
+    with exact_limits(args):
+        for r in range(repeats):
+            seed = None if args.seed is None else args.seed + r
+            ties_seed = seed if args.ties == "random" else None
+            policy = Policy(args.policy, ties=args.ties, seed=ties_seed)
+            results.append(
+                evaluate(
+                    model,
+                    policy,
+                    method=method,
+                    max_states=args.max_states,
+                    trials=args.trials,
+                    seed=seed,
+                    **limits,
+                )
             )
-        )
     values = np.array([e.expected_queries for e in results])
     first = results[0]
     if first.method == "monte-carlo" and args.trials < MIN_MONTE_CARLO_TRIALS:
@@ -173,14 +215,16 @@ def run(args) -> int:
         ci95 = [float(values.mean() - half), float(values.mean() + half)]
     informed = None
     if informed_run:
-        ev = evaluate(
-            model,
-            Policy(args.policy, pick="informed"),
-            method=method,
-            max_states=args.max_states,
-            trials=args.trials,
-            seed=args.seed,
-        )
+        with exact_limits(args):
+            ev = evaluate(
+                model,
+                Policy(args.policy, pick="informed"),
+                method=method,
+                max_states=args.max_states,
+                trials=args.trials,
+                seed=args.seed,
+                **limits,
+            )
         informed = {
             "expected_queries": ev.expected_queries,
             "method": ev.method,

@@ -191,16 +191,17 @@ MEASURE_SECONDS = 0.9
 FIRST_MEASURE_SECONDS = 0.3
 
 
-def add_time_limit_argument(parser: argparse.ArgumentParser) -> None:
+def add_time_limit_argument(parser: argparse.ArgumentParser, also: str = "") -> None:
     """``--time-limit SECONDS`` and ``--memory-limit MB``, read by :func:`fit_time_limit`,
-    :func:`check_noise_scale` and :func:`check_memory`."""
+    :func:`check_noise_scale` and :func:`check_memory`; ``also`` adds to the help what else
+    the time limit bounds in that command."""
     parser.add_argument(
         "--time-limit",
         type=float,
         default=DEFAULT_TIME_LIMIT,
         metavar="SECONDS",
         help="under noise, measure a few interviews first and refuse a run estimated to take "
-        "longer (with --noise-eps auto, lower eps until it fits); 0 = no limit "
+        f"longer (with --noise-eps auto, lower eps until it fits){also}; 0 = no limit "
         f"(default {DEFAULT_TIME_LIMIT:.0f})",
     )
     parser.add_argument(

@@ -36,6 +36,8 @@ STATUS = {
 }
 ANSWERS = {"yes": Answer.YES, "no": Answer.NO, "unknown": Answer.UNKNOWN}
 MAX_LINE = 64 * 1024  # characters; a longer line is refused (one symptom answer is ~60)
+#: the byte-order mark some editors and Windows tools put at the start of UTF-8 text
+BOM = "\ufeff"
 
 
 def register(subparsers) -> None:
@@ -66,7 +68,10 @@ def register(subparsers) -> None:
     p.add_argument(
         "--save",
         action="store_true",
-        help="store the interview as an incident (listed by `responder incidents list`)",
+        help=(
+            "store the interview as an incident (listed by `responder incidents list`): "
+            "completed once it reached a result, else left open to resume"
+        ),
     )
     p.add_argument(
         "--top",
@@ -119,6 +124,8 @@ class Protocol:
         text = line.strip()
         if not text:
             raise _LineError('empty line; send {"symptom": ID, "answer": "yes"} or {"undo": true}')
+        if text.startswith(BOM):
+            raise _LineError("a byte-order mark (U+FEFF) belongs only before the first line")
         try:
             msg = json.loads(text, object_pairs_hook=_unique_keys)
         except (ValueError, RecursionError) as exc:
@@ -369,10 +376,14 @@ def serve(protocol: Protocol, stdin: IO[str], stdout: IO[str]) -> None:
         stdout.flush()
 
     emit(protocol.snapshot())
+    first = True
     while True:
         line = stdin.readline(MAX_LINE + 1)
         if not line:
             return
+        if first and line.startswith(BOM):  # Windows tools start UTF-8 text with one
+            line = line[1:]
+        first = False
         if len(line) > MAX_LINE and not line.endswith("\n"):
             stdin.readline()  # drop the rest of the over-long line
             emit({"error": f"line too long (more than {MAX_LINE} characters)"})
@@ -421,7 +432,10 @@ def run(args) -> int:
         serve(protocol, sys.stdin, sys.stdout)
     finally:
         if args.save:
-            interview.end("completed")
+            if interview.reached_result:
+                interview.end("completed")
+            else:
+                interview.save()  # left unfinished: `incidents` lists it as open, to resume
             if interview.unsaved:
                 raise InputError(
                     f"the incident could not be saved completely: {interview.journal_error}"

@@ -28,6 +28,8 @@ from responder.kb.resolve import resolve_kb
 
 EXIT_OK = 0
 EXIT_INVALID = 2
+#: chemicals the `kb gaps` most-gaps list shows unless --limit says otherwise
+GAPS_LIMIT = 20
 
 #: How ``kb info`` names each prior mode.
 PRIOR_TEXT = {
@@ -105,9 +107,12 @@ def register(subparsers) -> argparse.ArgumentParser:
     gaps.add_argument(
         "--limit",
         type=int,
-        default=20,
+        default=None,
         metavar="N",
-        help="chemicals shown in the most-gaps list (default 20)",
+        help=(
+            f"chemicals shown in the most-gaps list (default {GAPS_LIMIT}) or, with "
+            "--category, in that category's list (default all)"
+        ),
     )
     gaps.add_argument("--json", action="store_true", help="print one JSON object with every gap")
     gaps.set_defaults(handler=cmd_gaps)
@@ -118,8 +123,8 @@ def register(subparsers) -> argparse.ArgumentParser:
         description="Import a wide CSV: header name,class,<symptom 1>,<symptom 2>,... (optional "
         "cas, un, source columns), one row per chemical with 0/1 cells, and an optional second "
         "row starting with 'category'. Cells may be separated by commas, semicolons or tabs (the "
-        "header row's separator is used). It is validated and stored as NAME; use it with "
-        "--kb NAME.",
+        "header row's separator is used, or the one an Excel first line sep=; names). It is "
+        "validated and stored as NAME; use it with --kb NAME.",
     )
     imp.add_argument("csv_file", metavar="FILE.csv", help="the CSV file")
     imp.add_argument("--name", help="name to store it under (default: the file name's slug)")
@@ -500,12 +505,15 @@ def format_gaps(report: Gaps, limit: int) -> str:
     return "\n".join(lines)
 
 
-def format_category_gap(report: Gaps, cat: CategoryGap) -> str:
+def format_category_gap(report: Gaps, cat: CategoryGap, limit: int | None = None) -> str:
     names = {c.id: c for c in report.chemicals}
     lines = [
         f"{len(cat.missing)} of {cat.chemicals} chemicals have no {cat.id} cell ({cat.label}):"
     ]
-    lines += [f"  {cid:32s} {names[cid].name} [{names[cid].class_id}]" for cid in cat.missing]
+    shown = cat.missing if limit is None else cat.missing[:limit]
+    lines += [f"  {cid:32s} {names[cid].name} [{names[cid].class_id}]" for cid in shown]
+    if len(shown) < len(cat.missing):
+        lines.append(f"  ... and {len(cat.missing) - len(shown)} more (--limit N shows N)")
     return "\n".join(lines)
 
 
@@ -527,10 +535,13 @@ def format_chemical_gaps(chem) -> str:
 
 def cmd_gaps(args) -> int:
     """``responder kb gaps [PATH] [--category ID | --chemical NAME] [--limit N] [--json]``."""
-    if args.limit < 1:
+    if args.limit is not None and args.limit < 1:
         raise InputError(f"--limit is {args.limit}; give a whole number of at least 1")
     if args.category and args.chemical:
         raise InputError("give --category or --chemical, not both")
+    if args.limit is not None and (args.chemical or args.json):
+        given = "--chemical" if args.chemical else "--json"
+        raise InputError(f"--limit shortens a list; {given} shows every gap, without it")
     try:
         kb = resolve_kb(_spec(args))
     except (KBError, OSError) as exc:
@@ -549,11 +560,11 @@ def cmd_gaps(args) -> int:
     if args.json:
         print(json.dumps((category or chem or report).to_dict(), indent=2, ensure_ascii=False))
     elif category is not None:
-        print(format_category_gap(report, category))
+        print(format_category_gap(report, category, args.limit))
     elif chem is not None:
         print(format_chemical_gaps(chem))
     else:
-        print(format_gaps(report, args.limit))
+        print(format_gaps(report, GAPS_LIMIT if args.limit is None else args.limit))
     return EXIT_OK
 
 

@@ -7,6 +7,7 @@ files with the interview's current state.
 
 from __future__ import annotations
 
+import errno
 import json
 import time
 from datetime import UTC, datetime
@@ -54,6 +55,19 @@ def export_paths(interview: Interview, folder: Path) -> tuple[Path, Path]:
         paths.path_inside(folder, f"{stem}.md", "interview id"),
         paths.path_inside(folder, f"{stem}.json", "interview id"),
     )
+
+
+def file_in_the_way(folder: Path) -> Path | None:
+    """The file standing where ``folder`` or one of the folders above it should be (an
+    export could not create the folder), or None."""
+    for place in (folder, *folder.parents):
+        if place.exists() or place.is_symlink():
+            return None if place.is_dir() else place
+    return None
+
+
+def not_a_folder_message(file: Path) -> str:
+    return f"{file} is a file, not a folder; give a folder (it is created if needed)"
 
 
 def outside_data_dir(folder: Path) -> bool:
@@ -444,12 +458,15 @@ def export_interview(
     Raises
     ------
     OSError
-        The folder cannot be created or written.
+        The folder cannot be created or written (NotADirectoryError, whose ``strerror``
+        says so: a file stands where the folder should be).
     responder.paths.UnsafePathError
         The interview's id would name a file outside the folder; nothing is written.
     """
     directory = resolve_export_dir(directory)
     md, js = export_paths(interview, directory)
+    if (file := file_in_the_way(directory)) is not None:
+        raise NotADirectoryError(errno.ENOTDIR, not_a_folder_message(file), str(file))
     directory.mkdir(parents=True, exist_ok=True)
     data = report(interview, remaining)
     written = []
@@ -470,6 +487,8 @@ __all__ = [
     "export_interview",
     "export_paths",
     "exports_dir",
+    "file_in_the_way",
+    "not_a_folder_message",
     "outside_data_dir",
     "report",
     "resolve_export_dir",

@@ -85,6 +85,9 @@ class Interview:
         self._took_out: dict[int, tuple[AnswerRecord, list[AnswerRecord]]] = {}
         # the "several victims" answer the last added victim recorded, for the screens to say
         self.several_victims_noted: AnswerRecord | None = None
+        # the responder took "several victims" back (z or removing it): no victim added later
+        # answers it again
+        self.several_victims_taken_back = False
 
     # -- construction ---------------------------------------------------------------------
 
@@ -178,6 +181,18 @@ class Interview:
             interview.state.add_victim()
         interview.state.select_victim(min(data.current_victim, n_victims - 1))
         interview.log.restore(records, _replacements(data, record))
+        for new, taken in data.took_out:  # so that z after the resume puts them back too
+            rn, olds = record(new), [r for old in taken if (r := record(old)) is not None]
+            if rn is not None and olds:
+                interview._took_out[id(rn)] = (rn, olds)
+        several = knowledge.symptom_index(SEVERAL_VICTIMS)
+        # a second victim answered it when added: unanswered and not implied, it was taken back
+        interview.several_victims_taken_back = (
+            several is not None
+            and n_victims > 1
+            and interview.answer_of(several) is None
+            and not interview.state.is_implied(several)
+        )
         interview.started = data.started
         interview._id = data.id
         interview.incident = IncidentLog.reopen(data) if write else None
@@ -283,7 +298,7 @@ class Interview:
         knowledge base has no such observation, or it is answered already, or implied by
         another answer (rescuers fell ill), which already counts for it."""
         query = self.knowledge.symptom_index(SEVERAL_VICTIMS)
-        if query is None or self.answer_of(query) is not None:
+        if query is None or self.several_victims_taken_back or self.answer_of(query) is not None:
             return None
         return self.answer(query, Answer.YES)
 
@@ -357,7 +372,9 @@ class Interview:
         )
         if victim < 0:  # the incident's answer takes out only the incident's
             contradicted = [q for q in contradicted if self.state.is_shared(q)]
-        self.displaced = [r for q in contradicted if (r := self.remove(q, victim=victim))]
+        self.displaced = [
+            r for q in contradicted if (r := self._remove(q, victim, contradicted=True))
+        ]
         record = self.log.answer(query, answer, volunteered=volunteered, at=at, victim=victim)
         self._log(
             lambda: self.incident.answer(
@@ -374,6 +391,7 @@ class Interview:
         self.displaced = []
         record = self.log.undo()
         if record is not None:
+            self._note_taken_back(record)
             self._log(
                 lambda: self.incident.undo(self.knowledge.symptoms[record.query].id, record.victim)
             )
@@ -396,12 +414,25 @@ class Interview:
 
     def remove(self, query: int, victim: int | None = None) -> AnswerRecord | None:
         self.displaced = []
+        record = self._remove(query, victim)
+        if record is not None:
+            self._note_taken_back(record)
+        return record
+
+    def _remove(
+        self, query: int, victim: int | None, contradicted: bool = False
+    ) -> AnswerRecord | None:
         v = -1 if self.state.is_shared(query) else (self.victim if victim is None else victim)
         record = self.log.remove(query, victim=v)
         if record is not None:
-            self._log(lambda: self.incident.remove(self.knowledge.symptoms[query].id, v))
+            sid = self.knowledge.symptoms[query].id
+            self._log(lambda: self.incident.remove(sid, v, contradicted=contradicted))
             self.generation += 1
         return record
+
+    def _note_taken_back(self, record: AnswerRecord) -> None:
+        if record.query == self.knowledge.symptom_index(SEVERAL_VICTIMS):
+            self.several_victims_taken_back = True
 
     def answer_none_of(self, members) -> list[AnswerRecord]:
         """ "None of these" for an exclusive group (pupils of normal size): "no" to each of
@@ -489,6 +520,16 @@ class Interview:
         """Every answer of the incident, every victim's and the incident's: what undo, a new
         interview and a resumed one go by."""
         return len(self.records)
+
+    @property
+    def reached_result(self) -> bool:
+        """True once answers have led to a result (one chemical or group, or several no
+        question separates): only then is the incident stored as completed; otherwise it
+        stays unfinished and can be resumed."""
+        return bool(self.answered) and self.status in (
+            Status.IDENTIFIED,
+            Status.INDISTINGUISHABLE,
+        )
 
     @property
     def ranked_on(self) -> int:

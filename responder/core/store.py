@@ -12,7 +12,8 @@ Schema (version 1, kept in ``PRAGMA user_version``; :data:`MIGRATIONS` lists the
     events     incident -> incidents.number, seq, at, kind, victim, symptom, answer,
                volunteered, detail   -- append-only, one row per change
 
-``kind`` is ``answer``, ``undo``, ``remove``, ``config`` (``detail`` = the whole config as
+``kind`` is ``answer``, ``undo``, ``remove`` (``detail`` = ``contradicted`` when the next answer
+took it out), ``config`` (``detail`` = the whole config as
 JSON), ``victim`` (``detail`` = the name: a victim added, named or turned to; the last one
 is the victim being asked, where a resume returns) or ``end`` (``detail`` = the reason).
 ``victim`` -1 is the incident's own answers (scene queries answered once per incident). Replay follows the
@@ -62,6 +63,8 @@ except ImportError:  # pragma: no cover (Windows)
 
 ANSWERS = ("yes", "no", "unknown")
 KINDS = ("answer", "undo", "remove", "config", "victim", "end")
+#: the detail of a "remove" event whose answer the next answer contradicted (and took out)
+CONTRADICTED = "contradicted"
 #: Victims one incident may hold when read back (a larger index is damage). Writes take
 #: any index: a change the database refused would block every later one.
 MAX_VICTIMS = 10_000
@@ -156,6 +159,8 @@ class IncidentData:
     current_victim: int = 0
     # (new answer, position, answer it replaced), so undo can put the old one back
     replaced: list[tuple[StoredAnswer, int, StoredAnswer]] = field(default_factory=list)
+    # (answer, the contradicted answers it took out), so undo can put them back
+    took_out: list[tuple[StoredAnswer, list[StoredAnswer]]] = field(default_factory=list)
     finished: bool = False
     ended: float | None = None
     end_reason: str | None = None
@@ -826,8 +831,11 @@ class IncidentLog:
         """The last answer (to ``symptom`` for ``victim``) taken back."""
         self.append(Event("undo", time.time(), victim, symptom))
 
-    def remove(self, symptom: str, victim: int = 0) -> None:
-        self.append(Event("remove", time.time(), victim, symptom))
+    def remove(self, symptom: str, victim: int = 0, contradicted: bool = False) -> None:
+        """An answer taken out: by the responder, or (``contradicted``) by the next answer,
+        which contradicts it and puts it back when undone."""
+        detail = CONTRADICTED if contradicted else None
+        self.append(Event("remove", time.time(), victim, symptom, detail=detail))
 
     def victim(self, index: int, name: str) -> None:
         """A victim added, named or turned to (index 1 is the second victim); the last one
@@ -916,7 +924,9 @@ def _replay(data: IncidentData, events: list[tuple], victims: list[tuple]) -> In
     for idx, name in victims:
         if _victim_index(idx) is not None and idx >= 0:
             data.victims[idx] = str(name or "")[:200]
-    for seq, at, kind, victim, symptom, answer, volunteered, _detail in events:
+    took_out: list[tuple[StoredAnswer, list[StoredAnswer]]] = []
+    taken: list[StoredAnswer] = []  # contradicted answers the next answer took out
+    for seq, at, kind, victim, symptom, answer, volunteered, detail in events:
         at = _timestamp(at)
         if at is None:
             data.problems.append(
@@ -929,8 +939,18 @@ def _replay(data: IncidentData, events: list[tuple], victims: list[tuple]) -> In
             if not _symptom(symptom) or answer not in ANSWERS or _victim_index(victim) is None:
                 data.problems.append(f"change {seq}: an unreadable answer; skipped")
                 continue
-            history.add(StoredAnswer(symptom, answer, at, volunteered == 1, victim))
-        elif kind == "undo":
+            new = StoredAnswer(symptom, answer, at, volunteered == 1, victim)
+            history.add(new)
+            if taken:
+                took_out.append((new, taken))
+            taken = []
+            continue
+        if kind == "remove" and detail == CONTRADICTED and _victim_index(victim) is not None:
+            gone = history.remove((victim, symptom)) if _symptom(symptom) else None
+            taken += [gone] if gone is not None else []
+            continue
+        taken = []
+        if kind == "undo":
             history.undo()
         elif kind == "remove":
             if _symptom(symptom) and _victim_index(victim) is not None:
@@ -941,6 +961,8 @@ def _replay(data: IncidentData, events: list[tuple], victims: list[tuple]) -> In
         elif kind not in KINDS:
             data.problems.append(f"change {seq}: an unknown kind of change; skipped")
     data.answers, data.replaced = history.records, history.replaced
+    present = {id(a) for a in data.answers}
+    data.took_out = [(new, olds) for new, olds in took_out if id(new) in present]
     return data
 
 

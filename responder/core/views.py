@@ -872,17 +872,30 @@ def status_view(it: Interview) -> StatusView:
 
 
 def act_now(it: Interview) -> str | None:
-    """The act-now line while a life-threatening sign is answered yes; None otherwise."""
-    labels = [
-        it.knowledge.symptoms[r.query].label
-        for r in it.state.answers
-        if r.answer is Answer.YES and it.knowledge.symptoms[r.query].urgent
+    """The act-now line while any victim has a life-threatening sign answered yes (the one
+    being asked first, others by name); None otherwise."""
+    kn = it.knowledge
+
+    def urgent_of(victim: int, shared: bool) -> list[str]:
+        return [
+            kn.symptoms[r.query].label
+            for r in it.state.victim_answers(victim)
+            if r.answer is Answer.YES
+            and kn.symptoms[r.query].urgent
+            and (shared or not it.state.is_shared(r.query))  # the incident's: named once
+        ]
+
+    labels = urgent_of(it.victim, shared=True)
+    others = [
+        (it.victim_label(v), urgent_of(v, shared=False))
+        for v in range(len(it.victims))
+        if v != it.victim
     ]
-    if not labels:
+    if not labels and not any(signs for _, signs in others):
         return None
     from responder.kb.next_steps import act_now_message, steps_for  # noqa: PLC0415
 
-    return act_now_message(labels, steps_for(it.knowledge).poison_centre)
+    return act_now_message(labels, steps_for(kn).poison_centre, others)
 
 
 @dataclass(frozen=True)

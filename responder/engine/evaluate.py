@@ -18,6 +18,7 @@ Carlo over simulated interviews instead, with a 95% interval.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -43,6 +44,14 @@ MIN_MONTE_CARLO_TRIALS = 10_000
 
 class StateBudgetExceeded(RuntimeError):
     """The exact tree has more distinct states than the budget allows."""
+
+
+class TimeBudgetExceeded(RuntimeError):
+    """The exact walk ran out of time; ``states`` were visited by then."""
+
+    def __init__(self, states: int):
+        super().__init__(f"the exact walk ran out of time after {states} distinct states")
+        self.states = states
 
 
 @dataclass
@@ -93,6 +102,8 @@ def evaluate(
     trials: int = MIN_MONTE_CARLO_TRIALS,
     seed: int | None = None,
     start: Node | None = None,
+    exact_max_states: int | None = None,
+    out_of_time: Callable[[], bool] | None = None,
 ) -> Evaluation:
     """E[K] of ``policy`` on ``model``, from ``start`` (default: the root).
 
@@ -105,6 +116,12 @@ def evaluate(
         Simulated interviews for Monte Carlo.
     seed : int or None
         Seed for the simulated interviews.
+    exact_max_states : int or None
+        "exact" only: stop with :class:`StateBudgetExceeded` past that many distinct
+        states (default: no limit).
+    out_of_time : callable or None
+        "exact" only: asked now and then during the walk (the caller owns the clock); True
+        stops it with :class:`TimeBudgetExceeded`.
     """
     if method not in ("auto", "exact", "monte-carlo"):
         raise ValueError(f"unknown method {method!r}; choose auto, exact or monte-carlo")
@@ -112,7 +129,11 @@ def evaluate(
     node = start if start is not None else model.root()
     if method == "monte-carlo":
         return monte_carlo(model, policy, trials=trials, seed=seed, start=node)
-    budget = max_states if (branches(policy) and method == "auto") else None
+    if method == "exact":
+        return exact(
+            model, policy, start=node, max_states=exact_max_states, out_of_time=out_of_time
+        )
+    budget = max_states if branches(policy) else None
     try:
         return exact(model, policy, start=node, max_states=budget)
     except StateBudgetExceeded:
@@ -130,6 +151,7 @@ def exact(
     start: Node | None = None,
     max_states: int | None = None,
     level_wise: bool = True,
+    out_of_time: Callable[[], bool] | None = None,
 ) -> Evaluation:
     """Walk the whole tree; see the module docstring for the two formulas.
 
@@ -147,11 +169,17 @@ def exact(
     memo: dict[bytes, tuple[np.ndarray, float, int]] = {}
     memoise = branches(policy)
 
+    finished = 0
+
     def finish(key, out):
+        nonlocal finished
         if key is not None:
             memo[key] = out
             if max_states is not None and len(memo) > max_states:
                 raise StateBudgetExceeded
+        finished += 1
+        if out_of_time is not None and finished % 256 == 0 and out_of_time():
+            raise TimeBudgetExceeded(len(memo))
         return out
 
     def enter(node: Node):

@@ -47,6 +47,8 @@ class Checker:
         self.strict = strict
         self.errors: list[KBIssue] = []
         self.warnings: list[KBIssue] = []
+        #: (id, its error) for each reference to a symptom id no vocabulary file defines
+        self.unknown_symptoms: list[tuple[str, KBIssue]] = []
 
     def error(self, rel: str, line: int | None, problem: str, fix: str) -> None:
         self.errors.append(KBIssue(self.display(rel), line, problem, fix))

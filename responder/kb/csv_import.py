@@ -7,7 +7,8 @@ The CSV has one row per chemical::
     Chlorine,Irritant gases,7782-50-5,1,1,0
 
 Cells are separated by commas, or by the semicolons or tabs spreadsheets export in locales whose
-decimal mark is a comma (the header row's separator is used for the whole file).
+decimal mark is a comma (the header row's separator is used for the whole file, unless a
+first line ``sep=;``, as Excel writes it, names it).
 ``name`` and ``class`` are required columns; ``cas``, ``un`` and ``source`` are optional and
 recognised by their header (any case, any position); every other column is a symptom with
 0/1 cells. Symptom ids are slugs of the headers and labels the header text. The optional
@@ -46,6 +47,8 @@ RESERVED = ("name", "class", "cas", "un", "source")
 #: Cell separators and their names: the comma first, so it wins a tie.
 SEPARATORS = {",": "comma", ";": "semicolon", "\t": "tab"}
 DEFAULT_CATEGORY = "uncategorised"
+#: The first line Excel writes (and reads) to name the cell separator: ``sep=;``
+EXCEL_SEPARATOR_LINE = re.compile(r"^sep=(.?)$", re.IGNORECASE)
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
 
@@ -139,6 +142,29 @@ class _CsvReader:
             return False
         return True
 
+    def _excel_separator_line(self, text: str) -> tuple[str, str | None]:
+        """Excel's ``sep=;`` first line names the separator: the separator it names, and the
+        text with that line left blank (so line numbers stay the file's); else (text, None).
+
+        Raises
+        ------
+        KBError
+            It names a separator other than a comma, semicolon or tab.
+        """
+        first, newline, rest = text.partition("\n")
+        match = EXCEL_SEPARATOR_LINE.match(first.strip())
+        if match is None:
+            return text, None
+        named = match.group(1) or ("\t" if "\t" in first else "")
+        if named not in SEPARATORS:
+            self.error(
+                1,
+                f"the first line, {first.strip()!r}, names a separator responder does not read",
+                "save the file with commas, semicolons or tabs between cells (e.g. sep=;)",
+            )
+            raise KBError(self.issues)
+        return newline + rest, named
+
     def read(self):
         try:
             text = read_text(self.path, "CSV file")
@@ -148,7 +174,8 @@ class _CsvReader:
             raise KBError(self.issues) from None
         # strict: a quote that ends a quoted cell must be followed by a separator, and a
         # quote left open at the end of the file is an error instead of a swallowed row
-        self.separator = sep = _separator(text)
+        text, named = self._excel_separator_line(text)
+        self.separator = sep = named or _separator(text)
         physical = io.StringIO(text, newline="").readlines()
         reader = csv.reader(io.StringIO(text, newline=""), delimiter=sep, strict=True)
         records = []

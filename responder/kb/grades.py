@@ -25,6 +25,20 @@ GRADE_KEYS = (
     "textbook_leak",
 )
 
+#: How to fix each key of grades.toml, said after what is wrong with it
+GRADE_FIXES = {
+    "sensitivity": "write a number between 0 and 1 above leak, e.g. sensitivity = 0.85",
+    "leak": "write a number between 0 and 1 below sensitivity, e.g. leak = 0.05",
+    "hallmark": "change hallmark or occasional so each grade stays above the next",
+    "occasional": "change hallmark or occasional so each grade stays above the next",
+    "long_row_exponent": "write a number from 0 (no discount) to 1, e.g. long_row_exponent = 0.5",
+    "frequency_leak": "write a number from 0 up to (not including) 2, e.g. frequency_leak = 0.5",
+    "class_borrow": "write a number from 0 (no borrowing) up to (not including) 1",
+    "textbook_share": "write a number from 0 (no textbook presentation) up to (not including) 1",
+    "textbook_sensitivity": "write a number between 0 and 1 above textbook_leak",
+    "textbook_leak": "write a number between 0 and 1 below textbook_sensitivity",
+}
+
 
 def check_grades(ck: Checker, doc: Doc) -> dict:
     """grades.toml: the answer model's numbers, each checked as the evidence mode checks it
@@ -51,7 +65,8 @@ def check_grades(ck: Checker, doc: Doc) -> dict:
         EvidenceSettings(**values)
     except EvidenceError as exc:
         line = doc.lines.key(top, exc.field) if exc.field else None
-        ck.error(doc.rel, line, str(exc), "change the value so each grade stays above the next")
+        fix = GRADE_FIXES.get(exc.field or "", "change the value named above")
+        ck.error(doc.rel, line, str(exc), fix)
         return {}
     return values
 

@@ -49,6 +49,7 @@ from responder.kb.vocabulary import (
     Vocabulary,
     check_classes,
     check_vocabulary,
+    report_missing_scene_file,
 )
 
 BUNDLED_NAME = "bundled"
@@ -141,6 +142,8 @@ def check_files(
         class_ids = {c.id for c in classes} or None
 
     chemicals = _check_chemical_files(ck, files, texts, symptom_ids, vocab.aliases, class_ids)
+    if SCENE_FILE not in files:
+        report_missing_scene_file(ck)
     if not ck.errors:
         _warn_unused(ck, vocab, implications, classes, chemicals)
     if ck.errors:

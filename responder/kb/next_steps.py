@@ -759,15 +759,19 @@ def common_heading_text(labels) -> str:
     return f"No candidate is confident yet: only the steps common to {names}"
 
 
-def act_now_message(urgent_labels, poison_centre: PoisonCentre | None) -> str | None:
-    """The act-now line for life-threatening "yes" answers (None when there are none).
+def act_now_message(urgent_labels, poison_centre: PoisonCentre | None, others=()) -> str | None:
+    """The act-now line for life-threatening "yes" answers (None when there are none):
+    ``urgent_labels`` the victim being asked shows, ``others`` (victim label, its labels)
+    for each other victim with one, named so that switching victims never hides them.
 
     It never waits for an identification: life support comes first whatever the agent.
     """
     labels = list(dict.fromkeys(urgent_labels))
-    if not labels:
+    parts = [", ".join(labels)] if labels else []
+    parts += [f"{who}: {', '.join(dict.fromkeys(signs))}" for who, signs in others if signs]
+    if not parts:
         return None
-    what = ", ".join(labels)
+    what = "; ".join(parts)
     line = (
         f"ACT NOW: {what}. Start life support and call emergency services (911) now; "
         "keep answering when you can."

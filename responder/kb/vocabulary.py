@@ -294,7 +294,34 @@ def current_id(
         f'{label}: unknown symptom id "{sid}"',
         suggest(sid, symptom_ids | aliases.keys(), "symptom", SYMPTOMS_FILE),
     )
+    ck.unknown_symptoms.append((sid, ck.errors[-1]))
     return None
+
+
+#: More unknown ids than this with no scene.toml: one message about the missing file
+MISSING_SCENE_IDS = 3
+
+
+def report_missing_scene_file(ck: Checker) -> None:
+    """With scene.toml missing, the references to its observations are each an "unknown
+    symptom id" (thousands in a full knowledge base): they become one error on the missing
+    file, as a missing symptoms.toml is one error. A few unknown ids stay reported each at
+    its line, as typos."""
+    ids = list(dict.fromkeys(sid for sid, _ in ck.unknown_symptoms))
+    if len(ids) <= MISSING_SCENE_IDS:
+        return
+    gone = {id(issue) for _, issue in ck.unknown_symptoms}
+    ck.errors = [issue for issue in ck.errors if id(issue) not in gone]
+    shown = ", ".join(f'"{sid}"' for sid in ids[:5]) + (", ..." if len(ids) > 5 else "")
+    ck.error(
+        SCENE_FILE,
+        None,
+        f"the file is missing, and {len(ck.unknown_symptoms)} references name {len(ids)} "
+        f"observations no file defines ({shown})",
+        f"restore {SCENE_FILE} (the scene observations: smells, places, onset...) or define "
+        f"these ids in {SYMPTOMS_FILE}",
+    )
+    ck.errors.insert(0, ck.errors.pop())  # the cause first
 
 
 #: A class's short_label fits a class bar or a candidate row at 80 columns.

@@ -146,6 +146,24 @@ async def test_urgent_yes_raises_a_banner_that_never_blocks():
         assert not banner.display
 
 
+async def test_act_now_stays_when_switching_to_another_victim_and_names_whose_it_is():
+    app = make_app(None)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        banner = app.interview_screen.query_one("#act-now")
+        app.record_answer(_index(app, "respiratory_arrest"), Answer.YES, volunteered=True)
+        app.add_victim()  # the second victim is now asked
+        await settle(pilot)
+        await pilot.press("2")
+        await settle(pilot)
+        assert app.interview.victim == 1
+        assert banner.display
+        assert "Victim 1: Stopped breathing" in str(banner.render())
+        await pilot.press("1")
+        await settle(pilot)
+        assert banner.display and "Victim 1:" not in str(banner.render())
+
+
 async def test_r_without_a_result_says_why():
     app = make_app(None)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
@@ -235,6 +253,23 @@ async def test_a_toast_showing_when_another_screen_opens_moves_to_its_status_lin
         else:  # a screen of its own: its notice line
             shown = static_text(app.screen.query_one(NoticeLine))
         assert "Undone: something earlier" in shown
+
+
+async def test_a_long_toast_moved_to_the_status_line_is_read_in_full():
+    """`+` then `/` at once: the new victim's toast went to the status line cut to one row
+    ("... number ke…"); it now wraps to a second row, the figures still first."""
+    app = make_app()
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await settle(pilot)
+        await pilot.press("plus", "slash")
+        await settle(pilot)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert isinstance(app.screen, InterviewScreen)
+        rows = static_text(app.screen.query_one("#status")).splitlines()
+        assert rows[0].startswith("Asked 0") and len(rows) == 3
+        said = " ".join(" ".join(rows[1:]).split())
+        assert "Scene answers are shared; number keys switch victims." in said
 
 
 async def test_a_start_up_notice_is_not_drawn_over_the_scene_step(home):

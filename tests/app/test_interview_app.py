@@ -589,6 +589,38 @@ async def test_export_writes_markdown_and_json(home):
     assert "**Most likely: Phosgene (Irritant gases) >99%**" in text and "not a diagnosis" in text
 
 
+async def test_export_to_a_path_that_is_a_file_says_it_is_a_file_not_a_folder(tmp_path):
+    """The export dialog said "Cannot write to X: File exists" for a path that is a file."""
+    from responder.app.screens.export import ExportScreen
+
+    file = tmp_path / "notes.txt"
+    file.write_text("mine", encoding="utf-8")
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("y")
+        await settle(pilot)
+        await pilot.press("x")
+        assert await until(pilot, lambda: isinstance(app.screen, ExportScreen))
+        field = app.screen.query_one("Input")
+        field.value = str(file / "inside")  # a folder under the file: the same file in the way
+        await settle(pilot)
+        said = static_text(app.screen.query_one("#export-error"))
+        expected = (
+            f"Cannot export: {file} is a file, not a folder; give a folder (it is created if "
+            "needed)."
+        )
+        assert "".join(said.split()) == "".join(expected.split())  # wrapped anywhere
+        field.value = str(file)
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, ExportScreen)  # nothing written, the dialog stays
+        said = "".join(static_text(app.screen.query_one("#export-error")).split())
+        assert f"{file}isafile,notafolder" in said and "Fileexists" not in said
+        assert file.read_text(encoding="utf-8") == "mine"
+
+
 async def test_new_interview_asks_first_and_ends_the_old_incident(home):
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:

@@ -281,3 +281,20 @@ async def test_undo_says_whose_answer_it_took_back():
         await pilot.press("z")
         await settle(pilot)
         assert await notified(pilot, app, "Undone: Victim 2's Drooling, lots of saliva (yes).")
+
+
+async def test_the_scene_step_leaves_the_status_figures_in_sight_with_a_notice_below():
+    """A bad settings.toml puts a notice on the status line (two rows): the scene dialog of
+    the bundled knowledge base (17 smells) covered its first row, Asked/Left/mode."""
+    from responder.settings import settings_path
+
+    settings_path().parent.mkdir(parents=True, exist_ok=True)
+    settings_path().write_text("theme = 5\n[[[", encoding="utf-8")
+    app = make_app(None, mode=None)
+    async with app.run_test(size=(80, 24)) as pilot:
+        assert await until(pilot, lambda: type(app.screen).__name__ == "SceneScreen")
+        await settle(pilot)
+        lines = screen_text(app).splitlines()
+        status = [line.strip() for line in lines[-4:-1]]  # above the keys line
+        assert status[0].startswith("Asked 0") and status[1].startswith("Settings not used")
+        assert "Scene 1/7" in "\n".join(lines) and "h  " in "\n".join(lines)  # every smell

@@ -211,3 +211,56 @@ def test_json_booleans_and_floats_are_not_binary_cells(tmp_path, capsys):
         assert main(["eval", "--kb", str(path)]) == 2
         err = capsys.readouterr().err
         assert f"cell [0][1] is {shown}" in err and "Traceback" not in err
+
+
+def test_exact_stops_at_max_states_with_one_message(capsys):
+    """`eval --method exact --policy gqsa --max-states 1000` ran unbounded (60 s+, 340 MB)."""
+    code = main(["eval", "--method", "exact", "--policy", "gqsa", "--max-states", "1000"])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == ""
+    assert err == (
+        "responder: error: --method exact: the tree has more than 1000 distinct states "
+        "(--max-states); give a larger --max-states, or --method auto to estimate it by "
+        "Monte Carlo past that\n"
+    )
+
+
+def test_exact_stops_at_the_time_limit_with_one_message(capsys):
+    import time
+
+    started = time.monotonic()
+    code = main(
+        ["eval", "--method", "exact", "--policy", "gqsa", "--max-states", "10000000"]
+        + ["--time-limit", "1"]
+    )
+    out, err = capsys.readouterr()
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert err.startswith("responder: error: --method exact: not finished within --time-limit 1 s")
+    assert time.monotonic() - started < 30  # the load and one second, not the whole tree
+
+
+def test_exact_within_both_limits_is_the_engines_value(tmp_path, capsys):
+    path = write(tmp_path, random_interchange(3))
+    out = run_json(capsys, path, "--method", "exact", "--policy", "gqsa", "--time-limit", "60")
+    assert out["method"] == "exact" and out["ci95"] is None
+    exact = evaluate(Model(load_interchange(path), "object"), Policy("gqsa"), method="exact")
+    assert out["expected_queries"] == pytest.approx(exact.expected_queries, abs=1e-12)
+
+
+def test_repeats_without_random_ties_is_one_error(capsys):
+    """`eval --repeats 3` without --ties random printed three identical trees' zero-width
+    interval."""
+    code = main(["eval", "--repeats", "3"])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == ""
+    assert err == (
+        "responder: error: --repeats 3 needs --ties random: with --ties first every tree is "
+        "the same, and their interval would be zero wide\n"
+    )
+
+
+def test_repeats_with_random_ties_gives_an_interval(tmp_path, capsys):
+    path = write(tmp_path, random_interchange(5))
+    out = run_json(capsys, path, "--ties", "random", "--repeats", "3", "--seed", "1")
+    low, high = out["ci95"]
+    assert low <= out["expected_queries"] <= high

@@ -70,7 +70,8 @@ def test_a_saved_protocol_run_with_two_victims_is_listed_with_every_answer(home,
     code, out, _ = run(capsys, "incidents", "list", "--json")
     assert code == 0
     [listed] = json.loads(out)
-    assert listed["id"] == incident and listed["status"] == "completed"
+    assert replies[-1]["status"] == "asking"
+    assert listed["id"] == incident and listed["status"] == "open"  # still asking: resumable
     assert [v["name"] for v in listed["victims"]] == ["", "driver"]
     own = {
         v["name"]: [(a["symptom"], a["answer"]) for a in v["answers"]] for v in listed["victims"]
@@ -117,6 +118,25 @@ def test_the_first_name_given_names_the_first_victim_when_nothing_was_asked_of_t
         ["cough"],
         ["tearing"],
     ]
+
+
+def test_a_saved_run_still_asking_is_stored_unfinished_to_resume(home, capsys):
+    done = protocol([{"symptom": "cough", "answer": "yes"}], "--save", home=home)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout.splitlines()[-1])["status"] == "asking"
+    code, out, _ = run(capsys, "incidents", "list", "--json")
+    [listed] = json.loads(out)
+    assert listed["status"] == "open" and listed["answers"] == 1
+
+
+def test_a_saved_run_that_reached_a_result_is_stored_completed(home, capsys):
+    lines = [{"symptom": "pinpoint_pupils", "answer": "yes"}]
+    options = ("--save", "--kb", str(FIXTURE_KB), "--mode", "strict", "--target", "class")
+    done = protocol(lines, *options, home=home)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout.splitlines()[-1])["status"] == "identified"
+    [listed] = json.loads(run(capsys, "incidents", "list", "--json")[1])
+    assert listed["status"] == "completed"
 
 
 def test_a_protocol_run_without_save_stores_nothing(home, capsys):

@@ -46,6 +46,28 @@ def test_one_object_at_start_and_one_per_line():
     assert replies[-1] == replies[1]  # undo restores the state after the first answer
 
 
+def test_a_byte_order_mark_before_the_first_line_is_accepted():
+    """Windows tools start UTF-8 text with a BOM: the first line was an error in Python's
+    words ("Unexpected UTF-8 BOM (decode using utf-8-sig)")."""
+    replies = run_lines(["\ufeff" + answer("cough", "yes"), answer("tearing", "no")])
+    assert not [r for r in replies if "error" in r] and replies[-1]["asked"] == 2
+    # one inside the input is still refused, in the protocol's words
+    [*_, later] = run_lines([answer("cough", "yes"), "\ufeff" + answer("tearing", "no")])
+    assert "error" in later and "utf-8-sig" not in later["error"]
+
+
+def test_a_byte_order_mark_on_real_stdin_is_accepted():
+    done = subprocess.run(
+        [sys.executable, "-m", "responder.cli", "interview", "--jsonl"],
+        input=b"\xef\xbb\xbf" + answer("cough", "yes").encode() + b"\n",
+        capture_output=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    last = json.loads(done.stdout.decode().splitlines()[-1])
+    assert "error" not in last and last["asked"] == 1
+
+
 def test_snapshot_shape_and_order():
     first, after = run_lines([answer("cough", "yes")])
     for r in (first, after):

@@ -66,6 +66,23 @@ def test_one_category_lists_its_chemicals(kb_path, capsys):
     assert [line.split()[0] for line in lines[1:]] == ["ammonia", "sarin"]
 
 
+def test_limit_shortens_one_categorys_list_and_says_how_many_more(kb_path, capsys):
+    """`kb gaps --category onset --limit 2` listed every chemical, ignoring --limit."""
+    code, out, _ = run(["kb", "gaps", kb_path, "--category", "setting", "--limit", "1"], capsys)
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0] == "2 of 3 chemicals have no setting cell (Setting):"
+    assert lines[1].split()[0] == "ammonia" and "sarin" not in out
+    assert lines[2] == "  ... and 1 more (--limit N shows N)" and len(lines) == 3
+
+
+@pytest.mark.parametrize("option", [["--chemical", "sarin"], ["--json"]])
+def test_limit_where_nothing_is_shortened_is_one_error(kb_path, capsys, option):
+    code, _, err = run(["kb", "gaps", kb_path, *option, "--limit", "2"], capsys)
+    assert code == 2 and err.startswith("responder: error: --limit shortens a list")
+    assert err.count("\n") == 1
+
+
 def test_one_chemical_in_full_and_as_json(kb_path, capsys):
     code, out, _ = run(["kb", "gaps", kb_path, "--chemical", "sarin"], capsys)
     assert code == 0

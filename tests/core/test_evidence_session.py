@@ -143,6 +143,31 @@ def test_a_second_victim_answers_several_victims_as_evidence():
     assert two.several_victims_noted is None and len(two.records) == 2
 
 
+def test_several_victims_taken_back_stays_taken_back_when_more_victims_come(home):
+    from responder.kb.resolve import load_knowledge  # noqa: PLC0415
+
+    bundled = load_knowledge(None)
+    several = bundled.symptom_index("pattern_several_victims")
+    it = Interview.start(bundled, InterviewConfig())
+    it.answer(bundled.symptom_index("cough"), Answer.YES)
+    it.add_victim()
+    assert it.answer_of(several) is Answer.YES
+    assert it.undo().query == several  # z takes back the automatic answer
+    it.add_victim()
+    assert it.several_victims_noted is None and it.answer_of(several) is None
+    # ... and after a resume, a fourth victim does not answer it either
+    data, _ = find_incident(it.id)
+    again, _ = Interview.resume(bundled, data)
+    again.add_victim()
+    assert again.several_victims_noted is None and again.answer_of(several) is None
+    # removing it (rather than z) is a take-back too
+    other = Interview(bundled)
+    other.add_victim()
+    other.remove(several)
+    other.add_victim()
+    assert other.answer_of(several) is None
+
+
 def test_a_responders_own_several_victims_answer_stands(knowledge):
     from responder.kb.resolve import load_knowledge  # noqa: PLC0415
 
@@ -226,3 +251,34 @@ def test_an_answer_takes_out_an_earlier_one_it_contradicts(home):
             "dilated_pupils",
             "yes",
         ) not in stored
+
+
+def test_z_after_a_resume_puts_back_what_the_undone_answer_took_out(home):
+    """Pinpoint pupils yes, then Wide pupils yes (which takes pinpoint out), quit and resume:
+    z then took back wide and left no pupils at all, losing the first look."""
+    from responder.kb.loader import load_bundled
+
+    kb = load_bundled()
+    pinpoint, wide = kb.symptom_index("pinpoint_pupils"), kb.symptom_index("dilated_pupils")
+    it = Interview.start(kb, InterviewConfig())
+    it.answer(kb.symptom_index("cough"), Answer.YES)
+    it.answer(pinpoint, Answer.YES)
+    it.answer(wide, Answer.YES)
+    it.incident.close()
+    data, _ = find_incident(it.id)
+    again, _ = Interview.resume(kb, data)
+    assert again.record_of(pinpoint) is None
+    assert again.undo().query == wide
+    assert again.answer_of(pinpoint) is Answer.YES and again.record_of(wide) is None
+    # ... and the restored answer is stored: a second resume has it
+    again.incident.close()
+    data, _ = find_incident(it.id)
+    third, _ = Interview.resume(kb, data)
+    assert third.answer_of(pinpoint) is Answer.YES and third.record_of(wide) is None
+    # a responder's own remove is not put back by a later z
+    third.remove(pinpoint)
+    third.answer(wide, Answer.YES)
+    third.incident.close()
+    data, _ = find_incident(it.id)
+    fourth, _ = Interview.resume(kb, data)
+    assert fourth.undo().query == wide and fourth.record_of(pinpoint) is None

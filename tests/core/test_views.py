@@ -484,3 +484,28 @@ def test_the_evidence_title_never_says_0_plausible_and_keeps_its_threshold_when_
     view = views.candidates_view(it)
     assert view.plausible > 0
     assert view.short_title == f"{view.plausible} plausible (>1%) of {len(kb.chemicals)}"
+
+
+def test_act_now_stays_while_any_victim_has_a_life_threatening_sign_and_names_them():
+    """Switching away from the victim who stopped breathing hid the banner (the victims
+    strip kept their "!"): it stays, naming that victim, until their answer is taken back."""
+    from responder.kb.resolve import load_knowledge  # noqa: PLC0415
+
+    kb = load_knowledge(None)
+    arrest, seizures = kb.symptom_index("respiratory_arrest"), kb.symptom_index("seizures")
+    it = Interview(kb)
+    it.answer(arrest, Answer.YES)
+    assert "ACT NOW: Stopped breathing" in views.act_now(it)
+    it.add_victim("driver")
+    line = views.act_now(it)
+    assert line.startswith("ACT NOW: Victim 1: Stopped breathing.") and "911" in line
+    it.answer(seizures, Answer.YES)
+    line = views.act_now(it)
+    assert line.startswith("ACT NOW: Seizures (fits); Victim 1: Stopped breathing.")
+    it.select_victim(0)
+    assert views.act_now(it).startswith(
+        "ACT NOW: Stopped breathing; Victim 2 (driver): Seizures (fits)."
+    )
+    it.remove(arrest)
+    it.remove(seizures, victim=1)
+    assert views.act_now(it) is None

@@ -117,6 +117,27 @@ def test_minimal_csv_and_excel_bom(tmp_path):
     assert kb.chemical("A").cas == ""
 
 
+@pytest.mark.parametrize("line, sep", [("sep=;", ";"), ("SEP=,", ","), ("sep=\t", "\t")])
+def test_excels_separator_line_names_the_separator(tmp_path, line, sep):
+    """Excel's `sep=;` first line gave "column 2 has no header / no name / no class column"."""
+    rows = ["Name", "Class", "Cough", "Headache"], ["A", "one", "1", "0"], ["B", "two", "0", "1"]
+    text = line + "\n" + "".join(sep.join(r) + "\n" for r in rows)
+    kb, _ = import_csv(write(tmp_path, text, encoding="utf-8-sig"), name="excel")
+    assert [c.name for c in kb.chemicals] == ["A", "B"]
+    assert kb.chemical("A").symptoms == {"cough"}
+
+
+def test_a_separator_line_naming_another_separator_is_one_error(tmp_path, capsys):
+    err = csv_error(tmp_path, capsys, "sep=|\nName|Class|Cough\nA|one|1\n")
+    assert "1: the first line, 'sep=|', names a separator responder does not read" in err
+    assert err.count("\n") == 1
+
+
+def test_a_cell_error_after_a_separator_line_keeps_its_line_number(tmp_path, capsys):
+    err = csv_error(tmp_path, capsys, "sep=;\nName;Class;Cough\nA;one;7\n")
+    assert ":3:" in err
+
+
 def test_csv_path_loads_directly_without_storing(tmp_path):
     kb = resolve_kb(str(write(tmp_path, CSV)))
     assert len(kb.chemicals) == 3 and kb.name == "my_data"

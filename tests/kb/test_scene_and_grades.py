@@ -327,6 +327,29 @@ def test_a_scene_cell_without_a_source_is_a_warning_and_counts_as_unverified(tmp
     assert kb.chemical("Sarin").grade("odour_bleach") == "unverified"
 
 
+def test_a_missing_scene_file_is_one_message_not_one_per_reference(tmp_path):
+    """The bundled folder without scene.toml gave 5,014 "unknown symptom id" lines."""
+    import shutil
+    from pathlib import Path
+
+    from responder.kb.loader import bundled_root
+
+    root = tmp_path / "kb"
+    shutil.copytree(bundled_root(), root)
+    (root / "scene.toml").unlink()
+    issue = only_error(root, strict=False)
+    assert issue.file.endswith("scene.toml") and issue.line is None
+    assert issue.problem.startswith("the file is missing, and ")
+    assert "onset_seconds" in issue.problem and "restore scene.toml" in issue.fix
+    # a knowledge base without scene observations keeps a typo's own line and suggestion
+    small = tmp_path / "small"
+    shutil.copytree(Path(__file__).parents[1] / "app" / "fixtures" / "kb", small)
+    gases = small / "chemicals" / "irritant_gases.toml"
+    gases.write_text(gases.read_text(encoding="utf-8").replace('"cough"', '"cuogh"', 1))
+    typo = only_error(small, strict=False)
+    assert 'unknown symptom id "cuogh"' in typo.problem and typo.line == 8
+
+
 def test_a_scene_word_shared_with_a_symptom_is_refused(tmp_path):
     scene = SCENE.replace('synonyms = ["pool"]', 'synonyms = ["pool", "Wheezing"]')
     issue = only_error(write_kb(tmp_path, scene_toml=scene))
@@ -350,6 +373,25 @@ def test_a_bad_answer_model_is_one_clear_message(tmp_path, text, words):
     issues = errors_of(write_kb(tmp_path, grades_toml=text))
     assert len(issues) == 1 and words in issues[0].problem, issues
     assert issues[0].file.endswith("grades.toml")
+
+
+@pytest.mark.parametrize(
+    "text, fix",
+    [
+        ("long_row_exponent = -1\n", "from 0 (no discount) to 1"),
+        ("textbook_share = 1\n", "from 0 (no textbook presentation) up to (not including) 1"),
+        ("class_borrow = 2\n", "from 0 (no borrowing)"),
+        ("leak = 0.9\n", "below sensitivity"),
+        ("hallmark = 0.5\n", "so each grade stays above the next"),
+    ],
+)
+def test_each_grades_error_says_how_to_fix_that_key(tmp_path, text, fix):
+    """Every grades.toml error ended "so each grade stays above the next", even for
+    textbook_share or long_row_exponent."""
+    [issue] = errors_of(write_kb(tmp_path, grades_toml=text))
+    assert fix in issue.fix
+    if not text.startswith("hallmark"):
+        assert "each grade stays above the next" not in issue.fix
 
 
 def test_the_answer_model_of_a_knowledge_base_is_read(tmp_path):

@@ -12,6 +12,8 @@ from responder.core.export import (
     export_interview,
     export_paths,
     exports_dir,
+    file_in_the_way,
+    not_a_folder_message,
     outside_data_dir,
     resolve_export_dir,
 )
@@ -59,6 +61,9 @@ class ExportScreen(Dialog[tuple | None]):
             return
         where = " — outside responder's data folder" if outside_data_dir(folder) else ""
         self.query_one("#export-target", Static).update(f"Writes {md}\nand {js}{where}")
+        file = file_in_the_way(folder)
+        problem = f"Cannot export: {not_a_folder_message(file)}." if file else ""
+        self.query_one("#export-error", Static).update(problem)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         self.export()
@@ -75,6 +80,9 @@ class ExportScreen(Dialog[tuple | None]):
             md, js = export_interview(self.interview, folder, self.remaining)
         except UnsafePathError as exc:
             self.query_one("#export-error", Static).update(f"Cannot export: {exc}.")
+            return
+        except NotADirectoryError as exc:
+            self.query_one("#export-error", Static).update(f"Cannot export: {exc.strerror}.")
             return
         except OSError as exc:
             self.query_one("#export-error", Static).update(

@@ -90,7 +90,8 @@ ABOUT = (
             (
                 "ACT NOW",
                 "A red line when a life-threatening sign is answered yes: start life "
-                "support at once. It never stops the interview.",
+                "support at once. It never stops the interview, and stays while any "
+                "victim has such a sign, naming them when another victim is asked.",
             ),
         ),
     ),

@@ -21,6 +21,9 @@ from responder.app.messages import AnswerChanged, AnswerGiven
 from responder.core import views
 from responder.engine.state import Answer
 
+#: rows the dialog leaves free: the title line, the status line's three and the keys line
+SCREEN_ROWS_KEPT = 5
+
 
 class SceneScreen(ModalScreen[None]):
     """The scene step; each key posts its answer to the app, and the page shows it once the
@@ -35,6 +38,9 @@ class SceneScreen(ModalScreen[None]):
         max-width: 100%;
         height: auto;
         max-height: 100%;
+        /* the title line above, the status line (up to three rows with a notice) and the
+           keys below stay in sight: the figures are what a responder checks between answers */
+        margin: 1 0 4 0;
         border: round $accent;
         border-title-style: bold;
         padding: 0 1;
@@ -87,9 +93,11 @@ class SceneScreen(ModalScreen[None]):
         lines = Text()
         width = max((len(o.observation.label) for o in step.options), default=10) + 8
         # one option a line unless two fit side by side, or one a line would not fit the
-        # screen's height (the border, the check and the keys line take four): then two,
-        # the longer labels cut
-        rows = (self.size.height or 24) - 4
+        # room left between the title and the status line (the border, the check and the
+        # keys line take four): then two, the longer labels cut
+        room = (self.size.height or 24) - SCREEN_ROWS_KEPT
+        dialog.styles.max_height = max(room, 6)
+        rows = room - 4
         columns = 2 if width * 2 <= 74 or len(step.options) > rows else 1
         width = min(width, 37) if columns == 2 else width
         for k, option in enumerate(step.options):

@@ -620,14 +620,15 @@ class StatusLine(Static):
     """Questions asked, expected questions left, mode and the noise budget.
 
     The figures come first so a narrow terminal never loses them, on one line (the labels
-    shorten when the long ones do not fit); a note or a notice goes on a second line, cut
-    to fit: the line never grows past two.
+    shorten when the long ones do not fit); a note or a notice goes below them, on two
+    lines at most (a toast moved here by a dialog is read in full), the rest cut: the status
+    line never grows past three.
     """
 
     DEFAULT_CSS = """
     StatusLine {
         height: auto;
-        max-height: 2;
+        max-height: 3;
         background: $boost;
         padding: 0 1;
     }
@@ -655,9 +656,13 @@ class StatusLine(Static):
             if line.cell_len + 3 + extra.cell_len <= room:
                 line = Text(" │ ").join([line, extra])
             else:
-                extra = extra.copy()
-                extra.truncate(room, overflow="ellipsis")
-                line = Text("\n").join([line, extra])
+                rows = list(extra.wrap(self.app.console, room)) if self.is_attached else [extra]
+                if len(rows) > 2:
+                    rows = [rows[0], Text(" ").join(rows[1:])]
+                for row in rows:
+                    row.rstrip()
+                    row.truncate(room, overflow="ellipsis")
+                line = Text("\n").join([line, *rows])
         self.update(line)
 
     @staticmethod
