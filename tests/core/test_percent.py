@@ -13,7 +13,7 @@ from responder.core.percent import percent
         (0.0, "0%"),
         (0.001, "<1%"),
         (0.0049, "<1%"),
-        (0.005, "0%"),  # Python rounds half to even; 0.5% is not below 0.5%
+        (0.005, "<1%"),  # rounds half to even, to 0%: not 0, so never printed as 0%
         (0.42, "42%"),
         (0.994, "99%"),
         (0.995, ">99%"),
