@@ -140,7 +140,7 @@ def first_screen_words(app) -> str:
         # not confident (the analogues share a profile): the class's naloxone still shows
         ("Carfentanil", ("naloxone", "nitrile gloves")),
         # not confident either (three nerve agents share its profile), two warnings
-        ("Soman (GD)", ("2 minutes", "atropine", "traps vapour")),
+        ("Soman (GD)", ("antidote at once", "atropine", "traps vapour")),
     ],
 )
 async def test_the_first_screen_holds_a_line_of_each_kind_and_every_warning(chemical, must_show):
