@@ -305,7 +305,7 @@ class ResponderApp(App):
         if self._scene_opening:
             self._start_notices = list(waiting)
         for message, severity in waiting:
-            self.notify(message, severity=severity, timeout=12 if severity != "information" else 6)
+            self._notify_start(message, severity)
         self.set_timer(WARM_UP_AFTER, self._warm_up)
 
     def _warm_up(self, left: tuple[str, ...] = WARM_UP) -> None:
@@ -440,6 +440,10 @@ class ResponderApp(App):
         else:
             self.notify("This knowledge base records no scene observations.", timeout=4)
 
+    def _notify_start(self, message: str, severity: str) -> None:
+        """A notice of start-up: a warning stays longer than information."""
+        self.notify(message, severity=severity, timeout=12 if severity != "information" else 6)
+
     def _after_scene(self) -> None:
         self._redraw()
         self._scene_opening = False
@@ -449,7 +453,7 @@ class ResponderApp(App):
         if held:
             self.interview_screen.clear_notice()
         for message, severity in held:
-            self.notify(message, severity=severity, timeout=12 if severity != "information" else 6)
+            self._notify_start(message, severity)
 
     def add_victim(self) -> None:
         """A new victim of the same incident; the scene stays shared."""

@@ -376,15 +376,23 @@ class Interview:
             r for q in contradicted if (r := self._remove(q, victim, contradicted=True))
         ]
         record = self.log.answer(query, answer, volunteered=volunteered, at=at, victim=victim)
-        self._log(
-            lambda: self.incident.answer(
-                self.knowledge.symptoms[query].id, answer.value, record.at, volunteered, victim
-            )
-        )
+        self._log_answer(record)
         if self.displaced:
             self._took_out[id(record)] = (record, self.displaced)
         self.generation += 1
         return record
+
+    def _log_answer(self, record: AnswerRecord) -> None:
+        """Store ``record``, an answer just given or put back."""
+        self._log(
+            lambda: self.incident.answer(
+                self.knowledge.symptoms[record.query].id,
+                record.answer.value,
+                record.at,
+                record.volunteered,
+                record.victim,
+            )
+        )
 
     def undo(self) -> AnswerRecord | None:
         """Take back the last answer given, whichever victim it was for."""
@@ -400,15 +408,7 @@ class Interview:
                 back = self.log.answer(
                     old.query, old.answer, volunteered=old.volunteered, at=old.at, victim=old.victim
                 )
-                self._log(
-                    lambda b=back: self.incident.answer(
-                        self.knowledge.symptoms[b.query].id,
-                        b.answer.value,
-                        b.at,
-                        b.volunteered,
-                        b.victim,
-                    )
-                )
+                self._log_answer(back)
             self.generation += 1
         return record
 

@@ -145,11 +145,7 @@ class ResultSteps:
 
     def rest_by_kind(self) -> dict[str, tuple[Step, ...]]:
         """The steps of ``by_kind`` not in :attr:`first`, by kind (kinds left empty dropped)."""
-        first = self.first
-        rest = {
-            k: tuple(s for s in v if not any(s is f for f in first))
-            for k, v in self.by_kind.items()
-        }
+        rest = {k: v[1:] if k in FIRST_KINDS else v for k, v in self.by_kind.items()}
         return {k: v for k, v in rest.items() if v}
 
     def all_by_kind(self) -> dict[str, tuple[Step, ...]]:

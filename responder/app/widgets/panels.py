@@ -492,9 +492,8 @@ class CandidatesTable(DataTable):
             else:
                 cells += [Text("\n".join(lines)), Text(clip(row.class_short, class_w))]
                 height = len(lines)
-            if (
-                against_column
-            ):  # answers the row contradicts (evidence mode: the answers against it)
+            # answers the row contradicts (evidence mode: the answers against it)
+            if against_column:
                 cells.append(Text(str(row.mismatches), style="yellow" if row.mismatches else "dim"))
             self.add_row(*cells, height=height)
         if len(rows) > len(shown):
