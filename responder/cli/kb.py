@@ -22,6 +22,7 @@ from responder.engine import diagnostics as dg
 from responder.kb.csv_import import import_csv
 from responder.kb.gaps import CategoryGap, Gaps, find_gaps
 from responder.kb.grades import bundled_grades
+from responder.kb.loader import BUNDLED_NAME
 from responder.kb.model import DEFAULT_PRIOR_MODE, KBError, KnowledgeBase, UnknownChemicalError
 from responder.kb.next_steps import format_steps_text, steps_for
 from responder.kb.resolve import resolve_kb
@@ -156,7 +157,8 @@ def register(subparsers) -> argparse.ArgumentParser:
         "cases",
         nargs="?",
         metavar="CASES",
-        help="a folder of case .toml files, or one file (default: the bundled cases)",
+        help="a folder of case .toml files, or one file (default: the bundled cases, which "
+        "use the bundled knowledge base's ids; give cases of your own for another)",
     )
     _kb_option(val)
     val.add_argument(
@@ -601,6 +603,18 @@ def _validation_settings(val, args):
         raise InputError(f"--prior: {exc}") from None
 
 
+def _bundled_cases_do_not_fit(kb: KnowledgeBase, exc: KBError) -> str:
+    """One message for the bundled cases run on another knowledge base whose ids they do
+    not use, in place of one line per case line."""
+    files = {issue.file for issue in exc.issues}
+    return (
+        f"the bundled cases are written for the bundled knowledge base: {counted(len(files), 'case file')} "
+        f"name classes or symptoms that knowledge base '{kb.name}' lacks (first: "
+        f"{exc.issues[0].problem}); give a folder of cases written for it: "
+        f"responder kb validate CASES --kb {kb.name}"
+    )
+
+
 def cmd_validate(args) -> int:
     """``responder kb validate [CASES] [--kb ...] [--mode NAME]... [--eps N] [--json]``."""
     from responder.core import validation as val  # noqa: PLC0415 (numpy work only when asked)
@@ -614,7 +628,11 @@ def cmd_validate(args) -> int:
     try:
         kb = resolve_kb(getattr(args, "kb", None))
         cases, warnings = load_cases(args.cases, kb)
-    except (KBError, OSError) as exc:
+    except KBError as exc:
+        if args.cases is None and kb.name != BUNDLED_NAME:
+            raise InputError(_bundled_cases_do_not_fit(kb, exc)) from None
+        return _fail(exc)
+    except OSError as exc:
         return _fail(exc)
     for w in warnings:
         print(str(w), file=sys.stderr)
