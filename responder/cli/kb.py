@@ -19,6 +19,8 @@ from responder.cli.inputs import InputError, config_from_args
 from responder.config import add_evidence_arguments
 from responder.core.counted import counted
 from responder.engine import diagnostics as dg
+from responder.engine.belief import Model
+from responder.engine.evaluate import bounds
 from responder.kb.csv_import import import_csv
 from responder.kb.gaps import CategoryGap, Gaps, find_gaps
 from responder.kb.grades import bundled_grades
@@ -306,7 +308,9 @@ def info_report(kb: KnowledgeBase) -> dict:
     chemical_list [{id, name, cas, mixture, un, class, source_checked, sources, evidence [{title, url,
     symptoms}], symptoms}], checked_per_class {id: [checked, all]}, per_category {id: n symptoms}, per_class
     {id: n chemicals}, distinguishable_profiles, identical_sets (lists of names sharing one
-    profile), entropy H(P) and group_entropy H(P_y) in bits, min_hamming (delta between
+    profile), entropy H(P) and group_entropy H(P_y) in bits, entropy_bound and
+    group_entropy_bound (the lower bounds on the expected questions, as ``eval`` reports them:
+    chemicals sharing one profile merged, since no question separates them), min_hamming (delta between
     distinct profiles, 0 if fewer than two), eps, gamma [{id, gamma_w, gamma_b,
     in_gain_region}], gain_region {definition, gamma_w_min, gamma_b_max},
     gain_region_count, warnings [str].
@@ -356,6 +360,8 @@ def info_report(kb: KnowledgeBase) -> dict:
         "identical_sets": [[names[i] for i in s] for s in sets if len(s) > 1],
         "entropy": dg.entropy(prior),
         "group_entropy": dg.group_entropy_bits(prior, class_of),
+        "entropy_bound": bounds(Model(kb.problem, "object"))["entropy_bound"],
+        "group_entropy_bound": bounds(Model(kb.problem, "group"))["entropy_bound"],
         "min_hamming": delta,
         "eps": dg.default_eps(delta),
         "gamma": [
@@ -420,8 +426,11 @@ def format_info(kb: KnowledgeBase, report: dict) -> str:
     delta = r["min_hamming"]
     out += [
         "",
-        f"Entropy: H(P) = {r['entropy']:.3f} bits (lower bound on questions to name the "
-        f"chemical), H(P_y) = {r['group_entropy']:.3f} bits (to name its class)",
+        f"Entropy: H(P) = {r['entropy']:.3f} bits, H(P_y) = {r['group_entropy']:.3f} bits "
+        "(of the class)",
+        f"Lower bound on the expected questions: {r['entropy_bound']:.3f} to name the chemical, "
+        f"{r['group_entropy_bound']:.3f} its class"
+        + (" (chemicals sharing a profile count as one)" if r["identical_sets"] else ""),
         f"Minimum Hamming distance between distinguishable profiles: delta = {delta}"
         + ("" if r["distinguishable_profiles"] > 1 else " (fewer than two profiles)"),
         f"  eps = floor((delta - 1) / 2) = {r['eps']} wrong answer"
