@@ -126,6 +126,7 @@ class Protocol:
             raise _LineError('empty line; send {"symptom": ID, "answer": "yes"} or {"undo": true}')
         if text.startswith(BOM):
             raise _LineError("a byte-order mark (U+FEFF) belongs only before the first line")
+        _check_encoding(text)
         try:
             msg = json.loads(text, object_pairs_hook=_unique_keys)
         except (ValueError, RecursionError) as exc:
@@ -342,6 +343,18 @@ def _unique_keys(pairs: list) -> dict:
             raise _LineError(f"the key {_shown(key)} appears twice in one line; give it once")
         obj[key] = value
     return obj
+
+
+def _check_encoding(text: str) -> None:
+    """Refuse a line that is not UTF-8 wherever the bad bytes stand, not only inside a
+    string (outside one, JSON's own message would blame the syntax): UTF-16, as Windows
+    tools may write, shows as NUL bytes or its byte-order mark."""
+    if "\x00" in text or text.startswith(("\udcff\udcfe", "\udcfe\udcff")):
+        raise _LineError(
+            "the line is UTF-16 text, not UTF-8; send one JSON object per line in UTF-8"
+        )
+    if any("\udc80" <= char <= "\udcff" for char in text):
+        raise _LineError("the line is not UTF-8 text; send one JSON object per line in UTF-8")
 
 
 def _check_printable(text: str) -> None:

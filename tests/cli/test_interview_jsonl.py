@@ -490,10 +490,20 @@ def run_process(stdin: bytes, *args: str) -> subprocess.CompletedProcess:
         (b'{"symptom": "cough", "answer": "\\udfff"}', "holds a lone surrogate (U+DFFF)"),
         (b'{"\\ud83d": 1}', "holds a lone surrogate (U+D83D)"),
         (b'{"symptom": "\xff\xfe", "answer": "yes"}', "the line is not UTF-8 text"),
+        # outside a string: JSON's own words blamed the syntax ("Expecting value")
+        (b'{"symptom": "cough", "answer": \xe9"yes"}', "the line is not UTF-8 text"),
         (b'{"symptom": "\\u009b2J", "answer": "yes"}', "holds a control character (U+009B)"),
         (b'{"symptom": "\\u001b[2J", "answer": "yes"}', "holds a control character (U+001B)"),
     ],
-    ids=["lone surrogate", "surrogate answer", "surrogate key", "not UTF-8", "C1", "escape"],
+    ids=[
+        "lone surrogate",
+        "surrogate answer",
+        "surrogate key",
+        "not UTF-8",
+        "not UTF-8 outside a string",
+        "C1",
+        "escape",
+    ],
 )
 def test_a_line_that_is_not_text_gets_one_error_and_the_interview_goes_on(line, error):
     proc = run_process(line + b"\n" + answer("cough", "yes").encode() + b"\n")
@@ -503,6 +513,22 @@ def test_a_line_that_is_not_text_gets_one_error_and_the_interview_goes_on(line, 
     assert error in replies[1]["error"] and set(replies[1]) == {"error"}
     assert "\x1b" not in replies[1]["error"] and "\x9b" not in replies[1]["error"]
     assert replies[2]["asked"] == 1
+
+
+def test_utf16_input_is_named_as_such_not_called_invalid_json():
+    """Notepad's 'Unicode' and Windows PowerShell write UTF-16: each piece of the line was
+    'not valid JSON (Expecting value)'."""
+    line = answer("cough", "yes") + "\n"
+    # the newline's second byte (NUL) starts a line of its own, ended here
+    proc = run_process(line.encode("utf-16") + b"\n" + answer("cough", "yes").encode() + b"\n")
+    assert proc.returncode == 0 and b"Traceback" not in proc.stderr, proc.stderr
+    replies = [json.loads(x) for x in proc.stdout.decode("utf-8").splitlines()]
+    errors = [r["error"] for r in replies[1:-1]]
+    assert errors and all(
+        e == "the line is UTF-16 text, not UTF-8; send one JSON object per line in UTF-8"
+        for e in errors
+    ), errors
+    assert replies[-1]["asked"] == 1
 
 
 def test_top_limits_the_candidates_of_every_reply():
