@@ -36,6 +36,9 @@ STATUS = {
 }
 ANSWERS = {"yes": Answer.YES, "no": Answer.NO, "unknown": Answer.UNKNOWN}
 MAX_LINE = 64 * 1024  # characters; a longer line is refused (one symptom answer is ~60)
+#: how a client takes its last answer back, as the notices tell it
+UNDO_LINE = '{"undo": true}'
+
 #: the byte-order mark some editors and Windows tools put at the start of UTF-8 text
 BOM = "\ufeff"
 
@@ -223,7 +226,7 @@ class Protocol:
             "stop_reason": st.stop_reason,
             "unlisted": None if (fit := st.fit()) is None else _round(fit.unlisted),
             "notices": [
-                *([said] if (said := views.displaced_notice(self.interview)) else []),
+                *([said] if (said := views.displaced_notice(self.interview, UNDO_LINE)) else []),
                 *self.interview.class_notices(),
                 *self._one_victim_notice(),
             ],

@@ -589,3 +589,15 @@ def test_the_strict_and_noise_modes_say_they_read_the_first_victim_only(mode):
         "victims' answers are kept but not used (--mode evidence pools them all)"
     )
     assert run_lines(lines)[-1]["notices"] == []  # the evidence mode pools every victim
+
+
+def test_an_answer_taken_out_says_how_the_protocol_puts_it_back():
+    """The notice told a script '(z puts it back)': z is the app's key; here it is a line."""
+    replies = run_lines([answer("pinpoint pupils", "yes"), answer("dilated pupils", "yes")])
+    (notice,) = replies[2]["notices"]
+    assert notice.startswith("Taken out: \u201cPinpoint pupils: yes\u201d")
+    assert notice.endswith('rules out ({"undo": true} puts it back).')
+    after_undo = run_lines(
+        [answer("pinpoint pupils", "yes"), answer("dilated pupils", "yes"), '{"undo": true}']
+    )
+    assert after_undo[3]["answers"][0] == {"symptom": "pinpoint_pupils", "answer": "yes"}
