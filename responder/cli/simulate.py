@@ -22,6 +22,7 @@ from responder.cli.inputs import (
     add_noise_arguments,
     add_problem_arguments,
     add_time_limit_argument,
+    check_limit_options,
     check_memory,
     check_noise_scale,
     config_from_args,
@@ -259,6 +260,7 @@ def check_options_apply(args) -> None:
 
 
 def run(args) -> int:
+    check_limit_options(args)
     check_options_apply(args)
     if args.victims is not None:
         return run_incidents(args)

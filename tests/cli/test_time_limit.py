@@ -277,3 +277,22 @@ def test_measurement_and_estimates():
         and duration_text(1200) == "20 min"
     )
     assert duration_text(3 * 3600) == "3.0 h" and duration_text(1e20).startswith("more than")
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["eval", "--memory-limit", "-5"],
+        ["eval", "--policy", "random", "--trials", "10", "--memory-limit", "nan"],
+        ["simulate", "--victims", "2", "--interviews", "2", "--memory-limit", "-1"],
+        ["simulate", "--victims", "2", "--interviews", "2", "--time-limit", "nan"],
+    ],
+    ids=["eval", "eval monte carlo", "incidents memory", "incidents time"],
+)
+def test_a_bad_limit_is_an_error_even_where_the_run_does_not_need_it(capsys, argv):
+    """--memory-limit -5 was accepted by eval without noise and by simulate --victims."""
+    assert main(argv) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    (line,) = err.strip().splitlines()
+    assert line.endswith("must be a finite number, 0 or more (0 = no limit)")
