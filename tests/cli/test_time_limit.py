@@ -279,6 +279,31 @@ def test_measurement_and_estimates():
     assert duration_text(3 * 3600) == "3.0 h" and duration_text(1e20).startswith("more than")
 
 
+def test_simulated_incidents_are_estimated_and_refused_past_the_time_limit(capsys):
+    """simulate --victims ignored --time-limit: 100000 incidents ran on for 20 min and more."""
+    import time  # noqa: PLC0415
+
+    begin = time.monotonic()
+    argv = ["simulate", "--victims", "3", "--interviews", "1000000", "--time-limit", "2"]
+    assert main(argv) == 2
+    assert time.monotonic() - begin < 30
+    out, err = capsys.readouterr()
+    assert out == ""
+    (line,) = err.strip().splitlines()
+    assert line.startswith("responder: error: estimated ")
+    assert "for 1000000 incidents of 3 victims (measured: " in line
+    assert "more than the 2 s limit; use a smaller --interviews or --per-victim" in line
+
+
+def test_simulated_incidents_within_the_limit_are_not_changed_by_the_measurement(capsys):
+    argv = ["simulate", "--victims", "2", "--interviews", "4", "--seed", "3", "--json"]
+    assert main(argv) == 0
+    measured = json.loads(capsys.readouterr().out)
+    assert main([*argv, "--time-limit", "0"]) == 0
+    unmeasured = json.loads(capsys.readouterr().out)
+    assert measured == unmeasured
+
+
 @pytest.mark.parametrize(
     "argv",
     [
