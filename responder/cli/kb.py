@@ -548,6 +548,12 @@ def cmd_gaps(args) -> int:
     """``responder kb gaps [PATH] [--category ID | --chemical NAME] [--limit N] [--json]``."""
     if args.limit is not None and args.limit < 1:
         raise InputError(f"--limit is {args.limit}; give a whole number of at least 1")
+    for flag, value, what in (
+        ("--category", args.category, "a scene category id (e.g. onset)"),
+        ("--chemical", args.chemical, "a chemical's id, name or CAS number"),
+    ):
+        if value is not None and not value.strip():
+            raise InputError(f"{flag} is empty; give {what}, or leave it out for every gap")
     if args.category and args.chemical:
         raise InputError("give --category or --chemical, not both")
     if args.limit is not None and (args.chemical or args.json):
