@@ -635,6 +635,11 @@ def cmd_validate(args) -> int:
     from responder.core import validation as val  # noqa: PLC0415 (numpy work only when asked)
     from responder.kb.cases import load_cases  # noqa: PLC0415
 
+    if args.cases is not None and not args.cases.strip():
+        raise InputError(
+            "CASES is empty; give a folder of case .toml files or one file, or leave it out "
+            "for the bundled cases"
+        )
     settings = _validation_settings(val, args)
     try:
         modes = val.check_modes(args.modes)

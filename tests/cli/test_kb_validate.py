@@ -42,3 +42,16 @@ def test_cases_given_for_another_knowledge_base_still_list_each_problem(tmp_path
     assert main(["kb", "validate", str(case.parent), "--kb", str(csv)]) == 2
     err = capsys.readouterr().err
     assert "one.toml" in err and "bundled cases" not in err
+
+
+def test_empty_cases_is_one_error_not_the_current_folder(tmp_path, capsys, monkeypatch):
+    """kb validate '' read the current folder and said the bundled cases folder 'holds no
+    case files'."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["kb", "validate", ""]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.strip().splitlines() == [
+        "responder: error: CASES is empty; give a folder of case .toml files or one file, or "
+        "leave it out for the bundled cases"
+    ]
