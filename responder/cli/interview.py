@@ -24,6 +24,7 @@ from responder.cli.inputs import InputError
 from responder.config import ConfigError, InterviewConfig, add_config_arguments
 from responder.core import views
 from responder.core.session import Interview
+from responder.engine.evidence import EvidenceSettings
 from responder.engine.state import Answer, InterviewState, Status
 from responder.kb.fields import first_unprintable, shown
 from responder.kb.grades import bundled_grades
@@ -420,6 +421,24 @@ def _check_store() -> None:
         raise InputError(f"--save: {exc}") from None
 
 
+def _check_evidence_options_apply(args, config: InterviewConfig) -> None:
+    """The evidence mode's settings in a strict or noise interview: the protocol cannot
+    switch modes, so they would be dropped without a word."""
+    if config.mode == "evidence":
+        return
+    given = [
+        "--" + key.replace("_", "-")
+        for key in EvidenceSettings.KEYS
+        if key != "pick" and getattr(args, key, None) is not None
+    ]
+    if given:
+        raise InputError(
+            f"{' and '.join(given)} {'applies' if len(given) == 1 else 'apply'} only to the "
+            f"evidence mode, and this interview is in the {config.mode} mode; leave "
+            f"{'it' if len(given) == 1 else 'them'} out, or use --mode evidence"
+        )
+
+
 def run(args) -> int:
     from responder.cli.inputs import load_problem  # noqa: PLC0415
     from responder.cli.interchange import is_interchange  # noqa: PLC0415
@@ -434,6 +453,7 @@ def run(args) -> int:
     _, kb = load_problem(spec)
     try:
         config = InterviewConfig.from_args(args)
+        _check_evidence_options_apply(args, config)
         interview = Interview.start(kb, config, journal=args.save)
     except ConfigError as exc:
         raise InputError(exc.cli_message()) from None

@@ -601,3 +601,25 @@ def test_an_answer_taken_out_says_how_the_protocol_puts_it_back():
         [answer("pinpoint pupils", "yes"), answer("dilated pupils", "yes"), '{"undo": true}']
     )
     assert after_undo[3]["answers"][0] == {"symptom": "pinpoint_pupils", "answer": "yes"}
+
+
+@pytest.mark.parametrize(
+    "options, words",
+    [
+        (
+            ["--mode", "strict", "--sensitivity", "0.5"],
+            "--sensitivity applies only to the evidence mode, and this interview is in the "
+            "strict mode; leave it out, or use --mode evidence",
+        ),
+        (
+            ["--eps", "2", "--threshold", "0.9", "--leak", "0.01"],
+            "--leak and --threshold apply only to the evidence mode, and this interview is in "
+            "the noise mode; leave them out, or use --mode evidence",
+        ),
+    ],
+)
+def test_evidence_settings_in_a_strict_or_noise_interview_are_refused(options, words):
+    """They were accepted and never read: the protocol cannot switch to the evidence mode."""
+    proc = run_process(b"", *options)
+    assert proc.returncode == 2 and proc.stdout == b""
+    assert proc.stderr.decode().splitlines() == [f"responder: error: {words}"]
