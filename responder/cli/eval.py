@@ -13,6 +13,7 @@ from responder.cli.inputs import (
     add_noise_arguments,
     add_problem_arguments,
     add_time_limit_argument,
+    check_limit_options,
     check_memory,
     check_noise_scale,
     fit_time_limit,
@@ -126,6 +127,7 @@ def exact_limits(args):
 
 
 def run(args) -> int:
+    check_limit_options(args)
     if args.trials < 1:
         raise InputError("--trials must be at least 1")
     repeats = args.repeats if args.repeats is not None else (20 if args.ties == "random" else 1)

@@ -117,6 +117,10 @@ def run(args) -> int:
         raise InputError(f"--jobs must be at least 1, got {args.jobs}")
     if args.trials is not None and args.trials < 1:
         raise InputError(f"--trials must be at least 1, got {args.trials}")
+    if not args.out.strip():
+        raise InputError(
+            "--out is empty; give the folder for the tables and plots (default experiments-out)"
+        )
     out = _check_out(Path(args.out))
 
     # Heavy imports only once the arguments are known to be good.

@@ -160,6 +160,12 @@ class _Knowledge:
 def _find(key: str):
     from responder.core.store import StoreError, find_incident  # noqa: PLC0415
 
+    if not key.strip():
+        # the start of every id: it named whichever incident was alone
+        raise InputError(
+            "the incident ID is empty; give its id, its number or the start of its id "
+            "(see `responder incidents list`)"
+        )
     try:
         data, notices = find_incident(key)
     except StoreError as exc:

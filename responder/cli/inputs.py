@@ -221,6 +221,12 @@ def _limit(args, name: str) -> float:
     return value
 
 
+def check_limit_options(args) -> tuple[float, float]:
+    """``--time-limit`` and ``--memory-limit`` (0 = none), checked before any work, whether
+    or not this run reads them: a bad value is an error, not ignored."""
+    return _limit(args, "time-limit"), _limit(args, "memory-limit")
+
+
 def check_memory(args, estimate: int, what: str, shorter: str) -> None:
     """Refuse a run whose estimated peak memory (bytes, from
     :func:`responder.engine.workload.run_bytes`) exceeds ``--memory-limit``; ``shorter``

@@ -24,6 +24,7 @@ from responder.cli.inputs import InputError
 from responder.config import ConfigError, InterviewConfig, add_config_arguments
 from responder.core import views
 from responder.core.session import Interview
+from responder.engine.evidence import EvidenceSettings
 from responder.engine.state import Answer, InterviewState, Status
 from responder.kb.fields import first_unprintable, shown
 from responder.kb.grades import bundled_grades
@@ -36,6 +37,9 @@ STATUS = {
 }
 ANSWERS = {"yes": Answer.YES, "no": Answer.NO, "unknown": Answer.UNKNOWN}
 MAX_LINE = 64 * 1024  # characters; a longer line is refused (one symptom answer is ~60)
+#: how a client takes its last answer back, as the notices tell it
+UNDO_LINE = '{"undo": true}'
+
 #: the byte-order mark some editors and Windows tools put at the start of UTF-8 text
 BOM = "\ufeff"
 
@@ -126,6 +130,7 @@ class Protocol:
             raise _LineError('empty line; send {"symptom": ID, "answer": "yes"} or {"undo": true}')
         if text.startswith(BOM):
             raise _LineError("a byte-order mark (U+FEFF) belongs only before the first line")
+        _check_encoding(text)
         try:
             msg = json.loads(text, object_pairs_hook=_unique_keys)
         except (ValueError, RecursionError) as exc:
@@ -222,7 +227,7 @@ class Protocol:
             "stop_reason": st.stop_reason,
             "unlisted": None if (fit := st.fit()) is None else _round(fit.unlisted),
             "notices": [
-                *([said] if (said := views.displaced_notice(self.interview)) else []),
+                *([said] if (said := views.displaced_notice(self.interview, UNDO_LINE)) else []),
                 *self.interview.class_notices(),
                 *self._one_victim_notice(),
             ],
@@ -344,6 +349,18 @@ def _unique_keys(pairs: list) -> dict:
     return obj
 
 
+def _check_encoding(text: str) -> None:
+    """Refuse a line that is not UTF-8 wherever the bad bytes stand, not only inside a
+    string (outside one, JSON's own message would blame the syntax): UTF-16, as Windows
+    tools may write, shows as NUL bytes or its byte-order mark."""
+    if "\x00" in text or text.startswith(("\udcff\udcfe", "\udcfe\udcff")):
+        raise _LineError(
+            "the line is UTF-16 text, not UTF-8; send one JSON object per line in UTF-8"
+        )
+    if any("\udc80" <= char <= "\udcff" for char in text):
+        raise _LineError("the line is not UTF-8 text; send one JSON object per line in UTF-8")
+
+
 def _check_printable(text: str) -> None:
     """Refuse text no reply could quote: bytes that were not UTF-8 (read as lone
     surrogates), JSON escapes of lone surrogates (``"\\ud800"``) and control characters."""
@@ -404,6 +421,24 @@ def _check_store() -> None:
         raise InputError(f"--save: {exc}") from None
 
 
+def _check_evidence_options_apply(args, config: InterviewConfig) -> None:
+    """The evidence mode's settings in a strict or noise interview: the protocol cannot
+    switch modes, so they would be dropped without a word."""
+    if config.mode == "evidence":
+        return
+    given = [
+        "--" + key.replace("_", "-")
+        for key in EvidenceSettings.KEYS
+        if key != "pick" and getattr(args, key, None) is not None
+    ]
+    if given:
+        raise InputError(
+            f"{' and '.join(given)} {'applies' if len(given) == 1 else 'apply'} only to the "
+            f"evidence mode, and this interview is in the {config.mode} mode; leave "
+            f"{'it' if len(given) == 1 else 'them'} out, or use --mode evidence"
+        )
+
+
 def run(args) -> int:
     from responder.cli.inputs import load_problem  # noqa: PLC0415
     from responder.cli.interchange import is_interchange  # noqa: PLC0415
@@ -418,6 +453,7 @@ def run(args) -> int:
     _, kb = load_problem(spec)
     try:
         config = InterviewConfig.from_args(args)
+        _check_evidence_options_apply(args, config)
         interview = Interview.start(kb, config, journal=args.save)
     except ConfigError as exc:
         raise InputError(exc.cli_message()) from None

@@ -19,9 +19,12 @@ from responder.cli.inputs import InputError, config_from_args
 from responder.config import add_evidence_arguments
 from responder.core.counted import counted
 from responder.engine import diagnostics as dg
+from responder.engine.belief import Model
+from responder.engine.evaluate import bounds
 from responder.kb.csv_import import import_csv
 from responder.kb.gaps import CategoryGap, Gaps, find_gaps
 from responder.kb.grades import bundled_grades
+from responder.kb.loader import BUNDLED_NAME
 from responder.kb.model import DEFAULT_PRIOR_MODE, KBError, KnowledgeBase, UnknownChemicalError
 from responder.kb.next_steps import format_steps_text, steps_for
 from responder.kb.resolve import resolve_kb
@@ -156,7 +159,8 @@ def register(subparsers) -> argparse.ArgumentParser:
         "cases",
         nargs="?",
         metavar="CASES",
-        help="a folder of case .toml files, or one file (default: the bundled cases)",
+        help="a folder of case .toml files, or one file (default: the bundled cases, which "
+        "use the bundled knowledge base's ids; give cases of your own for another)",
     )
     _kb_option(val)
     val.add_argument(
@@ -304,7 +308,9 @@ def info_report(kb: KnowledgeBase) -> dict:
     chemical_list [{id, name, cas, mixture, un, class, source_checked, sources, evidence [{title, url,
     symptoms}], symptoms}], checked_per_class {id: [checked, all]}, per_category {id: n symptoms}, per_class
     {id: n chemicals}, distinguishable_profiles, identical_sets (lists of names sharing one
-    profile), entropy H(P) and group_entropy H(P_y) in bits, min_hamming (delta between
+    profile), entropy H(P) and group_entropy H(P_y) in bits, entropy_bound and
+    group_entropy_bound (the lower bounds on the expected questions, as ``eval`` reports them:
+    chemicals sharing one profile merged, since no question separates them), min_hamming (delta between
     distinct profiles, 0 if fewer than two), eps, gamma [{id, gamma_w, gamma_b,
     in_gain_region}], gain_region {definition, gamma_w_min, gamma_b_max},
     gain_region_count, warnings [str].
@@ -354,6 +360,8 @@ def info_report(kb: KnowledgeBase) -> dict:
         "identical_sets": [[names[i] for i in s] for s in sets if len(s) > 1],
         "entropy": dg.entropy(prior),
         "group_entropy": dg.group_entropy_bits(prior, class_of),
+        "entropy_bound": bounds(Model(kb.problem, "object"))["entropy_bound"],
+        "group_entropy_bound": bounds(Model(kb.problem, "group"))["entropy_bound"],
         "min_hamming": delta,
         "eps": dg.default_eps(delta),
         "gamma": [
@@ -418,8 +426,11 @@ def format_info(kb: KnowledgeBase, report: dict) -> str:
     delta = r["min_hamming"]
     out += [
         "",
-        f"Entropy: H(P) = {r['entropy']:.3f} bits (lower bound on questions to name the "
-        f"chemical), H(P_y) = {r['group_entropy']:.3f} bits (to name its class)",
+        f"Entropy: H(P) = {r['entropy']:.3f} bits, H(P_y) = {r['group_entropy']:.3f} bits "
+        "(of the class)",
+        f"Lower bound on the expected questions: {r['entropy_bound']:.3f} to name the chemical, "
+        f"{r['group_entropy_bound']:.3f} its class"
+        + (" (chemicals sharing a profile count as one)" if r["identical_sets"] else ""),
         f"Minimum Hamming distance between distinguishable profiles: delta = {delta}"
         + ("" if r["distinguishable_profiles"] > 1 else " (fewer than two profiles)"),
         f"  eps = floor((delta - 1) / 2) = {r['eps']} wrong answer"
@@ -537,6 +548,12 @@ def cmd_gaps(args) -> int:
     """``responder kb gaps [PATH] [--category ID | --chemical NAME] [--limit N] [--json]``."""
     if args.limit is not None and args.limit < 1:
         raise InputError(f"--limit is {args.limit}; give a whole number of at least 1")
+    for flag, value, what in (
+        ("--category", args.category, "a scene category id (e.g. onset)"),
+        ("--chemical", args.chemical, "a chemical's id, name or CAS number"),
+    ):
+        if value is not None and not value.strip():
+            raise InputError(f"{flag} is empty; give {what}, or leave it out for every gap")
     if args.category and args.chemical:
         raise InputError("give --category or --chemical, not both")
     if args.limit is not None and (args.chemical or args.json):
@@ -601,11 +618,28 @@ def _validation_settings(val, args):
         raise InputError(f"--prior: {exc}") from None
 
 
+def _bundled_cases_do_not_fit(kb: KnowledgeBase, exc: KBError) -> str:
+    """One message for the bundled cases run on another knowledge base whose ids they do
+    not use, in place of one line per case line."""
+    files = {issue.file for issue in exc.issues}
+    return (
+        f"the bundled cases are written for the bundled knowledge base: {counted(len(files), 'case file')} "
+        f"name classes or symptoms that knowledge base '{kb.name}' lacks (first: "
+        f"{exc.issues[0].problem}); give a folder of cases written for it: "
+        f"responder kb validate CASES --kb {kb.name}"
+    )
+
+
 def cmd_validate(args) -> int:
     """``responder kb validate [CASES] [--kb ...] [--mode NAME]... [--eps N] [--json]``."""
     from responder.core import validation as val  # noqa: PLC0415 (numpy work only when asked)
     from responder.kb.cases import load_cases  # noqa: PLC0415
 
+    if args.cases is not None and not args.cases.strip():
+        raise InputError(
+            "CASES is empty; give a folder of case .toml files or one file, or leave it out "
+            "for the bundled cases"
+        )
     settings = _validation_settings(val, args)
     try:
         modes = val.check_modes(args.modes)
@@ -614,7 +648,11 @@ def cmd_validate(args) -> int:
     try:
         kb = resolve_kb(getattr(args, "kb", None))
         cases, warnings = load_cases(args.cases, kb)
-    except (KBError, OSError) as exc:
+    except KBError as exc:
+        if args.cases is None and kb.name != BUNDLED_NAME:
+            raise InputError(_bundled_cases_do_not_fit(kb, exc)) from None
+        return _fail(exc)
+    except OSError as exc:
         return _fail(exc)
     for w in warnings:
         print(str(w), file=sys.stderr)

@@ -18,10 +18,12 @@ import sys
 import numpy as np
 
 from responder.cli.inputs import (
+    MEASURE_SECONDS,
     InputError,
     add_noise_arguments,
     add_problem_arguments,
     add_time_limit_argument,
+    check_limit_options,
     check_memory,
     check_noise_scale,
     config_from_args,
@@ -40,7 +42,7 @@ from responder.engine.diagnostics import default_eps, min_hamming_distance
 from responder.engine.evidence import EvidenceSettings
 from responder.engine.policies import Policy, PolicyError
 from responder.engine.simulate import BATCH_MAX_CELLS, run_simulation
-from responder.engine.workload import run_bytes
+from responder.engine.workload import duration_text, run_bytes
 from responder.kb.grades import bundled_grades
 
 DEFAULT_INTERVIEWS = 1000
@@ -193,15 +195,20 @@ def run_incidents(args) -> int:
     settings = evidence_from_args(args, kb)
     config = config_from_args(args, mode="evidence")
     scene = np.array([s.kind == "scene" for s in kb.symptoms], dtype=bool)
-    summary = simulate_incidents(
-        lambda: state_for(kb, config),
-        args.victims,
-        args.interviews,
-        groups=exclusive_groups(kb),
-        scene=None if args.scene_step is False else scene,
-        per_victim=args.per_victim or None,
-        seed=args.seed,
-    )
+
+    def incidents(n: int, seed: int | None):
+        return simulate_incidents(
+            lambda: state_for(kb, config),
+            args.victims,
+            n,
+            groups=exclusive_groups(kb),
+            scene=None if args.scene_step is False else scene,
+            per_victim=args.per_victim or None,
+            seed=seed,
+        )
+
+    _check_incidents_time(args, incidents)
+    summary = incidents(args.interviews, args.seed)
     out = {
         "victims": args.victims,
         "incidents": args.interviews,
@@ -234,6 +241,31 @@ def run_incidents(args) -> int:
     return 0
 
 
+def _check_incidents_time(args, incidents, max_measured: int = 10) -> None:
+    """Run a few incidents (at most :data:`MEASURE_SECONDS` of CPU time) and refuse a run
+    estimated past ``--time-limit``, as every other simulation is refused."""
+    import time  # noqa: PLC0415
+
+    limit, _ = check_limit_options(args)
+    if not limit:
+        return
+    begin = time.process_time()
+    measured = 0
+    while measured < min(max_measured, args.interviews):
+        incidents(1, None if args.seed is None else args.seed + 1 + measured)
+        measured += 1
+        if time.process_time() - begin >= MEASURE_SECONDS:
+            break
+    seconds = (time.process_time() - begin) / measured * args.interviews
+    if seconds > limit:
+        raise InputError(
+            f"estimated {duration_text(seconds)} for {counted(args.interviews, 'incident')} of "
+            f"{counted(args.victims, 'victim')} (measured: {counted(measured, 'incident')}), "
+            f"more than the {limit:g} s limit; use a smaller --interviews or --per-victim, or "
+            f"pass --time-limit {int(seconds) + 1} (0 = no limit) to run it anyway"
+        )
+
+
 def check_options_apply(args) -> None:
     """An option the run does not read is an error: dropped without a word, it would have the
     figures read as what it asked for (wrong answers that were never drawn)."""
@@ -259,6 +291,7 @@ def check_options_apply(args) -> None:
 
 
 def run(args) -> int:
+    check_limit_options(args)
     check_options_apply(args)
     if args.victims is not None:
         return run_incidents(args)

@@ -469,16 +469,17 @@ def class_drop_note(it: Interview) -> str | None:
     )
 
 
-def displaced_notice(it: Interview) -> str | None:
+def displaced_notice(it: Interview, undo: str = "z") -> str | None:
     """What the last answer took out, contradicting it (a second look at the pupils), so
-    the responder knows the earlier answer is gone."""
+    the responder knows the earlier answer is gone; ``undo`` is how to put it back where
+    the notice is read (the app's key, the protocol's line)."""
     if not it.displaced:
         return None
     kn = it.knowledge
     gone = ", ".join(
         f"\u201c{kn.symptoms[r.query].label}: {ANSWER_TEXT[r.answer]}\u201d" for r in it.displaced
     )
-    return f"Taken out: {gone}, which {it.last_answer_said()} rules out (z puts it back)."
+    return f"Taken out: {gone}, which {it.last_answer_said()} rules out ({undo} puts it back)."
 
 
 def plausible(it: Interview) -> tuple[int, int]:

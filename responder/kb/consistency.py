@@ -17,13 +17,17 @@ def check_consistency(
     ck: Checker, doc: Doc, symptom_ids: set[str], aliases: dict[str, str]
 ) -> tuple[list[ExclusiveGroup], list[Implication]]:
     """consistency.toml: exclusive groups (at least two members, a member in one group
-    only) and implications (known ids, answers yes or no, nothing implying itself)."""
+    only) and implications (known ids, answers yes or no, nothing implying itself, no
+    answer that leads to a contradiction)."""
     ck.top_keys(doc, ("exclusive", "implies"))
 
     def known(sid: str, line: int | None, where: str) -> str | None:
         return current_id(ck, doc, line, where, sid, symptom_ids, aliases)
 
-    return _exclusive_groups(ck, doc, known), _implications(ck, doc, known)
+    groups = _exclusive_groups(ck, doc, known)
+    rules, lines = _implications(ck, doc, known)
+    _check_contradictions(ck, doc, groups, rules, lines)
+    return groups, rules
 
 
 def _exclusive_groups(
@@ -81,9 +85,11 @@ def _exclusive_groups(
 
 def _implications(
     ck: Checker, doc: Doc, known: Callable[[str, int | None, str], str | None]
-) -> list[Implication]:
-    """The ``[[implies]]`` tables: known ids, answers yes or no, nothing implying itself."""
+) -> tuple[list[Implication], list[int | None]]:
+    """The ``[[implies]]`` tables: known ids, answers yes or no, nothing implying itself;
+    with each rule's line."""
     rules: list[Implication] = []
+    lines: list[int | None] = []
     for k, t in enumerate(ck.tables(doc, "implies", required=False)):
         then_raw = t.get("then")
         table = {key: value for key, value in t.items() if key != "then"}
@@ -131,4 +137,44 @@ def _implications(
                 then.append((cid, answer))
         if ok and when is not None:
             rules.append(Implication(when, v["answer"], tuple(then), v.get("why", "")))
-    return rules
+            lines.append(doc.lines.key(span, "when") or anchor)
+    return rules, lines
+
+
+def _check_contradictions(
+    ck: Checker,
+    doc: Doc,
+    groups: list[ExclusiveGroup],
+    rules: list[Implication],
+    lines: list[int | None],
+) -> None:
+    """Each rule's answer followed through every rule and exclusive group (a yes to one
+    member is a no to the others) must never give one observation both answers: the
+    interview would otherwise hold "yes" and "no" to it at once."""
+    follows: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    for rule in rules:
+        follows.setdefault((rule.when, rule.answer), []).extend(rule.then)
+    for group in groups:
+        for member in group.members:
+            others = [(m, "no") for m in group.members if m != member]
+            follows.setdefault((member, "yes"), []).extend(others)
+    for rule, line in zip(rules, lines, strict=True):
+        said = {rule.when: rule.answer}
+        todo = [(rule.when, rule.answer)]
+        clash = None
+        while todo and clash is None:
+            for sid, answer in follows.get(todo.pop(), ()):
+                if sid not in said:
+                    said[sid] = answer
+                    todo.append((sid, answer))
+                elif said[sid] != answer:
+                    clash = sid
+                    break
+        if clash is not None:
+            ck.error(
+                doc.rel,
+                line,
+                f'"{rule.when}" answered "{rule.answer}" implies both "yes" and "no" for '
+                f'"{clash}" (through the implications and exclusive groups)',
+                "remove or correct the rule that gives the wrong answer",
+            )

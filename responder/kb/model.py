@@ -170,7 +170,9 @@ class UnknownChemicalError(KeyError):
         msg = f'no chemical is called "{self.text}"'
         if self.matches:
             return msg + f"; did you mean {names}?"
-        return msg + "; give a chemical id, name or CAS number (responder kb info lists them)"
+        return (
+            msg + "; give a chemical id, name or CAS number (`responder kb info --json` lists them)"
+        )
 
 
 @dataclass(frozen=True)

@@ -239,6 +239,18 @@ def test_bad_input_is_one_line_and_exit_2(home, capsys, argv, words):
     assert err.startswith("responder: error: ") and words in err and err.count("\n") == 1
 
 
+@pytest.mark.parametrize("command", ["show", "export"])
+def test_an_empty_id_names_no_incident(home, capsys, command):
+    """'' is the start of every id: with one incident stored, show '' showed it."""
+    _stored_interview(load_knowledge(str(FIXTURE_KB)))
+    code, out, err = run(capsys, "--kb", str(FIXTURE_KB), "incidents", command, "")
+    assert (code, out) == (2, "")
+    assert err == (
+        "responder: error: the incident ID is empty; give its id, its number or the start "
+        "of its id (see `responder incidents list`)\n"
+    )
+
+
 def test_a_newer_database_is_one_line_and_exit_2(home, capsys):
     paths.incident_db().parent.mkdir(parents=True)
     conn = sqlite3.connect(paths.incident_db())

@@ -490,10 +490,20 @@ def run_process(stdin: bytes, *args: str) -> subprocess.CompletedProcess:
         (b'{"symptom": "cough", "answer": "\\udfff"}', "holds a lone surrogate (U+DFFF)"),
         (b'{"\\ud83d": 1}', "holds a lone surrogate (U+D83D)"),
         (b'{"symptom": "\xff\xfe", "answer": "yes"}', "the line is not UTF-8 text"),
+        # outside a string: JSON's own words blamed the syntax ("Expecting value")
+        (b'{"symptom": "cough", "answer": \xe9"yes"}', "the line is not UTF-8 text"),
         (b'{"symptom": "\\u009b2J", "answer": "yes"}', "holds a control character (U+009B)"),
         (b'{"symptom": "\\u001b[2J", "answer": "yes"}', "holds a control character (U+001B)"),
     ],
-    ids=["lone surrogate", "surrogate answer", "surrogate key", "not UTF-8", "C1", "escape"],
+    ids=[
+        "lone surrogate",
+        "surrogate answer",
+        "surrogate key",
+        "not UTF-8",
+        "not UTF-8 outside a string",
+        "C1",
+        "escape",
+    ],
 )
 def test_a_line_that_is_not_text_gets_one_error_and_the_interview_goes_on(line, error):
     proc = run_process(line + b"\n" + answer("cough", "yes").encode() + b"\n")
@@ -503,6 +513,22 @@ def test_a_line_that_is_not_text_gets_one_error_and_the_interview_goes_on(line, 
     assert error in replies[1]["error"] and set(replies[1]) == {"error"}
     assert "\x1b" not in replies[1]["error"] and "\x9b" not in replies[1]["error"]
     assert replies[2]["asked"] == 1
+
+
+def test_utf16_input_is_named_as_such_not_called_invalid_json():
+    """Notepad's 'Unicode' and Windows PowerShell write UTF-16: each piece of the line was
+    'not valid JSON (Expecting value)'."""
+    line = answer("cough", "yes") + "\n"
+    # the newline's second byte (NUL) starts a line of its own, ended here
+    proc = run_process(line.encode("utf-16") + b"\n" + answer("cough", "yes").encode() + b"\n")
+    assert proc.returncode == 0 and b"Traceback" not in proc.stderr, proc.stderr
+    replies = [json.loads(x) for x in proc.stdout.decode("utf-8").splitlines()]
+    errors = [r["error"] for r in replies[1:-1]]
+    assert errors and all(
+        e == "the line is UTF-16 text, not UTF-8; send one JSON object per line in UTF-8"
+        for e in errors
+    ), errors
+    assert replies[-1]["asked"] == 1
 
 
 def test_top_limits_the_candidates_of_every_reply():
@@ -563,3 +589,37 @@ def test_the_strict_and_noise_modes_say_they_read_the_first_victim_only(mode):
         "victims' answers are kept but not used (--mode evidence pools them all)"
     )
     assert run_lines(lines)[-1]["notices"] == []  # the evidence mode pools every victim
+
+
+def test_an_answer_taken_out_says_how_the_protocol_puts_it_back():
+    """The notice told a script '(z puts it back)': z is the app's key; here it is a line."""
+    replies = run_lines([answer("pinpoint pupils", "yes"), answer("dilated pupils", "yes")])
+    (notice,) = replies[2]["notices"]
+    assert notice.startswith("Taken out: \u201cPinpoint pupils: yes\u201d")
+    assert notice.endswith('rules out ({"undo": true} puts it back).')
+    after_undo = run_lines(
+        [answer("pinpoint pupils", "yes"), answer("dilated pupils", "yes"), '{"undo": true}']
+    )
+    assert after_undo[3]["answers"][0] == {"symptom": "pinpoint_pupils", "answer": "yes"}
+
+
+@pytest.mark.parametrize(
+    "options, words",
+    [
+        (
+            ["--mode", "strict", "--sensitivity", "0.5"],
+            "--sensitivity applies only to the evidence mode, and this interview is in the "
+            "strict mode; leave it out, or use --mode evidence",
+        ),
+        (
+            ["--eps", "2", "--threshold", "0.9", "--leak", "0.01"],
+            "--leak and --threshold apply only to the evidence mode, and this interview is in "
+            "the noise mode; leave them out, or use --mode evidence",
+        ),
+    ],
+)
+def test_evidence_settings_in_a_strict_or_noise_interview_are_refused(options, words):
+    """They were accepted and never read: the protocol cannot switch to the evidence mode."""
+    proc = run_process(b"", *options)
+    assert proc.returncode == 2 and proc.stdout == b""
+    assert proc.stderr.decode().splitlines() == [f"responder: error: {words}"]

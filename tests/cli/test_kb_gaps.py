@@ -148,3 +148,20 @@ def test_one_chemicals_long_lists_wrap_within_80_columns(capsys):
     lines = out.splitlines()
     assert all(len(line) <= 80 for line in lines)
     assert any(line.startswith("    ") for line in lines)  # a wrapped list goes on indented
+
+
+@pytest.mark.parametrize(
+    "flag, fix",
+    [("--category", "a scene category id"), ("--chemical", "a chemical's id, name or CAS")],
+)
+@pytest.mark.parametrize("value", ["", "  "])
+def test_an_empty_category_or_chemical_is_one_error_not_ignored(kb_path, capsys, flag, fix, value):
+    """kb gaps --category '' printed the whole report, as if the flag were not there."""
+    assert main(["kb", "gaps", kb_path, flag, value]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.strip().splitlines() == [
+        f"responder: error: {flag} is empty; give {fix}"
+        + (" (e.g. onset)" if flag == "--category" else " number")
+        + ", or leave it out for every gap"
+    ]

@@ -71,6 +71,16 @@ def test_unknown_name_is_one_error_line_and_exit_2(capsys):
     assert "Sarin (GB)" in err
 
 
+def test_a_name_like_none_points_at_a_listing_that_has_the_chemicals(capsys):
+    """It pointed at `kb info`, whose text lists classes and shared profiles, no chemical."""
+    code, out, err = run(["kb", "steps", "zzqx"], capsys)
+    assert code == 2
+    assert err.strip().endswith("(`responder kb info --json` lists them)")
+    code, listing, _ = run(["kb", "info", "--json"], capsys)
+    names = {c["name"] for c in json.loads(listing)["chemical_list"]}
+    assert code == 0 and {"Sarin (GB)", "Chlorine"} <= names
+
+
 def test_name_is_required(capsys):
     code, out, err = run(["kb", "steps"], capsys)
     assert code == 2 and out == ""

@@ -277,3 +277,47 @@ def test_measurement_and_estimates():
         and duration_text(1200) == "20 min"
     )
     assert duration_text(3 * 3600) == "3.0 h" and duration_text(1e20).startswith("more than")
+
+
+def test_simulated_incidents_are_estimated_and_refused_past_the_time_limit(capsys):
+    """simulate --victims ignored --time-limit: 100000 incidents ran on for 20 min and more."""
+    import time  # noqa: PLC0415
+
+    begin = time.monotonic()
+    argv = ["simulate", "--victims", "3", "--interviews", "1000000", "--time-limit", "2"]
+    assert main(argv) == 2
+    assert time.monotonic() - begin < 30
+    out, err = capsys.readouterr()
+    assert out == ""
+    (line,) = err.strip().splitlines()
+    assert line.startswith("responder: error: estimated ")
+    assert "for 1000000 incidents of 3 victims (measured: " in line
+    assert "more than the 2 s limit; use a smaller --interviews or --per-victim" in line
+
+
+def test_simulated_incidents_within_the_limit_are_not_changed_by_the_measurement(capsys):
+    argv = ["simulate", "--victims", "2", "--interviews", "4", "--seed", "3", "--json"]
+    assert main(argv) == 0
+    measured = json.loads(capsys.readouterr().out)
+    assert main([*argv, "--time-limit", "0"]) == 0
+    unmeasured = json.loads(capsys.readouterr().out)
+    assert measured == unmeasured
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["eval", "--memory-limit", "-5"],
+        ["eval", "--policy", "random", "--trials", "10", "--memory-limit", "nan"],
+        ["simulate", "--victims", "2", "--interviews", "2", "--memory-limit", "-1"],
+        ["simulate", "--victims", "2", "--interviews", "2", "--time-limit", "nan"],
+    ],
+    ids=["eval", "eval monte carlo", "incidents memory", "incidents time"],
+)
+def test_a_bad_limit_is_an_error_even_where_the_run_does_not_need_it(capsys, argv):
+    """--memory-limit -5 was accepted by eval without noise and by simulate --victims."""
+    assert main(argv) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    (line,) = err.strip().splitlines()
+    assert line.endswith("must be a finite number, 0 or more (0 = no limit)")

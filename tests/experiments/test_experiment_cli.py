@@ -46,6 +46,21 @@ def test_unwritable_out_exits_2(capsys, tmp_path):
     assert len(err) == 1 and "--out" in err[0]
 
 
+@pytest.mark.parametrize("out", ["", "  "])
+def test_an_empty_out_is_refused_not_taken_as_the_current_folder(
+    capsys, tmp_path, monkeypatch, out
+):
+    """--out "$DIR" with DIR unset wrote every table and plot into the current folder."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["experiments", "diagnostic", "--quick", "--no-progress", "--out", out]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [
+        "responder: error: --out is empty; give the folder for the tables and plots "
+        "(default experiments-out)"
+    ]
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_bad_kb_exits_2(capsys, tmp_path):
     assert (
         main(

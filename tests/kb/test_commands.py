@@ -318,6 +318,12 @@ def test_info_json(kb_dir, capsys):
     assert r["prior_mode"] == "split"
     assert r["entropy"] == pytest.approx(3 / 6 * math.log2(6) + 2 / 4 * math.log2(4))
     assert r["group_entropy"] == pytest.approx(1.0)
+    # P and Q share a profile, so no question separates them: the bound on the questions
+    # merges them (H(P) alone was printed as the bound, above what GBS needs)
+    merged = [2 / 6, 1 / 6, 1 / 4, 1 / 4]
+    assert r["entropy_bound"] == pytest.approx(-sum(p * math.log2(p) for p in merged))
+    assert r["entropy_bound"] < r["entropy"]
+    assert r["group_entropy_bound"] == pytest.approx(1.0)
     assert [c["id"] for c in r["chemical_list"]] == ["p", "q", "r", "s", "t"]
     assert r["chemical_list"][2] == {
         "id": "r",
@@ -407,3 +413,17 @@ def test_a_knowledge_base_of_one_counts_in_the_singular(tmp_path, capsys):
     code, out, _ = run(["kb", "gaps", str(path)], capsys)
     assert code == 0
     assert "  1 chemical; no documents recorded" in out
+
+
+def test_info_text_gives_the_bound_eval_gives_not_the_plain_entropy(kb_dir, capsys):
+    """'H(P) = ... bits (lower bound on questions to name the chemical)': on the bundled
+    knowledge base 7.579, while GBS needs 7.504; the bound merges chemicals of one profile."""
+    code, out, err = run(["kb", "info", str(kb_dir)], capsys)
+    assert code == 0
+    (line,) = [ln for ln in out.splitlines() if "ower bound" in ln]
+    merged = [2 / 6, 1 / 6, 1 / 4, 1 / 4]
+    bound = -sum(p * math.log2(p) for p in merged)
+    assert line == (
+        f"Lower bound on the expected questions: {bound:.3f} to name the chemical, 1.000 its "
+        "class (chemicals sharing a profile count as one)"
+    )

@@ -440,3 +440,34 @@ def test_a_cell_only_a_supplementary_source_supports_stays_unverified():
     assert chlorine.grade("wheezing") == "unverified"  # the review alone says so
     assert chlorine.grade("cough") == "common"  # the agency's grade, not the review's hallmark
     assert not chlorine.unsupported  # a read document still supports it
+
+
+@pytest.mark.parametrize(
+    "rule, clash",
+    [
+        # a second rule gives the opposite answer to the same observation
+        ('when = "walking_talking"\nanswer = "yes"\nthen = { cough = "yes" }\n', "cough"),
+        # yes to both members of one exclusive group
+        (
+            'when = "cough"\nanswer = "yes"\n'
+            'then = { pinpoint_pupils = "yes", dilated_pupils = "yes" }\n',
+            "pinpoint_pupils",
+        ),
+        # a chain that comes back to the answer it started from, reversed
+        ('when = "cough"\nanswer = "no"\nthen = { walking_talking = "no" }\n', "walking_talking"),
+    ],
+)
+def test_implications_that_contradict_each_other_are_refused(tmp_path, rule, clash):
+    text = CONSISTENCY + "\n[[implies]]\n" + rule
+    issues = errors_of(write_kb(tmp_path, consistency_toml=text))
+    assert issues, "a contradicting rule must be refused"
+    assert all(i.file.endswith("consistency.toml") for i in issues)
+    assert any(f'both "yes" and "no" for "{clash}"' in i.problem for i in issues), issues
+    assert {i.line for i in issues} <= {line_of(text, "when =", k) for k in (1, 2)}
+
+
+def test_rules_that_agree_through_a_chain_are_accepted(tmp_path):
+    text = (
+        CONSISTENCY + '\n[[implies]]\nwhen = "wheezing"\nanswer = "yes"\nthen = { cough = "yes" }\n'
+    )
+    load_kb(write_kb(tmp_path, consistency_toml=text))

@@ -1,0 +1,57 @@
+"""``responder kb validate`` on the command line: which cases it runs, and its errors."""
+
+from __future__ import annotations
+
+import pytest
+
+from responder import paths
+from responder.cli import main
+
+
+@pytest.fixture(autouse=True)
+def home(tmp_path, monkeypatch):
+    monkeypatch.setenv(paths.HOME_ENV, str(tmp_path / "home"))
+
+
+def test_the_bundled_cases_on_another_knowledge_base_are_one_error_not_one_per_case_line(
+    tmp_path, capsys
+):
+    """The bundled cases name the bundled ids: on an imported CSV knowledge base they gave
+    683 'unknown class / unknown symptom' lines."""
+    csv = tmp_path / "two.csv"
+    csv.write_text("name,class,cough,pinpoint_pupils\nA,x,1,0\nB,y,0,1\n", encoding="utf-8")
+    assert main(["kb", "import", str(csv)]) == 0
+    capsys.readouterr()
+    assert main(["kb", "validate", "--kb", "two"]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    (line,) = err.strip().splitlines()
+    assert line.startswith("responder: error: the bundled cases are written for the bundled")
+    assert "knowledge base 'two' lacks" in line
+    assert line.endswith(
+        "give a folder of cases written for it: responder kb validate CASES --kb two"
+    )
+
+
+def test_cases_given_for_another_knowledge_base_still_list_each_problem(tmp_path, capsys):
+    csv = tmp_path / "two.csv"
+    csv.write_text("name,class,cough,pinpoint_pupils\nA,x,1,0\nB,y,0,1\n", encoding="utf-8")
+    case = tmp_path / "cases" / "one.toml"
+    case.parent.mkdir()
+    case.write_text('agent = "A"\nclass = "nope"\n', encoding="utf-8")
+    assert main(["kb", "validate", str(case.parent), "--kb", str(csv)]) == 2
+    err = capsys.readouterr().err
+    assert "one.toml" in err and "bundled cases" not in err
+
+
+def test_empty_cases_is_one_error_not_the_current_folder(tmp_path, capsys, monkeypatch):
+    """kb validate '' read the current folder and said the bundled cases folder 'holds no
+    case files'."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["kb", "validate", ""]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.strip().splitlines() == [
+        "responder: error: CASES is empty; give a folder of case .toml files or one file, or "
+        "leave it out for the bundled cases"
+    ]
