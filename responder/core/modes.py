@@ -47,7 +47,25 @@ def implications(kb) -> Implications:
     for rule in getattr(kb, "implications", ()):
         then = [(index(sid), Answer(answer)) for sid, answer in rule.then]
         rules.setdefault((index(rule.when), rule.answer == "yes"), []).extend(then)
-    return Implications({k: tuple(v) for k, v in rules.items()})
+    return Implications({key: _followed(key, rules) for key in rules})
+
+
+def _followed(
+    start: tuple[int, bool], rules: dict[tuple[int, bool], list[tuple[int, Answer]]]
+) -> tuple[tuple[int, Answer], ...]:
+    """Everything ``start`` implies through chains of rules (A implies B, B implies C), the
+    nearest first, so the interview fills in what the matrix's implied cells already hold;
+    ``kb check`` refuses rules whose chains clash."""
+    found: dict[int, Answer] = {start[0]: Answer.YES if start[1] else Answer.NO}
+    queue = list(rules.get(start, ()))
+    while queue:
+        query, answer = queue.pop(0)
+        if query in found:
+            continue
+        found[query] = answer
+        queue.extend(rules.get((query, answer is Answer.YES), ()))
+    del found[start[0]]
+    return tuple(found.items())
 
 
 def exclusive_groups(kb) -> ExclusiveGroups:

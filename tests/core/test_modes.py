@@ -3,10 +3,13 @@ question each, and its categories of alternatives."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from responder.config import InterviewConfig
-from responder.core.modes import exclusive_groups, state_for
+from responder.core.modes import exclusive_groups, implications, state_for
 from responder.engine.state import Answer
 from responder.kb.loader import load_bundled
+from responder.kb.model import Implication
 
 KB = load_bundled()
 
@@ -54,3 +57,23 @@ def test_onset_and_route_split_their_chance_and_the_place_does_not():
     assert split[KB.symptom_index("onset_minutes")] and split[KB.symptom_index("route_inhaled")]
     assert not split[KB.symptom_index("setting_swimming_pool")]
     assert not split[KB.symptom_index("odour_bleach")]
+
+
+def test_an_answer_implies_what_its_implications_imply_in_turn():
+    # rescuers fell ill -> several victims -> (a made-up link) a gas; walking -> not
+    # unconscious -> (made up) no seizures: a chain is filled in to its end, as the matrix's
+    # implied cells are, and never back onto the answer itself.
+    chain = (
+        Implication("pattern_rescuers_affected", "yes", (("pattern_several_victims", "yes"),), ""),
+        Implication("pattern_several_victims", "yes", (("state_gas", "yes"),), ""),
+        Implication("unconsciousness", "no", (("seizures", "no"),), ""),
+    )
+    kb = replace(KB, implications=KB.implications + chain)
+    i = kb.symptom_index
+    rules = implications(kb)
+    implied = rules.implied_by({i("pattern_rescuers_affected"): Answer.YES})
+    assert implied == {i("pattern_several_victims"): Answer.YES, i("state_gas"): Answer.YES}
+    implied_walking = rules.implied_by({i("walking_talking"): Answer.YES})
+    assert implied_walking[i("unconsciousness")] is Answer.NO
+    assert implied_walking[i("seizures")] is Answer.NO
+    assert i("walking_talking") not in implied_walking
