@@ -32,7 +32,7 @@ MAY_IMPORT = {
         "durable",
         "__version__",
     },
-    "experiments": {"engine", "kb", "paths", "input_limits"},
+    "experiments": {"engine", "kb", "paths", "input_limits", "durable"},
 }
 
 

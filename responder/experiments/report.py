@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import io
 import json
 import math
 from pathlib import Path
 
 import numpy as np
+
+from responder.durable import atomic_write_bytes, atomic_write_text
 
 
 def fmt(x, digits: int = 3) -> str:
@@ -49,11 +52,11 @@ def _jsonable(obj):
 
 
 def write_json(path: Path, data) -> None:
-    path.write_text(json.dumps(_jsonable(data), indent=2, allow_nan=False) + "\n", encoding="utf-8")
+    atomic_write_text(path, json.dumps(_jsonable(data), indent=2, allow_nan=False) + "\n")
 
 
 def write_text(path: Path, text: str) -> None:
-    path.write_text(text, encoding="utf-8")
+    atomic_write_text(path, text)
 
 
 def write_results(ctx, name: str, data: dict, markdown, plot) -> dict:
@@ -88,7 +91,9 @@ def save_figure(fig, path: Path) -> list[str]:
     names = []
     for ext in ("png", "svg"):
         target = path.with_suffix("." + ext)
-        fig.savefig(target, dpi=120, bbox_inches="tight")
+        image = io.BytesIO()
+        fig.savefig(image, format=ext, dpi=120, bbox_inches="tight")
+        atomic_write_bytes(target, image.getvalue())
         names.append(target.name)
     import matplotlib.pyplot as plt  # noqa: PLC0415
 
