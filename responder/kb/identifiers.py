@@ -24,6 +24,7 @@ SOURCE_SERIES = (
     "CHEMM",
     "NRT",
     "ICSC",
+    "CAMEO Chemicals",
     *SUPPLEMENTARY_SERIES,
 )
 

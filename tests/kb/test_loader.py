@@ -11,6 +11,7 @@ import pytest
 from kb_helpers import errors_of, line_of, only_error, write_files
 
 from responder.kb import KBError, load_bundled, load_kb, resolve_kb
+from responder.kb.identifiers import is_supplementary
 from responder.kb.loader import SOURCE_SERIES, bundled_root, cas_check_digit
 
 SYMPTOMS = """\
@@ -262,6 +263,13 @@ def test_source_must_name_a_series_in_bundled_rules_only(tmp_path):
     assert all(s in issue.fix for s in SOURCE_SERIES)
     # user-imported knowledge bases may name any source
     assert load_kb(root, strict=False).chemical("Ammonia").sources[1] == "Wikipedia: Ammonia"
+
+
+def test_a_cameo_chemicals_datasheet_is_an_agency_source(tmp_path):
+    text = IRRITANTS.replace("ATSDR MMG: Ammonia", "CAMEO Chemicals: Ammonia, anhydrous")
+    kb = load_kb(write_kb(tmp_path, irritants=text), strict=True)
+    assert "CAMEO Chemicals: Ammonia, anhydrous" in kb.chemical("Ammonia").sources
+    assert not is_supplementary("CAMEO Chemicals: Ammonia, anhydrous")
 
 
 def test_blank_source_is_an_error_even_for_user_kbs(tmp_path):
