@@ -301,6 +301,16 @@ def test_missing_csv_file_exits_2(tmp_path, capsys):
     assert code == 2 and "no such file" in err
 
 
+@pytest.mark.parametrize("path", ["", "  "])
+def test_an_empty_csv_path_is_named_as_such_not_read_as_the_current_folder(path, capsys):
+    code, out, err = run(["kb", "import", path], capsys)
+    assert code == 2 and out == ""
+    assert err == (
+        "responder: error: the CSV file is given as an empty path — give the path of the "
+        "CSV file to import\n"
+    )
+
+
 # --- info -------------------------------------------------------------------------------
 
 
