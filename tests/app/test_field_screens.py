@@ -422,3 +422,48 @@ async def test_the_title_and_browse_count_a_small_knowledge_base_in_words(tmp_pa
         assert await until(pilot, lambda: isinstance(app.screen, BrowseScreen))
         text = screen_text(app)
         assert "1 chemical, 1 symptom, 1 class" in text
+
+
+async def test_the_status_line_is_redrawn_when_the_terminal_is_resized():
+    """Narrowed to 60 columns and widened back to 80, the status line kept the figures it had
+    cut for 60 ("GBS │ …"), and at 60 showed those drawn for 80, wrapped ("Noise" / "off"):
+    it is redrawn for each new width."""
+    from test_snapshots import screen_text
+
+    app = make_app(None, mode=None)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("y")
+        await settle(pilot, 3)
+
+        def status_rows() -> list[str]:
+            rows = screen_text(app).rstrip("\n").split("\n")
+            return [r for r in rows if "Asked" in r or r.strip() == "off"]
+
+        assert "Noise off" in status_rows()[0]
+        await pilot.resize_terminal(60, 20)
+        await settle(pilot, 3)
+        narrow = status_rows()
+        assert len(narrow) == 1 and narrow[0].rstrip().endswith("…"), narrow
+        await pilot.resize_terminal(80, 24)
+        await settle(pilot, 3)
+        assert "Noise off" in status_rows()[0], status_rows()
+
+
+async def test_the_victims_bar_is_redrawn_when_the_terminal_is_resized():
+    """The victims bar chose names or bare numbers for the width it was drawn at, and kept
+    them after a resize: widened from 60 to 120 columns it still read "1 (0)  2 (0)"."""
+    from test_snapshots import screen_text
+
+    app = make_app(None, mode=None)
+    async with app.run_test(size=(60, 20)) as pilot:
+        await settle(pilot)
+        for _ in range(3):
+            await pilot.press("plus")
+            await settle(pilot, 3)
+        bar = next(r for r in screen_text(app).split("\n") if "+  add" in r)
+        assert "Victim 1" not in bar and "V1" not in bar, bar
+        await pilot.resize_terminal(120, 36)
+        await settle(pilot, 3)
+        bar = next(r for r in screen_text(app).split("\n") if "+  add" in r)
+        assert "Victim 1 (0)" in bar and "Victim 4 (0)" in bar, bar
