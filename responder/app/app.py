@@ -34,6 +34,9 @@ from responder.engine.state import Answer
 from responder.kb.model import KnowledgeBase
 from responder.settings import Settings, SettingsError, save_settings
 
+#: How long quit waits for answers typed just before it to be recorded.
+QUIT_WAIT_SECONDS = 1.0
+
 #: What the status notice says when the answer mode changes.
 MODE_SAID = {
     "evidence": "evidence mode: answers weigh for or against; none rules a chemical out",
@@ -720,6 +723,17 @@ class ResponderApp(App):
     # -- quitting -------------------------------------------------------------------------
 
     async def action_quit(self) -> None:
+        # ctrl+q, a priority key, is taken before keys typed just ahead of it, which pass
+        # through the screen and back to the app for their bindings: quit after that round
+        # trip, once the answers they sent are recorded (waiting at most a second)
+        deadline = time.monotonic() + QUIT_WAIT_SECONDS
+        self.screen.call_later(self.call_later, self._quit_after_keys, deadline)
+
+    def _quit_after_keys(self, deadline: float) -> None:
+        screen = self.interview_screen
+        if screen is not None and screen.busy and time.monotonic() < deadline:
+            self.set_timer(0.02, lambda: self._quit_after_keys(deadline))
+            return
         it = self.interview
         if it is not None and it.reached_result:
             it.end("completed")

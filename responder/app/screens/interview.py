@@ -357,6 +357,11 @@ class InterviewScreen(Screen):
 
     # -- requests to the app, one at a time ---------------------------------------------------
 
+    @property
+    def busy(self) -> bool:
+        """A request is on its way to the app, or keys typed meanwhile wait their turn."""
+        return self._request_pending or bool(self._held)
+
     def _request(self, message: Message) -> None:
         """Post a request up to the app; the actions of keys typed before it is handled wait
         (:func:`in_turn`) until it is, or at most :data:`REQUEST_WAIT_SECONDS`."""
