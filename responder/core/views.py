@@ -525,6 +525,23 @@ def leading_classes(it: Interview) -> tuple[ChemicalClass, ...]:
     return tuple(out)
 
 
+#: The result's first line while no victim has a sign answered yes.
+NO_SIGN_HEADLINE = "No victim has a sign of poisoning yet"
+
+
+def signs_seen(it: Interview) -> bool:
+    """Whether any victim's sign (not a scene observation) is answered yes."""
+    symptoms = it.knowledge.symptoms
+    return any(r.answer is Answer.YES and symptoms[r.query].kind == "symptom" for r in it.records)
+
+
+def _no_sign_status(top: CandidateRow) -> str:
+    return (
+        f"{top.names} leads at {percent(top.probability)} with no sign answered yes: "
+        "not an identification"
+    )
+
+
 def result(it: Interview) -> ResultView | None:
     """What was found, once identified or indistinguishable; None before."""
     status = it.status
@@ -602,6 +619,12 @@ def result(it: Interview) -> ResultView | None:
                 f"{len(cands)} candidates; all {len(cands)} are listed above."
             )
         confident = False
+    if top is not None and not signs_seen(it):
+        # every sign answered no or can't tell: the chemical that lists fewest signs rises,
+        # which identifies nothing (an unharmed person, a white powder of unknown nature)
+        headline = NO_SIGN_HEADLINE
+        status_text = _no_sign_status(top)
+        confident = False
     leading = () if confident else leading_classes(it)
     class_line = _class_line(kind, top, bars, leading)
     sources: dict[str, None] = {}
@@ -660,6 +683,8 @@ def provisional_lead(it: Interview) -> ProvisionalLead | None:
     top = rows[0]
     bars = tuple((c, p) for c, p in class_bars(it) if p > 0)
     headline = f"Leading so far: {top.names} ({top.class_short}) {percent(top.probability)}"
+    if it.records and not signs_seen(it):
+        headline = f"{NO_SIGN_HEADLINE}. {_no_sign_status(top)}"
     leading = leading_classes(it)
     line = _class_line("several", top, bars, leading or bars[:1])
     return ProvisionalLead(headline, line, top.names, tuple(rows), bars, leading)
