@@ -599,7 +599,10 @@ class ResponderApp(App):
         answers = {
             q: a for q in range(len(it.knowledge.symptoms)) if (a := it.answer_of(q)) is not None
         }
-        self.push_screen(SymptomSearchScreen(it.knowledge.symptoms, answers, query), done)
+        search = SymptomSearchScreen(
+            it.knowledge.symptoms, answers, query, victim=views.asked_victim(it)
+        )
+        self.push_screen(search, done)
 
     def action_history(self) -> None:
         from responder.app.screens.history import HistoryScreen  # noqa: PLC0415

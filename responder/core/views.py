@@ -175,6 +175,12 @@ INVITATION = (
 )
 
 
+def asked_victim(it: Interview) -> str:
+    """Whom an answer goes to now, when the incident has several victims ("Victim 2");
+    "" with one."""
+    return it.victim_label(it.victim) if len(it.victims) > 1 else ""
+
+
 def question(it: Interview) -> QuestionView | None:
     """The suggestion, or None when the interview is over (identified, or no fit)."""
     choice = it.state.suggestion()
@@ -184,7 +190,7 @@ def question(it: Interview) -> QuestionView | None:
     splits = it.state.useful_queries()
     shares = it.state.answer_split()  # chance of the less likely answer
     kn = it.knowledge
-    victim = it.victim_label(it.victim) if len(it.victims) > 1 else ""
+    victim = asked_victim(it)
     best = it.state.victim_to_ask() if len(it.victims) > 1 else it.victim
     better = it.victim_label(best) if best != it.victim else ""
     if choice.kind == "query":

@@ -150,3 +150,41 @@ async def test_slash_finds_a_misspelt_sign_and_answers_it():
         await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
         [record] = app.interview.records
         assert app.knowledge.symptoms[record.query].id == "seizures"
+
+
+async def test_the_answer_step_names_the_victim_it_goes_to_and_says_on_scene_for_the_scene():
+    """With three victims, `/` then "cough" asked "Does the victim have: Cough?", not saying
+    that the answer goes to Victim 3, and a scene fact read "Does the victim have: Swimming
+    pool or water treatment?". It now names the victim being asked, as the question panel
+    does, and says "On scene" for what the scene shows."""
+    from app_helpers import static_text
+
+    app = make_app(None, mode=None)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        for _ in range(2):
+            await pilot.press("plus")
+            await settle(pilot, 3)
+        await pilot.press("slash", *"cough", "enter")
+        await settle(pilot)
+        prompt = static_text(app.screen.query_one("#search-prompt"))
+        assert "Does Victim 3 have:  Cough?" in prompt, prompt
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
+        await pilot.press("slash", *"swimming", "enter")
+        await settle(pilot)
+        prompt = static_text(app.screen.query_one("#search-prompt"))
+        assert "On scene:  Swimming pool or water treatment?" in prompt, prompt
+        assert "Does" not in prompt
+
+
+async def test_with_one_victim_the_answer_step_asks_about_the_victim():
+    from app_helpers import static_text
+
+    app = make_app(None, mode=None)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("slash", *"cough", "enter")
+        await settle(pilot)
+        prompt = static_text(app.screen.query_one("#search-prompt"))
+        assert "Does the victim have:  Cough?" in prompt, prompt
