@@ -778,6 +778,8 @@ class PromptView:
     no_fit: NoFitView | None = None
     #: when a result is ready: its first line ("Most likely: ...")
     result_headline: str = ""
+    #: and whom it names ("Chlorine"): the same result, whatever its chance, names the same
+    result_leader: str = ""
 
 
 def prompt(it: Interview) -> PromptView:
@@ -788,7 +790,11 @@ def prompt(it: Interview) -> PromptView:
     if view is not None:
         return PromptView(view, status, it.mode)
     found = result(it)
-    return PromptView(None, status, it.mode, result_headline=found.headline if found else "")
+    if found is None:
+        return PromptView(None, status, it.mode)
+    return PromptView(
+        None, status, it.mode, result_headline=found.headline, result_leader=found.leader
+    )
 
 
 @dataclass(frozen=True)

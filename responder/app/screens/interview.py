@@ -107,7 +107,7 @@ class InterviewScreen(Screen):
         self._note_generation = -1  # the interview's generation the note was given for
         self._notice: Text | None = None
         self._notice_timer = None
-        self._result_seen: int | None = None
+        self._result_seen: tuple | None = None  # the (status, leader) it last opened for
         self._remaining_timer = None
         self.main: views.MainView | None = None
         self._shown_keys: tuple | None = None
@@ -213,14 +213,18 @@ class InterviewScreen(Screen):
         self.app.first_question_shown()
         self._request_handled()
         status = main.prompt.status
-        if (
+        # the result opens by itself when the interview reaches one, or names another leader:
+        # not again for each further answer or victim once it has been read
+        result_key = (status, main.prompt.result_leader)
+        if status not in (Status.IDENTIFIED, Status.INDISTINGUISHABLE):
+            self._result_seen = None
+        elif (
             auto_result
-            and status in (Status.IDENTIFIED, Status.INDISTINGUISHABLE)
-            and self._result_seen != main.generation
+            and self._result_seen != result_key
             and main.status.asked > 0
             and self.app.screen is self  # not under the scene step or a dialog
         ):
-            self._result_seen = main.generation
+            self._result_seen = result_key
             # "auto": the result opens by itself, perhaps under the responder's typing
             self.call_after_refresh(self.post_message, ScreenRequested("result", "auto"))
 
