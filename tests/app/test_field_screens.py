@@ -467,3 +467,28 @@ async def test_the_victims_bar_is_redrawn_when_the_terminal_is_resized():
         await settle(pilot, 3)
         bar = next(r for r in screen_text(app).split("\n") if "+  add" in r)
         assert "Victim 1 (0)" in bar and "Victim 4 (0)" in bar, bar
+
+
+@pytest.mark.parametrize("key", ["s", "question_mark", "x", "slash"])
+async def test_a_dialog_over_the_interview_does_not_show_the_interviews_keys(key):
+    """Under the scene step the footer still read "y Yes n No … h History r Result", keys
+    of the interview screen behind it: in the scene step "h" is "Smell of smoke or burning",
+    and in help, export or the search "y" or "r" do something else or nothing. The
+    interview's footer is hidden while a dialog is over it and back when it closes."""
+    from test_snapshots import screen_text
+
+    app = make_app(None, mode=None, scene_first=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("y")
+        await settle(pilot, 3)
+        assert "h History" in screen_text(app).rstrip("\n").split("\n")[-1]
+        await pilot.press(key)
+        assert await until(pilot, lambda: not isinstance(app.screen, InterviewScreen))
+        await settle(pilot, 3)
+        last = screen_text(app).rstrip("\n").split("\n")[-1]
+        assert "History" not in last and "y Yes" not in last and "r Result" not in last, last
+        await pilot.press("escape")
+        assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
+        await settle(pilot, 3)
+        assert "h History" in screen_text(app).rstrip("\n").split("\n")[-1]

@@ -114,6 +114,7 @@ class InterviewScreen(Screen):
         self._request_pending = False  # a request posted, not yet handled by the app
         self._held: list[tuple] = []  # actions of keys typed meanwhile, in order
         self._request_timer = None
+        self._covered = False  # another screen is over this one
 
     @property
     def interview(self) -> Interview:
@@ -345,6 +346,8 @@ class InterviewScreen(Screen):
         )
 
     def check_action(self, action: str, parameters) -> bool | None:
+        if self._covered:
+            return False
         it = getattr(self.app, "interview", None)
         if it is None:
             return True
@@ -396,6 +399,14 @@ class InterviewScreen(Screen):
             self._held.clear()
             self.app.bell()
         self._request_handled()
+        # a dialog over this screen leaves its footer in view: list none of this screen's keys
+        # there (the scene step's "h" is a smell, not the history), only the app's (quit)
+        self._covered = True
+        self.refresh_bindings()
+
+    def on_screen_resume(self) -> None:
+        self._covered = False
+        self.refresh_bindings()
 
     @in_turn
     def action_answer(self, value: str) -> None:
