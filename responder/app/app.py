@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 
 from textual.app import App
@@ -36,6 +37,8 @@ from responder.settings import Settings, SettingsError, save_settings
 
 #: How long quit waits for answers typed just before it to be recorded.
 QUIT_WAIT_SECONDS = 1.0
+#: Key round trips quit lets go first: the key's binding, then the answer it sent.
+QUIT_ROUND_TRIPS = 2
 
 #: What the status notice says when the answer mode changes.
 MODE_SAID = {
@@ -725,14 +728,28 @@ class ResponderApp(App):
 
     # -- quitting -------------------------------------------------------------------------
 
+    def _after_keys_in_flight(self, then) -> None:
+        """Call ``then`` after the messages now waiting on the way a key takes: from the
+        focused widget up through its containers to the screen, then the app."""
+        hops = [self.screen]
+        if self.focused is not None:
+            hops = [n for n in self.focused.ancestors_with_self if n is not self][::-1]
+        step = partial(self.call_later, then)
+        for node in hops:  # the screen's turn, its containers', the focused widget's first
+            step = partial(node.call_later, step)
+        step()
+
     async def action_quit(self) -> None:
         # ctrl+q, a priority key, is taken before keys typed just ahead of it, which pass
-        # through the screen and back to the app for their bindings: quit after that round
-        # trip, once the answers they sent are recorded (waiting at most a second)
-        deadline = time.monotonic() + QUIT_WAIT_SECONDS
-        self.screen.call_later(self.call_later, self._quit_after_keys, deadline)
+        # through the focused widget and the screen and back to the app for their bindings,
+        # and whose actions send their answers up the same way: quit after such round trips,
+        # once those answers are recorded (waiting at most a second)
+        self._quit_after_keys(time.monotonic() + QUIT_WAIT_SECONDS, rounds=QUIT_ROUND_TRIPS)
 
-    def _quit_after_keys(self, deadline: float) -> None:
+    def _quit_after_keys(self, deadline: float, rounds: int = 0) -> None:
+        if rounds:
+            self._after_keys_in_flight(lambda: self._quit_after_keys(deadline, rounds - 1))
+            return
         screen = self.interview_screen
         if screen is not None and screen.busy and time.monotonic() < deadline:
             self.set_timer(0.02, lambda: self._quit_after_keys(deadline))
