@@ -492,3 +492,22 @@ async def test_a_dialog_over_the_interview_does_not_show_the_interviews_keys(key
         assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
         await settle(pilot, 3)
         assert "h History" in screen_text(app).rstrip("\n").split("\n")[-1]
+
+
+@pytest.mark.parametrize("width", [52, 60, 70])
+async def test_below_80_columns_the_footer_still_shows_quit_and_the_answer_keys(width):
+    """At 60 columns the footer ended "h History r Result" and "^q Quit" fell off it; below
+    the design width history, result and help leave the footer (ctrl+p and F1 still work),
+    never the answer keys, undo, / or quit."""
+    from test_snapshots import screen_text
+
+    app = make_app(None, mode=None)
+    async with app.run_test(size=(width, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("y")
+        await settle(pilot, 3)
+        footer = screen_text(app).rstrip("\n").split("\n")[-1]
+        for key in ("y Yes", "n No", "u Can't tell", "z Undo", "/ Symptom", "^q Quit"):
+            assert key in footer, (key, footer)
+        await pilot.press("h")  # still works, though not listed
+        assert await until(pilot, lambda: type(app.screen).__name__ == "HistoryScreen")

@@ -150,25 +150,37 @@ class InterviewScreen(Screen):
     def on_resize(self, event) -> None:
         self._fit_footer(event.size.width)
 
-    def footer_width(self, with_palette: bool = True) -> int:
+    #: Left out too below the design width (80 columns), so that the answer keys, undo, /
+    #: and quit still fit (all stay in ctrl+p; help is F1 or ?).
+    NARROWER_HIDDEN = frozenset({"history", "result", "help"})
+
+    def footer_width(self, with_palette: bool = True, leaving_out=frozenset(), gap=3) -> int:
         """Columns the compact footer needs to show every key it lists, mode keys and the
-        app's quit included (each key is drawn as " key label ")."""
+        app's quit included (each key is drawn as " key label "), less ``leaving_out``;
+        ``gap`` 2 counts the keys as tight as the compact footer draws them."""
         shown = {
             b.id: b
             for bindings in self._bindings.key_to_bindings.values()
             for b in bindings
-            if b.show or b.id in self.NARROW_HIDDEN
+            if (b.show or b.id in self.NARROW_HIDDEN | self.NARROWER_HIDDEN)
+            and b.id not in leaving_out
         }
-        keys = sum(len(b.key_display or b.key) + len(b.description) + 3 for b in shown.values())
-        quit_key = len("^q Quit") + 3
+        keys = sum(len(b.key_display or b.key) + len(b.description) + gap for b in shown.values())
+        quit_key = len("^q Quit") + gap
         return keys + quit_key + (self.PALETTE_WIDTH if with_palette else 0)
 
     def _fit_footer(self, width: int) -> None:
         narrow = width < self.footer_width()
+        narrower = width < self.footer_width(False, leaving_out=self.NARROW_HIDDEN, gap=2)
         changed = False
         for key, bindings in self._bindings.key_to_bindings.items():
             fitted = [
-                replace(b, show=not narrow) if b.id in self.NARROW_HIDDEN else b for b in bindings
+                replace(b, show=not narrow)
+                if b.id in self.NARROW_HIDDEN
+                else replace(b, show=not narrower)
+                if b.id in self.NARROWER_HIDDEN
+                else b
+                for b in bindings
             ]
             if fitted != bindings:
                 self._bindings.key_to_bindings[key] = fitted
