@@ -612,9 +612,13 @@ def result(it: Interview) -> ResultView | None:
         listed = (
             counted(len(bars), "class", "classes") if it.target == "class" else counts_text(cands)
         )
-        status_text = (
-            f"Not confident: after {asked} no further symptom tells these {listed} apart "
+        why = (
             '(some answers were "can\'t tell", or no symptom separates them)'
+            if any(r.answer is Answer.UNKNOWN for r in it.records)
+            else "(no symptom in the knowledge base separates them)"
+        )
+        status_text = (
+            f"Not confident: after {asked} no further symptom tells these {listed} apart {why}"
         )
         shown = cands[:PROFILE_COLUMNS]
         columns = tuple(c.names for c in shown)

@@ -328,3 +328,27 @@ def test_an_interview_in_progress_without_a_sign_says_no_chemical_leads_on_signs
     lead = views.provisional_lead(it)
     assert lead.headline.startswith("No victim has a sign of poisoning yet. ")
     assert "not an identification" in lead.headline
+
+
+def test_not_confident_blames_cant_tell_only_when_an_answer_was_cant_tell(bundled):
+    """Parathion answered yes or no throughout ended "Not confident: ... (some answers were
+    "can't tell", or no symptom separates them)": no answer was "can't tell"."""
+    it = Interview(bundled, InterviewConfig(mode="evidence"))
+    answer_as(it, "Parathion")
+    r = views.result(it)
+    assert r.kind == "several" and r.status.startswith("Not confident")
+    assert not any(rec.answer is Answer.UNKNOWN for rec in it.records)
+    assert "can't tell" not in r.status, r.status
+    assert r.status.endswith("(no symptom in the knowledge base separates them)")
+
+
+def test_not_confident_after_cant_tell_answers_says_so(bundled):
+    it = Interview(bundled, InterviewConfig(mode="strict"))
+    cough = next(s.index for s in bundled.symptoms if s.id == "cough")
+    it.answer(cough, Answer.YES)
+    for s in bundled.symptoms:
+        if s.index != cough:
+            it.answer(s.index, Answer.UNKNOWN)
+    r = views.result(it)
+    assert r.kind == "several"
+    assert '(some answers were "can\'t tell", or no symptom separates them)' in r.status
