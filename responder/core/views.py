@@ -301,7 +301,8 @@ def scene_steps(it: Interview) -> list[SceneStep]:
 
 def weighed(it: Interview, limit: int = 3) -> tuple[list[Weighing], list[Weighing], str]:
     """The answers that weighed most for and against the leading candidate, against the
-    runner-up (evidence mode; empty lists elsewhere), and the runner-up's name."""
+    runner-up (evidence mode; empty lists elsewhere), and the runner-up's name (every name of
+    an identical-profile row)."""
     if it.state.evidence is None:
         return [], [], ""
     cands = candidates(it)
@@ -323,7 +324,7 @@ def weighed(it: Interview, limit: int = 3) -> tuple[list[Weighing], list[Weighin
         rows.append(Weighing(kn.symptoms[r.query], r.answer, float(ratio[t]), whose(it, r)))
     favour = sorted((w for w in rows if w.weight > 0.05), key=lambda w: -w.weight)[:limit]
     against = sorted((w for w in rows if w.weight < -0.05), key=lambda w: w.weight)[:limit]
-    return favour, against, cands[1].chemicals[0].name
+    return favour, against, cands[1].names
 
 
 def candidates(it: Interview) -> list[CandidateRow]:

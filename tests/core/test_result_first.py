@@ -352,3 +352,26 @@ def test_not_confident_after_cant_tell_answers_says_so(bundled):
     r = views.result(it)
     assert r.kind == "several"
     assert '(some answers were "can\'t tell", or no symptom separates them)' in r.status
+
+
+def test_the_runner_up_a_result_is_weighed_against_is_named_in_full(bundled):
+    """Chlorine at a pool was weighed "against Carfentanil", the first name of a row of
+    seven opioids with one profile; the row is named in full, as the candidates list does."""
+    it = Interview(bundled, InterviewConfig(mode="evidence"))
+    ids = (
+        "odour_bleach",
+        "cloud_yellow_green",
+        "onset_minutes",
+        "route_inhaled",
+        "setting_swimming_pool",
+        "pattern_several_victims",
+        "choking",
+    )
+    for sid in ids:
+        it.answer(next(s.index for s in bundled.symptoms if s.id == sid), Answer.YES)
+    second = views.candidates(it)[1]
+    assert len(second.chemicals) > 1  # an identical-profile row
+    r = views.result(it)
+    assert r.runner_up == second.names
+    md = to_markdown(report(it))
+    assert f"(against {second.names})" in md
