@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from textual.fuzzy import Matcher
 
@@ -89,7 +90,7 @@ def _misspelt(symptoms, typed: str) -> list[tuple[float, int, SymptomMatch]]:
     for order, s in enumerate(symptoms):
         best, via = None, None
         for name, _weight, is_synonym in _names(s):
-            slips = _slips(words, fold_name(name).split())
+            slips = _slips(words, _words(name))
             if slips and (best is None or slips < best):
                 best, via = slips, (name if is_synonym else None)
         if best is not None:
@@ -102,6 +103,11 @@ def _misspelt(symptoms, typed: str) -> list[tuple[float, int, SymptomMatch]]:
 MIN_TYPO_WORD = 4
 
 
+@lru_cache(maxsize=4096)
+def _words(name: str) -> tuple[str, ...]:
+    return tuple(fold_name(name).split())
+
+
 def _slips(typed_words: list[str], name_words: list[str]) -> int | None:
     """Letters to change for every typed word to be a word of the name (an abbreviation
     costs none); None when a word is too far from all of them, or nothing was misspelt."""
@@ -112,7 +118,8 @@ def _slips(typed_words: list[str], name_words: list[str]) -> int | None:
         if len(w) < MIN_TYPO_WORD:
             return None
         allowed = 1 if len(w) < 7 else 2
-        cost = min((typo_distance(w, word) for word in name_words), default=allowed + 1)
+        near = [word for word in name_words if abs(len(word) - len(w)) <= allowed]
+        cost = min((typo_distance(w, word) for word in near), default=allowed + 1)
         if cost > allowed:
             return None
         total += cost
