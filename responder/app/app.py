@@ -465,7 +465,11 @@ class ResponderApp(App):
         """A new victim of the same incident; the scene stays shared."""
         it = self.interview
         if len(it.victims) >= 9:
-            self.notify("Nine victims at most can be switched with the number keys.", timeout=5)
+            self.notify(
+                "No victim added: an incident holds nine victims at most, one number key each.",
+                severity="warning",
+                timeout=6,
+            )
             return
         index = it.add_victim()
         noted = ""
