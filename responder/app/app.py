@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 
 from textual.app import App
@@ -33,6 +34,11 @@ from responder.core.store import IncidentData, IncidentLog, StoreError
 from responder.engine.state import Answer
 from responder.kb.model import KnowledgeBase
 from responder.settings import Settings, SettingsError, save_settings
+
+#: How long quit waits for answers typed just before it to be recorded.
+QUIT_WAIT_SECONDS = 1.0
+#: Key round trips quit lets go first: the key's binding, then the answer it sent.
+QUIT_ROUND_TRIPS = 2
 
 #: What the status notice says when the answer mode changes.
 MODE_SAID = {
@@ -459,7 +465,11 @@ class ResponderApp(App):
         """A new victim of the same incident; the scene stays shared."""
         it = self.interview
         if len(it.victims) >= 9:
-            self.notify("Nine victims at most can be switched with the number keys.", timeout=5)
+            self.notify(
+                "No victim added: an incident holds nine victims at most, one number key each.",
+                severity="warning",
+                timeout=6,
+            )
             return
         index = it.add_victim()
         noted = ""
@@ -596,7 +606,10 @@ class ResponderApp(App):
         answers = {
             q: a for q in range(len(it.knowledge.symptoms)) if (a := it.answer_of(q)) is not None
         }
-        self.push_screen(SymptomSearchScreen(it.knowledge.symptoms, answers, query), done)
+        search = SymptomSearchScreen(
+            it.knowledge.symptoms, answers, query, victim=views.asked_victim(it)
+        )
+        self.push_screen(search, done)
 
     def action_history(self) -> None:
         from responder.app.screens.history import HistoryScreen  # noqa: PLC0415
@@ -719,7 +732,32 @@ class ResponderApp(App):
 
     # -- quitting -------------------------------------------------------------------------
 
+    def _after_keys_in_flight(self, then) -> None:
+        """Call ``then`` after the messages now waiting on the way a key takes: from the
+        focused widget up through its containers to the screen, then the app."""
+        hops = [self.screen]
+        if self.focused is not None:
+            hops = [n for n in self.focused.ancestors_with_self if n is not self][::-1]
+        step = partial(self.call_later, then)
+        for node in hops:  # the screen's turn, its containers', the focused widget's first
+            step = partial(node.call_later, step)
+        step()
+
     async def action_quit(self) -> None:
+        # ctrl+q, a priority key, is taken before keys typed just ahead of it, which pass
+        # through the focused widget and the screen and back to the app for their bindings,
+        # and whose actions send their answers up the same way: quit after such round trips,
+        # once those answers are recorded (waiting at most a second)
+        self._quit_after_keys(time.monotonic() + QUIT_WAIT_SECONDS, rounds=QUIT_ROUND_TRIPS)
+
+    def _quit_after_keys(self, deadline: float, rounds: int = 0) -> None:
+        if rounds:
+            self._after_keys_in_flight(lambda: self._quit_after_keys(deadline, rounds - 1))
+            return
+        screen = self.interview_screen
+        if screen is not None and screen.busy and time.monotonic() < deadline:
+            self.set_timer(0.02, lambda: self._quit_after_keys(deadline))
+            return
         it = self.interview
         if it is not None and it.reached_result:
             it.end("completed")

@@ -175,6 +175,12 @@ INVITATION = (
 )
 
 
+def asked_victim(it: Interview) -> str:
+    """Whom an answer goes to now, when the incident has several victims ("Victim 2");
+    "" with one."""
+    return it.victim_label(it.victim) if len(it.victims) > 1 else ""
+
+
 def question(it: Interview) -> QuestionView | None:
     """The suggestion, or None when the interview is over (identified, or no fit)."""
     choice = it.state.suggestion()
@@ -184,7 +190,7 @@ def question(it: Interview) -> QuestionView | None:
     splits = it.state.useful_queries()
     shares = it.state.answer_split()  # chance of the less likely answer
     kn = it.knowledge
-    victim = it.victim_label(it.victim) if len(it.victims) > 1 else ""
+    victim = asked_victim(it)
     best = it.state.victim_to_ask() if len(it.victims) > 1 else it.victim
     better = it.victim_label(best) if best != it.victim else ""
     if choice.kind == "query":
@@ -295,7 +301,8 @@ def scene_steps(it: Interview) -> list[SceneStep]:
 
 def weighed(it: Interview, limit: int = 3) -> tuple[list[Weighing], list[Weighing], str]:
     """The answers that weighed most for and against the leading candidate, against the
-    runner-up (evidence mode; empty lists elsewhere), and the runner-up's name."""
+    runner-up (evidence mode; empty lists elsewhere), and the runner-up's name (every name of
+    an identical-profile row)."""
     if it.state.evidence is None:
         return [], [], ""
     cands = candidates(it)
@@ -317,7 +324,7 @@ def weighed(it: Interview, limit: int = 3) -> tuple[list[Weighing], list[Weighin
         rows.append(Weighing(kn.symptoms[r.query], r.answer, float(ratio[t]), whose(it, r)))
     favour = sorted((w for w in rows if w.weight > 0.05), key=lambda w: -w.weight)[:limit]
     against = sorted((w for w in rows if w.weight < -0.05), key=lambda w: w.weight)[:limit]
-    return favour, against, cands[1].chemicals[0].name
+    return favour, against, cands[1].names
 
 
 def candidates(it: Interview) -> list[CandidateRow]:
@@ -526,6 +533,23 @@ def leading_classes(it: Interview) -> tuple[ChemicalClass, ...]:
     return tuple(out)
 
 
+#: The result's first line while no victim has a sign answered yes.
+NO_SIGN_HEADLINE = "No victim has a sign of poisoning yet"
+
+
+def signs_seen(it: Interview) -> bool:
+    """Whether any victim's sign (not a scene observation) is answered yes."""
+    symptoms = it.knowledge.symptoms
+    return any(r.answer is Answer.YES and symptoms[r.query].kind == "symptom" for r in it.records)
+
+
+def _no_sign_status(top: CandidateRow) -> str:
+    return (
+        f"{top.names} leads at {percent(top.probability)} with no sign answered yes: "
+        "not an identification"
+    )
+
+
 def result(it: Interview) -> ResultView | None:
     """What was found, once identified or indistinguishable; None before."""
     status = it.status
@@ -590,9 +614,13 @@ def result(it: Interview) -> ResultView | None:
         listed = (
             counted(len(bars), "class", "classes") if it.target == "class" else counts_text(cands)
         )
-        status_text = (
-            f"Not confident: after {asked} no further symptom tells these {listed} apart "
+        why = (
             '(some answers were "can\'t tell", or no symptom separates them)'
+            if any(r.answer is Answer.UNKNOWN for r in it.records)
+            else "(no symptom in the knowledge base separates them)"
+        )
+        status_text = (
+            f"Not confident: after {asked} no further symptom tells these {listed} apart {why}"
         )
         shown = cands[:PROFILE_COLUMNS]
         columns = tuple(c.names for c in shown)
@@ -602,6 +630,12 @@ def result(it: Interview) -> ResultView | None:
                 f"The profile shows the {len(shown)} most probable of the "
                 f"{len(cands)} candidates; all {len(cands)} are listed above."
             )
+        confident = False
+    if top is not None and not signs_seen(it):
+        # every sign answered no or can't tell: the chemical that lists fewest signs rises,
+        # which identifies nothing (an unharmed person, a white powder of unknown nature)
+        headline = NO_SIGN_HEADLINE
+        status_text = _no_sign_status(top)
         confident = False
     leading = () if confident else leading_classes(it)
     class_line = _class_line(kind, top, bars, leading)
@@ -661,6 +695,8 @@ def provisional_lead(it: Interview) -> ProvisionalLead | None:
     top = rows[0]
     bars = tuple((c, p) for c, p in class_bars(it) if p > 0)
     headline = f"Leading so far: {top.names} ({top.class_short}) {percent(top.probability)}"
+    if it.records and not signs_seen(it):
+        headline = f"{NO_SIGN_HEADLINE}. {_no_sign_status(top)}"
     leading = leading_classes(it)
     line = _class_line("several", top, bars, leading or bars[:1])
     return ProvisionalLead(headline, line, top.names, tuple(rows), bars, leading)
@@ -748,6 +784,8 @@ class PromptView:
     no_fit: NoFitView | None = None
     #: when a result is ready: its first line ("Most likely: ...")
     result_headline: str = ""
+    #: and whom it names ("Chlorine"): the same result, whatever its chance, names the same
+    result_leader: str = ""
 
 
 def prompt(it: Interview) -> PromptView:
@@ -758,7 +796,11 @@ def prompt(it: Interview) -> PromptView:
     if view is not None:
         return PromptView(view, status, it.mode)
     found = result(it)
-    return PromptView(None, status, it.mode, result_headline=found.headline if found else "")
+    if found is None:
+        return PromptView(None, status, it.mode)
+    return PromptView(
+        None, status, it.mode, result_headline=found.headline, result_leader=found.leader
+    )
 
 
 @dataclass(frozen=True)

@@ -422,3 +422,92 @@ async def test_the_title_and_browse_count_a_small_knowledge_base_in_words(tmp_pa
         assert await until(pilot, lambda: isinstance(app.screen, BrowseScreen))
         text = screen_text(app)
         assert "1 chemical, 1 symptom, 1 class" in text
+
+
+async def test_the_status_line_is_redrawn_when_the_terminal_is_resized():
+    """Narrowed to 60 columns and widened back to 80, the status line kept the figures it had
+    cut for 60 ("GBS │ …"), and at 60 showed those drawn for 80, wrapped ("Noise" / "off"):
+    it is redrawn for each new width."""
+    from test_snapshots import screen_text
+
+    app = make_app(None, mode=None)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("y")
+        await settle(pilot, 3)
+
+        def status_rows() -> list[str]:
+            rows = screen_text(app).rstrip("\n").split("\n")
+            return [r for r in rows if "Asked" in r or r.strip() == "off"]
+
+        assert "Noise off" in status_rows()[0]
+        await pilot.resize_terminal(60, 20)
+        await settle(pilot, 3)
+        narrow = status_rows()
+        assert len(narrow) == 1 and narrow[0].rstrip().endswith("…"), narrow
+        await pilot.resize_terminal(80, 24)
+        await settle(pilot, 3)
+        assert "Noise off" in status_rows()[0], status_rows()
+
+
+async def test_the_victims_bar_is_redrawn_when_the_terminal_is_resized():
+    """The victims bar chose names or bare numbers for the width it was drawn at, and kept
+    them after a resize: widened from 60 to 120 columns it still read "1 (0)  2 (0)"."""
+    from test_snapshots import screen_text
+
+    app = make_app(None, mode=None)
+    async with app.run_test(size=(60, 20)) as pilot:
+        await settle(pilot)
+        for _ in range(3):
+            await pilot.press("plus")
+            await settle(pilot, 3)
+        bar = next(r for r in screen_text(app).split("\n") if "+  add" in r)
+        assert "Victim 1" not in bar and "V1" not in bar, bar
+        await pilot.resize_terminal(120, 36)
+        await settle(pilot, 3)
+        bar = next(r for r in screen_text(app).split("\n") if "+  add" in r)
+        assert "Victim 1 (0)" in bar and "Victim 4 (0)" in bar, bar
+
+
+@pytest.mark.parametrize("key", ["s", "question_mark", "x", "slash"])
+async def test_a_dialog_over_the_interview_does_not_show_the_interviews_keys(key):
+    """Under the scene step the footer still read "y Yes n No … h History r Result", keys
+    of the interview screen behind it: in the scene step "h" is "Smell of smoke or burning",
+    and in help, export or the search "y" or "r" do something else or nothing. The
+    interview's footer is hidden while a dialog is over it and back when it closes."""
+    from test_snapshots import screen_text
+
+    app = make_app(None, mode=None, scene_first=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("y")
+        await settle(pilot, 3)
+        assert "h History" in screen_text(app).rstrip("\n").split("\n")[-1]
+        await pilot.press(key)
+        assert await until(pilot, lambda: not isinstance(app.screen, InterviewScreen))
+        await settle(pilot, 3)
+        last = screen_text(app).rstrip("\n").split("\n")[-1]
+        assert "History" not in last and "y Yes" not in last and "r Result" not in last, last
+        await pilot.press("escape")
+        assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
+        await settle(pilot, 3)
+        assert "h History" in screen_text(app).rstrip("\n").split("\n")[-1]
+
+
+@pytest.mark.parametrize("width", [52, 60, 70])
+async def test_below_80_columns_the_footer_still_shows_quit_and_the_answer_keys(width):
+    """At 60 columns the footer ended "h History r Result" and "^q Quit" fell off it; below
+    the design width history, result and help leave the footer (ctrl+p and F1 still work),
+    never the answer keys, undo, / or quit."""
+    from test_snapshots import screen_text
+
+    app = make_app(None, mode=None)
+    async with app.run_test(size=(width, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("y")
+        await settle(pilot, 3)
+        footer = screen_text(app).rstrip("\n").split("\n")[-1]
+        for key in ("y Yes", "n No", "u Can't tell", "z Undo", "/ Symptom", "^q Quit"):
+            assert key in footer, (key, footer)
+        await pilot.press("h")  # still works, though not listed
+        assert await until(pilot, lambda: type(app.screen).__name__ == "HistoryScreen")

@@ -64,3 +64,55 @@ async def test_keys_typed_as_the_result_opens_by_itself_change_no_answer(monkeyp
         assert await until(pilot, lambda: app.screen.taking_keys)
         await pilot.press("slash")  # once seen: / adds another sign from the result
         assert await until(pilot, lambda: isinstance(app.screen, SymptomSearchScreen))
+
+
+async def test_an_answer_typed_just_before_quit_is_saved():
+    """A "y" and ctrl+q arriving together (typed within a few milliseconds) quit before the
+    answer reached the app: the incident reopened without it. Quit now waits for the answer
+    the screen has already sent."""
+    from responder.core.store import list_incidents
+
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        first = suggested(app)
+        assert first is not None
+        burst(app, "y", "ctrl+q")
+        await until(pilot, lambda: not app.is_running, 5.0)
+    incidents, _ = list_incidents()
+    assert [(a.symptom, a.answer) for a in incidents[0].answers] == [
+        (app.knowledge.symptoms[first].id, "yes")
+    ]
+
+
+async def test_answers_typed_in_a_burst_before_quit_are_all_saved():
+    from responder.core.store import list_incidents
+
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        burst(app, "y", "n", "u", "ctrl+q")
+        await until(pilot, lambda: not app.is_running, 5.0)
+    incidents, _ = list_incidents()
+    assert [a.answer for a in incidents[0].answers] == ["yes", "no", "unknown"]
+
+
+async def test_a_change_typed_in_the_history_just_before_quit_is_saved():
+    """In the history, "n" on an answer and ctrl+q together: the key passes through the
+    focused table and the screen before its binding runs, and the change it sends goes up
+    the same way; quit left before it and the answer stayed "yes"."""
+    from responder.app.screens.history import HistoryScreen
+    from responder.core.store import list_incidents
+
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("y")
+        await settle(pilot)
+        await pilot.press("h")
+        assert await until(pilot, lambda: isinstance(app.screen, HistoryScreen))
+        assert app.focused is not None  # the answers table: keys go to it first
+        burst(app, "n", "ctrl+q")
+        await until(pilot, lambda: not app.is_running, 5.0)
+    incidents, _ = list_incidents()
+    assert [a.answer for a in incidents[0].answers] == ["no"]

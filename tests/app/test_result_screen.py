@@ -182,3 +182,51 @@ def test_keep_parts_moves_a_part_whole_to_the_next_row():
     assert keep_parts(line, 120) == line
     # a part wider than a row is left whole for the screen to wrap
     assert keep_parts("a" * 30 + " · UN 1", 20) == "a" * 30 + "\nUN 1"
+
+
+async def test_a_result_seen_and_left_does_not_reopen_for_each_further_victim_or_answer():
+    """Chlorine identified at a pool, the result read and left with Esc to examine the
+    other victims: "+" and each answer of victim 2 opened the same result again over the
+    interview (and dropped the keys typed in its first half second). The result now opens by
+    itself when the interview reaches one, or when its leader changes, not again for the
+    same leader."""
+    app = make_app(None, mode=None)
+    async with app.run_test(size=(80, 24)) as pilot:
+        assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
+        await answer_from_row(pilot, app, "Chlorine")
+        assert isinstance(app.screen, ResultScreen)
+        leader = views.result(app.interview).leader
+        await pilot.press("escape")
+        assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
+        await pilot.press("plus")
+        await settle(pilot, 4)
+        await pilot.pause(0.2)
+        assert len(app.interview.victims) == 2
+        assert isinstance(app.screen, InterviewScreen), type(app.screen).__name__
+        cough = next(s.index for s in app.knowledge.symptoms if s.id == "cough")
+        app.action_volunteer(cough)
+        await settle(pilot)
+        await pilot.press("y")
+        await settle(pilot, 4)
+        await pilot.pause(0.2)
+        assert views.result(app.interview).leader == leader
+        assert isinstance(app.screen, InterviewScreen), type(app.screen).__name__
+        # r still opens it
+        await pilot.press("r")
+        assert await until(pilot, lambda: isinstance(app.screen, ResultScreen))
+
+
+async def test_a_result_reached_again_after_an_undo_opens_by_itself():
+    app = make_app(None, mode=None)
+    async with app.run_test(size=(80, 24)) as pilot:
+        assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
+        await answer_from_row(pilot, app, "Chlorine")
+        assert isinstance(app.screen, ResultScreen)
+        last = app.interview.records[-1]
+        await pilot.press("z")
+        assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
+        assert app.interview.status.value == "asking"
+        app.action_volunteer(last.query)
+        await settle(pilot)
+        await pilot.press(last.answer.value[0])
+        assert await until(pilot, lambda: isinstance(app.screen, ResultScreen))

@@ -298,3 +298,24 @@ async def test_the_scene_step_leaves_the_status_figures_in_sight_with_a_notice_b
         status = [line.strip() for line in lines[-4:-1]]  # above the keys line
         assert status[0].startswith("Asked 0") and status[1].startswith("Settings not used")
         assert "Scene 1/7" in "\n".join(lines) and "h  " in "\n".join(lines)  # every smell
+
+
+async def test_a_tenth_victim_is_refused_in_words_that_say_it_was_not_added():
+    """A subway attack, victims added one after another: the tenth "+" said "Nine victims at
+    most can be switched with the number keys", which reads as if the victim were added but
+    could not be switched to. It now says no victim was added, and why."""
+    from app_helpers import all_notifications_shown, toasts
+
+    app = make_app(None, mode=None)
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        await settle(pilot)
+        for _ in range(8):
+            await pilot.press("plus")
+            await settle(pilot, 3)
+        assert len(app.interview.victims) == 9
+        await pilot.press("plus")
+        await settle(pilot, 3)
+        await all_notifications_shown(pilot, app)
+        assert len(app.interview.victims) == 9
+        said = " ".join(toasts(app))
+        assert "No victim added" in said and "nine victims at most" in said, said

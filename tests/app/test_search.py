@@ -107,3 +107,84 @@ async def test_the_search_counts_its_matches_in_words():
         assert count > 1
         prompt = str(app.screen.query_one("#search-prompt").render())
         assert prompt == f"{count} matches"  # it read "4 match"
+
+
+@pytest.mark.parametrize(
+    "typed, expected",
+    [
+        ("vommiting", "vomiting"),  # a letter doubled
+        ("siezure", "seizures"),  # two letters swapped
+        ("nausia", "nausea"),  # a letter changed
+        ("unconsious", "unconsciousness"),  # a letter dropped
+        ("blurd vision", "blurred_vision"),  # a word abbreviated, the other misspelt
+    ],
+)
+def test_a_misspelt_sign_is_still_found(bundled, typed, expected):
+    """ "vommiting", "siezure" and "nausia" said "No match": the search took only letters in
+    order. When nothing matches as typed, a word a letter or two off finds its sign."""
+    found = rank_symptoms(bundled.symptoms, typed)
+    assert found, typed
+    assert found[0].symptom.id == expected, [m.symptom.id for m in found[:5]]
+
+
+def test_a_misspelling_never_outranks_what_was_typed_right_and_nonsense_stays_unmatched(bundled):
+    # "vomit" is found as typed: no slip-of-the-keys guesses are mixed in
+    assert all(
+        "vomit" in m.symptom.label.casefold() or m.via
+        for m in rank_symptoms(bundled.symptoms, "vomit")
+    )
+    assert rank_symptoms(bundled.symptoms, "xqzzv") == []
+    assert rank_symptoms(bundled.symptoms, "abc") == []  # too short to call a misspelling
+
+
+async def test_slash_finds_a_misspelt_sign_and_answers_it():
+    app = make_app(None, mode=None)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        if type(app.screen).__name__ == "SceneScreen":
+            await pilot.press("escape")
+            await settle(pilot)
+        await pilot.press("slash", *"siezure", "enter")
+        await settle(pilot)
+        await pilot.press("y")
+        await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
+        [record] = app.interview.records
+        assert app.knowledge.symptoms[record.query].id == "seizures"
+
+
+async def test_the_answer_step_names_the_victim_it_goes_to_and_says_on_scene_for_the_scene():
+    """With three victims, `/` then "cough" asked "Does the victim have: Cough?", not saying
+    that the answer goes to Victim 3, and a scene fact read "Does the victim have: Swimming
+    pool or water treatment?". It now names the victim being asked, as the question panel
+    does, and says "On scene" for what the scene shows."""
+    from app_helpers import static_text
+
+    app = make_app(None, mode=None)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        for _ in range(2):
+            await pilot.press("plus")
+            await settle(pilot, 3)
+        await pilot.press("slash", *"cough", "enter")
+        await settle(pilot)
+        prompt = static_text(app.screen.query_one("#search-prompt"))
+        assert "Does Victim 3 have:  Cough?" in prompt, prompt
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
+        await pilot.press("slash", *"swimming", "enter")
+        await settle(pilot)
+        prompt = static_text(app.screen.query_one("#search-prompt"))
+        assert "On scene:  Swimming pool or water treatment?" in prompt, prompt
+        assert "Does" not in prompt
+
+
+async def test_with_one_victim_the_answer_step_asks_about_the_victim():
+    from app_helpers import static_text
+
+    app = make_app(None, mode=None)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("slash", *"cough", "enter")
+        await settle(pilot)
+        prompt = static_text(app.screen.query_one("#search-prompt"))
+        assert "Does the victim have:  Cough?" in prompt, prompt

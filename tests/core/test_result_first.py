@@ -58,6 +58,7 @@ def test_an_identified_chemical_is_named_first_with_its_short_class_and_chance(b
 
 def test_an_identical_profile_set_is_named_in_full_on_the_first_line(knowledge):
     it = Interview(knowledge, InterviewConfig(mode="strict"))
+    it.answer(next(s.index for s in knowledge.symptoms if s.id == "blisters"), Answer.YES)
     answer_as(it, "Lewisite")
     r = views.result(it)
     assert r.kind == "set"
@@ -67,8 +68,11 @@ def test_an_identical_profile_set_is_named_in_full_on_the_first_line(knowledge):
 
 def test_several_left_count_profiles_and_chemicals_as_the_list_shows_them(bundled):
     it = Interview(bundled, InterviewConfig(mode="strict"))
+    cough = next(s.index for s in bundled.symptoms if s.id == "cough")
+    it.answer(cough, Answer.YES)
     for s in bundled.symptoms:
-        it.answer(s.index, Answer.UNKNOWN)
+        if s.index != cough:
+            it.answer(s.index, Answer.UNKNOWN)
     r = views.result(it)
     assert r.kind == "several" and not r.confident
     profiles, chemicals = len(r.candidates), sum(len(c.objects) for c in r.candidates)
@@ -156,7 +160,10 @@ def test_while_nobody_is_confident_the_common_steps_and_the_leaders_warning_show
     bundled, chemical, warning
 ):
     r = unsure_result_led_by(bundled, chemical)
-    assert r.headline.startswith(f"Most likely: {chemical} (")
+    # carbon monoxide leads on the scene (an engine, no smell) before any sign is yes
+    assert r.headline.startswith(f"Most likely: {chemical} (") or (
+        r.headline == views.NO_SIGN_HEADLINE and r.status.startswith(f"{chemical} leads at ")
+    )
     assert len(r.leading_classes) >= 2
     steps = result_steps(bundled, r)
     assert steps.common_to == tuple(c.label for c in r.leading_classes)
@@ -282,3 +289,89 @@ def test_the_plausible_count_agrees_with_the_chances_the_list_prints(bundled):
     printed = [r for r in rows if float(f"{r.probability * 100:.1f}") >= 1.0]  # "{:6.1%}"
     assert printed and printed[0].probability < views.EVIDENCE_SHOWN  # the case in point
     assert views.plausible(it)[0] == sum(len(r.objects) for r in printed)
+
+
+def test_a_victim_without_any_sign_gets_no_chemical_named_as_most_likely(bundled):
+    """An unharmed person by a white powder, every sign answered no: the interview ended on
+    "Most likely: Platinum (soluble salts) (Metals & fumes) 77%", the chemical whose sources
+    list fewest signs. The result now says no victim has a sign, and that the leader is no
+    identification; its steps are the general ones."""
+    it = Interview(bundled, InterviewConfig(mode="evidence"))
+    powder = next(s for s in bundled.symptoms if s.id == "powder_white")
+    it.answer(powder.index, Answer.YES)
+    while it.status is Status.ASKING:
+        q = views.question(it).items[0].symptom
+        it.answer(q.index, Answer.UNKNOWN if q.kind == "scene" else Answer.NO)
+    r = views.result(it)
+    assert r.headline == "No victim has a sign of poisoning yet"
+    assert not r.headline.startswith("Most likely") and not r.confident
+    top = r.candidates[0]
+    assert r.status.startswith(f"{top.names} leads at ")
+    assert r.status.endswith("not an identification")
+    md = to_markdown(report(it))
+    assert "**No victim has a sign of poisoning yet**" in md
+    assert "Most likely" not in md
+
+
+def test_a_sign_answered_yes_names_the_most_likely_again(bundled):
+    it = Interview(bundled, InterviewConfig(mode="evidence"))
+    answer_as(it, "Chlorine")
+    assert views.signs_seen(it)
+    assert views.result(it).headline.startswith("Most likely: Chlorine")
+
+
+def test_an_interview_in_progress_without_a_sign_says_no_chemical_leads_on_signs(bundled):
+    it = Interview(bundled, InterviewConfig(mode="evidence"))
+    for sid in ("powder_white", "cough", "vomiting"):
+        q = next(s for s in bundled.symptoms if s.id == sid)
+        it.answer(q.index, Answer.YES if sid == "powder_white" else Answer.NO)
+    lead = views.provisional_lead(it)
+    assert lead.headline.startswith("No victim has a sign of poisoning yet. ")
+    assert "not an identification" in lead.headline
+
+
+def test_not_confident_blames_cant_tell_only_when_an_answer_was_cant_tell(bundled):
+    """Parathion answered yes or no throughout ended "Not confident: ... (some answers were
+    "can't tell", or no symptom separates them)": no answer was "can't tell"."""
+    it = Interview(bundled, InterviewConfig(mode="evidence"))
+    answer_as(it, "Parathion")
+    r = views.result(it)
+    assert r.kind == "several" and r.status.startswith("Not confident")
+    assert not any(rec.answer is Answer.UNKNOWN for rec in it.records)
+    assert "can't tell" not in r.status, r.status
+    assert r.status.endswith("(no symptom in the knowledge base separates them)")
+
+
+def test_not_confident_after_cant_tell_answers_says_so(bundled):
+    it = Interview(bundled, InterviewConfig(mode="strict"))
+    cough = next(s.index for s in bundled.symptoms if s.id == "cough")
+    it.answer(cough, Answer.YES)
+    for s in bundled.symptoms:
+        if s.index != cough:
+            it.answer(s.index, Answer.UNKNOWN)
+    r = views.result(it)
+    assert r.kind == "several"
+    assert '(some answers were "can\'t tell", or no symptom separates them)' in r.status
+
+
+def test_the_runner_up_a_result_is_weighed_against_is_named_in_full(bundled):
+    """Chlorine at a pool was weighed "against Carfentanil", the first name of a row of
+    seven opioids with one profile; the row is named in full, as the candidates list does."""
+    it = Interview(bundled, InterviewConfig(mode="evidence"))
+    ids = (
+        "odour_bleach",
+        "cloud_yellow_green",
+        "onset_minutes",
+        "route_inhaled",
+        "setting_swimming_pool",
+        "pattern_several_victims",
+        "choking",
+    )
+    for sid in ids:
+        it.answer(next(s.index for s in bundled.symptoms if s.id == sid), Answer.YES)
+    second = views.candidates(it)[1]
+    assert len(second.chemicals) > 1  # an identical-profile row
+    r = views.result(it)
+    assert r.runner_up == second.names
+    md = to_markdown(report(it))
+    assert f"(against {second.names})" in md

@@ -107,13 +107,14 @@ class InterviewScreen(Screen):
         self._note_generation = -1  # the interview's generation the note was given for
         self._notice: Text | None = None
         self._notice_timer = None
-        self._result_seen: int | None = None
+        self._result_seen: tuple | None = None  # the (status, leader) it last opened for
         self._remaining_timer = None
         self.main: views.MainView | None = None
         self._shown_keys: tuple | None = None
         self._request_pending = False  # a request posted, not yet handled by the app
         self._held: list[tuple] = []  # actions of keys typed meanwhile, in order
         self._request_timer = None
+        self._covered = False  # another screen is over this one
 
     @property
     def interview(self) -> Interview:
@@ -149,25 +150,37 @@ class InterviewScreen(Screen):
     def on_resize(self, event) -> None:
         self._fit_footer(event.size.width)
 
-    def footer_width(self, with_palette: bool = True) -> int:
+    #: Left out too below the design width (80 columns), so that the answer keys, undo, /
+    #: and quit still fit (all stay in ctrl+p; help is F1 or ?).
+    NARROWER_HIDDEN = frozenset({"history", "result", "help"})
+
+    def footer_width(self, with_palette: bool = True, leaving_out=frozenset(), gap=3) -> int:
         """Columns the compact footer needs to show every key it lists, mode keys and the
-        app's quit included (each key is drawn as " key label ")."""
+        app's quit included (each key is drawn as " key label "), less ``leaving_out``;
+        ``gap`` 2 counts the keys as tight as the compact footer draws them."""
         shown = {
             b.id: b
             for bindings in self._bindings.key_to_bindings.values()
             for b in bindings
-            if b.show or b.id in self.NARROW_HIDDEN
+            if (b.show or b.id in self.NARROW_HIDDEN | self.NARROWER_HIDDEN)
+            and b.id not in leaving_out
         }
-        keys = sum(len(b.key_display or b.key) + len(b.description) + 3 for b in shown.values())
-        quit_key = len("^q Quit") + 3
+        keys = sum(len(b.key_display or b.key) + len(b.description) + gap for b in shown.values())
+        quit_key = len("^q Quit") + gap
         return keys + quit_key + (self.PALETTE_WIDTH if with_palette else 0)
 
     def _fit_footer(self, width: int) -> None:
         narrow = width < self.footer_width()
+        narrower = width < self.footer_width(False, leaving_out=self.NARROW_HIDDEN, gap=2)
         changed = False
         for key, bindings in self._bindings.key_to_bindings.items():
             fitted = [
-                replace(b, show=not narrow) if b.id in self.NARROW_HIDDEN else b for b in bindings
+                replace(b, show=not narrow)
+                if b.id in self.NARROW_HIDDEN
+                else replace(b, show=not narrower)
+                if b.id in self.NARROWER_HIDDEN
+                else b
+                for b in bindings
             ]
             if fitted != bindings:
                 self._bindings.key_to_bindings[key] = fitted
@@ -213,14 +226,18 @@ class InterviewScreen(Screen):
         self.app.first_question_shown()
         self._request_handled()
         status = main.prompt.status
-        if (
+        # the result opens by itself when the interview reaches one, or names another leader:
+        # not again for each further answer or victim once it has been read
+        result_key = (status, main.prompt.result_leader)
+        if status not in (Status.IDENTIFIED, Status.INDISTINGUISHABLE):
+            self._result_seen = None
+        elif (
             auto_result
-            and status in (Status.IDENTIFIED, Status.INDISTINGUISHABLE)
-            and self._result_seen != main.generation
+            and self._result_seen != result_key
             and main.status.asked > 0
             and self.app.screen is self  # not under the scene step or a dialog
         ):
-            self._result_seen = main.generation
+            self._result_seen = result_key
             # "auto": the result opens by itself, perhaps under the responder's typing
             self.call_after_refresh(self.post_message, ScreenRequested("result", "auto"))
 
@@ -341,6 +358,8 @@ class InterviewScreen(Screen):
         )
 
     def check_action(self, action: str, parameters) -> bool | None:
+        if self._covered:
+            return False
         it = getattr(self.app, "interview", None)
         if it is None:
             return True
@@ -356,6 +375,11 @@ class InterviewScreen(Screen):
         return True
 
     # -- requests to the app, one at a time ---------------------------------------------------
+
+    @property
+    def busy(self) -> bool:
+        """A request is on its way to the app, or keys typed meanwhile wait their turn."""
+        return self._request_pending or bool(self._held)
 
     def _request(self, message: Message) -> None:
         """Post a request up to the app; the actions of keys typed before it is handled wait
@@ -387,6 +411,14 @@ class InterviewScreen(Screen):
             self._held.clear()
             self.app.bell()
         self._request_handled()
+        # a dialog over this screen leaves its footer in view: list none of this screen's keys
+        # there (the scene step's "h" is a smell, not the history), only the app's (quit)
+        self._covered = True
+        self.refresh_bindings()
+
+    def on_screen_resume(self) -> None:
+        self._covered = False
+        self.refresh_bindings()
 
     @in_turn
     def action_answer(self, value: str) -> None:

@@ -48,10 +48,16 @@ class SymptomSearchScreen(Dialog[tuple[int, Answer] | None]):
     ]
 
     def __init__(
-        self, symptoms: Sequence[Symptom], answers: Mapping[int, Answer], query: int | None = None
+        self,
+        symptoms: Sequence[Symptom],
+        answers: Mapping[int, Answer],
+        query: int | None = None,
+        victim: str = "",
     ):
         super().__init__()
         self.symptoms = symptoms
+        #: whom the answer goes to, with several victims ("Victim 2"); "" with one
+        self.victim = victim
         #: the answers given so far, by symptom (query) index
         self.answers = answers
         self.chosen: int | None = query
@@ -134,12 +140,18 @@ class SymptomSearchScreen(Dialog[tuple[int, Answer] | None]):
 
     # -- answering ------------------------------------------------------------------------
 
+    def _asks(self, symptom: Symptom) -> str:
+        """The question's opening, worded as the interview's question panel words it."""
+        if symptom.kind == "scene":
+            return "On scene:  "
+        return f"Does {self.victim or 'the victim'} have:  "
+
     def _choose(self, query: int) -> None:
         self.chosen = query
         s = self.symptoms[query]
         ans = self.answers.get(query)
         parts = [
-            Text.assemble(("Does the victim have:  ", "dim"), (f"{s.label}?", "bold")),
+            Text.assemble((self._asks(s), "dim"), (f"{s.label}?", "bold")),
             Text.assemble(("How to check:  ", "dim"), s.check or "—"),
         ]
         if ans is not None:

@@ -635,7 +635,17 @@ class StatusLine(Static):
 
     can_focus = False
 
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._shown: tuple | None = None  # what show() was given, to draw again on a resize
+
+    def on_resize(self) -> None:
+        # the figures are cut and the note wrapped for one width: a new width draws them anew
+        if self._shown is not None:
+            self.show(*self._shown)
+
     def show(self, view: StatusView, remaining_text: str, note: Text | str | None = None) -> None:
+        self._shown = (view, remaining_text, note)
         width = self.size.width or (self.app.size.width if self.is_attached else 120)
         room = max(width - 2, 20)
         line = self._figures(view, remaining_text, short=False)
@@ -725,7 +735,17 @@ class VictimsStrip(Static):
 
     can_focus = False
 
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._rows: tuple[VictimView, ...] | list[VictimView] | None = None
+
+    def on_resize(self) -> None:
+        # names or numbers are chosen for one width: a new width chooses again
+        if self._rows is not None:
+            self.show(self._rows)
+
     def show(self, rows: tuple[VictimView, ...] | list[VictimView]) -> None:
+        self._rows = rows
         self.display = len(rows) > 1
         if not self.display:
             return
