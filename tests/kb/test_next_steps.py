@@ -63,6 +63,20 @@ def test_bundled_covers_the_classes_where_a_source_gives_an_antidote(bundled):
     assert cyanide.specific
 
 
+def test_fire_smoke_gets_oxygen_first_and_cyanide_named_for_the_hospital(kb, bundled):
+    class_of = {c.id: c.class_id for c in kb.chemicals}
+    smoke = bundled.for_result(["hemoglobin_toxicants"], ["fire_smoke"], class_of=class_of)
+    assert any("100% oxygen" in s.text for s in smoke.hallmarks)
+    treatment = " ".join(s.text for s in smoke.by_kind["treatment"])
+    assert "hydrogen cyanide" in treatment and "hospital" in treatment
+    # no nitrite kit for a mixture with carbon monoxide, and the class's general
+    # knockdown line gives way to the smoke's own steps
+    assert "nitrite" not in treatment.lower()
+    assert "Knockdown toxidrome" not in treatment
+    protection = " ".join(s.text for s in smoke.by_kind["protection"])
+    assert "fatal CO levels" in protection
+
+
 def test_for_result_orders_chemical_then_class_then_general(bundled):
     result = bundled.for_result(["cellular_asphyxiants"], ["hydrogen_cyanide"])
     decon = result.by_kind["decontamination"]
