@@ -1024,9 +1024,9 @@ def read_incidents(
     newest first; only the ``limit`` newest after skipping ``offset`` when a limit is given.
     Only the chosen incidents' victims and changes are read."""
     chosen = f"SELECT number FROM incidents {('WHERE ' + where) if where else ''}"
-    if limit is not None:
+    if limit is not None or offset:
         chosen += " ORDER BY started DESC, number DESC LIMIT ? OFFSET ?"
-        args = (*args, limit, offset)
+        args = (*args, -1 if limit is None else limit, offset)
     rows = conn.execute(
         f"SELECT {_INCIDENT_COLUMNS} FROM incidents WHERE number IN ({chosen})", args
     ).fetchall()
@@ -1127,22 +1127,24 @@ class IncidentPage:
     incidents: list[IncidentData]
     total: int
     notices: list[str]
+    skip: int = 0
 
 
-def list_page(limit: int, offset: int = 0, path: Path | None = None) -> IncidentPage:
-    """The ``limit`` newest incidents after the ``offset`` newest, reading only theirs.
+def list_page(limit: int | None, skip: int = 0, path: Path | None = None) -> IncidentPage:
+    """The ``limit`` newest incidents (all when None) after the ``skip`` newest, reading
+    only theirs.
 
     Raises
     ------
     StoreError
     """
     with open_database(path) as db:
-        found = _read(db, limit=limit, offset=offset)
+        found = _read(db, limit=limit, offset=skip)
         try:
             total = count_incidents(db.conn)
         except sqlite3.Error as exc:
             raise StoreError(f"cannot read the incident database {db.path}: {exc}") from None
-        return IncidentPage(found, total, db.notices)
+        return IncidentPage(found, total, db.notices, skip)
 
 
 def _read(
