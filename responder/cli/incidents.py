@@ -252,6 +252,9 @@ def _answer_json(a, kb) -> dict:
 
 def _incident_json(data, kb) -> dict:
     names = data.victim_names()
+    given: dict[int, list[dict]] = {v: [] for v in range(-1, len(names))}
+    for a in data.answers:
+        given[a.victim].append(_answer_json(a, kb))
     return {
         "id": data.id,
         "number": data.number,
@@ -266,12 +269,12 @@ def _incident_json(data, kb) -> dict:
                 "index": v,
                 "name": name,
                 "label": _label(v, name),
-                "answers": [_answer_json(a, kb) for a in data.answers if a.victim == v],
+                "answers": given[v],
             }
             for v, name in enumerate(names)
         ],
         # answered once for the whole incident (the scene), in the order given
-        "incident_answers": [_answer_json(a, kb) for a in data.answers if a.victim == -1],
+        "incident_answers": given[-1],
         "order": [
             {"victim": a.victim, "symptom": a.symptom, "answer": a.answer} for a in data.answers
         ],
