@@ -883,6 +883,42 @@ class IncidentLog:
         self.append(Event("end", time.time(), detail=reason))
 
 
+def set_aside(incidents: list[IncidentData], path: Path | None = None) -> int:
+    """End the unfinished ``incidents`` as ``set-aside`` (a new interview was chosen over
+    them) in one transaction, leaving any that another window holds live; returns how many
+    were set aside.
+
+    Raises
+    ------
+    StoreError
+        Nothing was written (they are offered again next time).
+    """
+    with open_database(path, import_journals=False) as db:
+        taken = []
+        for data in incidents:
+            try:
+                _lock(db.path, data.number)
+            except StoreError:
+                continue  # live in another window by now: left to it
+            taken.append(data.number)
+        conn, now = db.conn, time.time()
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            for number in taken:
+                last = conn.execute(
+                    "SELECT COALESCE(MAX(seq), 0) FROM events WHERE incident = ?", (number,)
+                ).fetchone()[0]
+                _insert_event(conn, number, last + 1, Event("end", now, detail="set-aside"))
+            conn.execute("COMMIT")
+        except sqlite3.Error as exc:
+            _rollback(conn)
+            raise _write_error(db.path, exc) from None
+        finally:
+            for number in taken:
+                _unlock(db.path, number)
+        return len(taken)
+
+
 def _count(value) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 

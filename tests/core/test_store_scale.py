@@ -9,6 +9,8 @@ statements a connection runs.
 from __future__ import annotations
 
 import sqlite3
+import subprocess
+import sys
 import time
 import uuid
 from contextlib import closing
@@ -24,6 +26,8 @@ from responder.core.store import (
     list_page,
     open_database,
     read_incidents,
+    scan_incidents,
+    set_aside,
 )
 
 
@@ -78,7 +82,7 @@ def test_listing_a_page_reads_only_that_page(home):
     everything = steps(read_incidents)
     # the page is chosen among the incidents' rows; no other incident's changes are read
     assert large - small < everything / 10
-    page = list_page(limit=5, offset=5)
+    page = list_page(limit=5, skip=5)
     everything, _ = list_incidents()
     assert page.total == 160 and len(everything) == 160
     assert [d.id for d in page.incidents] == [d.id for d in everything[5:10]]
@@ -120,3 +124,45 @@ def test_the_whole_file_check_leaves_every_constraint_enforced_for_writes(home):
                 "INSERT INTO events (incident, seq, at, kind, answer) "
                 "VALUES (1, 99, 0, 'answer', 'maybe')"
             )
+
+
+HOLD_LOCK = """
+import fcntl, os, sys, time
+fd = os.open(sys.argv[1], os.O_RDWR)
+fcntl.lockf(fd, fcntl.LOCK_EX, 1, int(sys.argv[2]))
+print("held", flush=True)
+time.sleep(60)
+"""
+
+
+def test_a_new_interview_sets_aside_every_unfinished_one_in_one_transaction(home, monkeypatch):
+    """Each was reopened and ended with its own commit: 483 unfinished incidents held the
+    key that starts a new interview for 10 s."""
+    store_incidents(30, finished=False)
+    unfinished = scan_incidents().unfinished
+    assert len(unfinished) == 30
+    live = unfinished[7].number
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD_LOCK, f"{paths.incident_db()}.lock", str(live)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    statements: list[str] = []
+    connect = store._connect
+
+    def traced(path):
+        conn = connect(path)
+        conn.set_trace_callback(statements.append)
+        return conn
+
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        monkeypatch.setattr(store, "_connect", traced)
+        assert set_aside(unfinished) == 29
+    finally:
+        holder.kill()
+        holder.wait()
+    assert statements.count("COMMIT") == 1
+    assert [d.number for d in scan_incidents().unfinished] == [live]
+    everything, _ = list_incidents()
+    assert sorted(d.status for d in everything if d.number != live) == ["set-aside"] * 29
