@@ -25,3 +25,19 @@ def test_each_row_groups_members_come_from_the_model_built_once():
     listed = np.concatenate(model.row_group_members)
     np.testing.assert_array_equal(np.sort(listed), np.arange(16))
     assert len(belief.members(int(groups[3]))) >= 3  # row 3 and its two copies
+
+
+def test_identical_rows_share_a_code_and_no_other_rows_do():
+    from responder.engine.evidence import _identical_rows
+
+    rng = np.random.default_rng(9)
+    rows = rng.choice([0.0, 0.05, 0.85], size=(30, 5))
+    rows[[4, 11, 20]] = rows[2]
+    rows[7] = 0.0
+    rows[8] = -0.0  # the same row as 7
+    codes = _identical_rows(rows)
+    _, reference = np.unique(rows, axis=0, return_inverse=True)
+    reference = reference.reshape(-1)
+    for i in range(30):
+        np.testing.assert_array_equal(codes == codes[i], reference == reference[i])
+    assert codes[7] == codes[8] and len(set(codes[[2, 4, 11, 20]].tolist())) == 1
