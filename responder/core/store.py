@@ -32,6 +32,8 @@ Guarantees (docs/reliability.md lists the test of each):
 - One writer per incident: a live incident holds a POSIX record lock (one byte of the lock
   file next to the database, at the incident's number), which dies with its process. A second
   window never offers, reopens or sets aside a live incident.
+- The whole file is checked at the first opening in a process, and again once another
+  program has written or replaced it.
 - A database file that is not one (garbage, truncated, a folder, a FIFO) is moved to
   ``damaged/`` in the data folder, never deleted, and reported once; a fresh database starts,
   holding every incident that can still be read in the damaged one.
