@@ -1201,10 +1201,11 @@ def _read(
     except sqlite3.Error as exc:
         if not _is_damage(exc):
             raise StoreError(f"cannot read the incident database {db.path}: {exc}") from None
+        db.checked = False  # damaged after all: never taken for checked
         db.close()
         notice, target = _set_aside_damaged(db.path, _error_text(exc))
         fresh = open_database(db.path, import_journals=False)
-        db.conn = fresh.conn
+        db.conn, db.checked = fresh.conn, fresh.checked
         db.notices += [notice + _salvage(target, fresh.conn), *fresh.notices]
         try:
             return read_incidents(db.conn, where, args, limit, offset)
