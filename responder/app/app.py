@@ -30,7 +30,7 @@ from responder.config import ConfigError, NoiseSettings
 from responder.core import views
 from responder.core.counted import counted
 from responder.core.session import Interview
-from responder.core.store import IncidentData, IncidentLog, StoreError
+from responder.core.store import IncidentData, StoreError, set_aside
 from responder.engine.state import Answer
 from responder.kb.model import KnowledgeBase
 from responder.settings import Settings, SettingsError, save_settings
@@ -333,16 +333,10 @@ class ResponderApp(App):
 
     def _after_resume_choice(self, choice: IncidentData | None) -> None:
         if choice is None:
-            for data in self.unfinished:
-                try:
-                    incident = IncidentLog.reopen(data)
-                except StoreError:
-                    continue  # live elsewhere by now, or unreadable: it stays as it is
-                try:
-                    incident.end("set-aside")
-                except StoreError:
-                    pass  # unwritable: offered again next time, nothing is lost
-                incident.close()
+            try:
+                set_aside(self.unfinished)  # one transaction however many were left
+            except StoreError:
+                pass  # unwritable: offered again next time, nothing is lost
             self.start_new()
             return
         try:

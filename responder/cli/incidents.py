@@ -15,8 +15,10 @@ from responder.cli.inputs import InputError
 from responder.core.counted import counted
 from responder.paths import UnsafePathError
 
-#: ``list`` names the most likely chemical for this many of the newest incidents.
+#: ``list`` names the most likely chemical for this many of the incidents it lists.
 TOP_FOR_NEWEST = 100
+#: ``list`` (text) shows this many of the newest incidents unless told otherwise.
+LIST_PAGE = 100
 STATUS_WORDS = {
     "open": "open",
     "live": "open in another window",
@@ -41,12 +43,25 @@ def register(subparsers) -> None:
     listing = sub.add_parser(
         "list",
         help="every incident, newest first",
-        description="Every incident, newest first: id, start, knowledge base, number (No., "
+        description="The incidents, newest first: id, start, knowledge base, number (No., "
         "which show and export take as ID too), victims, "
-        f"answers, status and, for the newest {TOP_FOR_NEWEST}, the most likely chemical "
-        "(`show` gives it for any one).",
+        f"answers, status and, for the first {TOP_FOR_NEWEST} listed, the most likely "
+        f"chemical (`show` gives it for any one). The table shows the newest {LIST_PAGE} "
+        "unless --limit or --all says otherwise; --json lists every incident unless "
+        "--limit does. Only the incidents listed are read.",
     )
     listing.add_argument("--json", action="store_true", help="print one JSON array")
+    listing.add_argument(
+        "--limit",
+        type=_count_arg,
+        default=None,
+        metavar="N",
+        help=f"list the N newest (after --skip); default {LIST_PAGE} for the table, all for --json",
+    )
+    listing.add_argument(
+        "--skip", type=_count_arg, default=0, metavar="N", help="leave out the N newest"
+    )
+    listing.add_argument("--all", action="store_true", help="list every incident")
     _kb_option(listing)
     listing.set_defaults(handler=cmd_list)
 
@@ -86,6 +101,16 @@ def _kb_option(parser: argparse.ArgumentParser) -> None:
         help="knowledge base to read the incidents with (default: the one each was "
         "recorded on, when it is available unchanged)",
     )
+
+
+def _count_arg(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if not 0 <= value <= 10**9 or not text.strip().isdigit():
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of 0 or more")
+    return value
 
 
 def _no_command(parser: argparse.ArgumentParser) -> int:
@@ -227,6 +252,9 @@ def _answer_json(a, kb) -> dict:
 
 def _incident_json(data, kb) -> dict:
     names = data.victim_names()
+    given: dict[int, list[dict]] = {v: [] for v in range(-1, len(names))}
+    for a in data.answers:
+        given[a.victim].append(_answer_json(a, kb))
     return {
         "id": data.id,
         "number": data.number,
@@ -241,12 +269,12 @@ def _incident_json(data, kb) -> dict:
                 "index": v,
                 "name": name,
                 "label": _label(v, name),
-                "answers": [_answer_json(a, kb) for a in data.answers if a.victim == v],
+                "answers": given[v],
             }
             for v, name in enumerate(names)
         ],
         # answered once for the whole incident (the scene), in the order given
-        "incident_answers": [_answer_json(a, kb) for a in data.answers if a.victim == -1],
+        "incident_answers": given[-1],
         "order": [
             {"victim": a.victim, "symptom": a.symptom, "answer": a.answer} for a in data.answers
         ],
@@ -272,13 +300,19 @@ def _incident_json(data, kb) -> dict:
 
 def cmd_list(args) -> int:
     from responder.cli import print_json  # noqa: PLC0415
-    from responder.core.store import StoreError, list_incidents  # noqa: PLC0415
+    from responder.core.store import StoreError, list_page  # noqa: PLC0415
 
+    if args.all and args.limit is not None:
+        raise InputError("--all and --limit contradict each other; give one")
+    limit = args.limit
+    if limit is None and not args.all and not args.json:
+        limit = LIST_PAGE
     try:
-        found, notices = list_incidents()
+        page = list_page(limit, args.skip)
     except StoreError as exc:
         raise InputError(str(exc)) from None
-    _notes(notices)
+    found = page.incidents
+    _notes(page.notices)
     knowledge = _Knowledge(getattr(args, "kb", None))
     # the most likely chemical replays the interview (milliseconds each): newest ones only
     rows = [
@@ -289,7 +323,7 @@ def cmd_list(args) -> int:
         print_json(rows)
         return 0
     if not rows:
-        print("No incidents stored yet.")
+        print("No incidents stored yet." if not page.total else _unlisted(page, 0))
         return 0
     # "No.": the incident's number, which `show` and `export` take as its ID
     table = [
@@ -311,7 +345,20 @@ def cmd_list(args) -> int:
     widths = [max(len(r[k]) for r in table) for k in range(len(table[0]))]
     for r in table:
         print("  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip())
+    if len(found) < page.total:
+        print(_unlisted(page, len(found)))
     return 0
+
+
+def _unlisted(page, shown: int) -> str:
+    """What the table left out, and how to list it."""
+    total = counted(page.total, "incident")
+    if not shown:
+        return f"No incident past the newest {page.skip} of {total}."
+    skipped = f" after the newest {page.skip}" if page.skip else ""
+    older = page.total - page.skip - shown
+    more = f"--skip {page.skip + shown} for older ones, " if older > 0 else ""
+    return f"Listed {shown} of {total}{skipped}; {more}--all for every one."
 
 
 def cmd_show(args) -> int:

@@ -32,6 +32,8 @@ Guarantees (docs/reliability.md lists the test of each):
 - One writer per incident: a live incident holds a POSIX record lock (one byte of the lock
   file next to the database, at the incident's number), which dies with its process. A second
   window never offers, reopens or sets aside a live incident.
+- The whole file is checked at the first opening in a process, and again once another
+  program has written or replaced it.
 - A database file that is not one (garbage, truncated, a folder, a FIFO) is moved to
   ``damaged/`` in the data folder, never deleted, and reported once; a fresh database starts,
   holding every incident that can still be read in the damaged one.
@@ -239,9 +241,14 @@ class Database:
     path: Path
     conn: sqlite3.Connection
     notices: list[str] = field(default_factory=list)
+    #: the file passed the whole-file check in this process (:func:`_prepare`)
+    checked: bool = False
 
     def close(self) -> None:
         self.conn.close()
+        # closing checkpoints this process's own changes into the file: still checked
+        if self.checked and (identity := _file_identity(self.path)) is not None:
+            _CHECKED.add(identity)
 
     def __enter__(self) -> Database:
         return self
@@ -310,7 +317,7 @@ def open_database(path: Path | None = None, import_journals: bool = True) -> Dat
         notices.append(notice)
     for k, target in set_aside:
         notices[k] += _salvage(target, conn)
-    db = Database(path, conn, notices)
+    db = Database(path, conn, notices, checked=True)
     if import_journals:
         from responder.core.journal_import import import_journals as run_import  # noqa: PLC0415
 
@@ -356,11 +363,10 @@ def _prepare(conn: sqlite3.Connection, path: Path) -> str | None:
             f"{version}; this one knows {SCHEMA_VERSION}); it is left as it is, and this "
             "window cannot save incidents there"
         )
-    # Structure only: a value breaking a CHECK (a hand edit) is skipped when read, and must
-    # not set aside every other incident with it.
+    checked_as = _file_identity(path)
     check = [
         str(row[0])
-        for row in conn.execute("PRAGMA quick_check")
+        for row in (() if checked_as in _CHECKED else _structure_check(conn))
         if row[0] != "ok" and not str(row[0]).startswith(_CONTENT_PROBLEMS)
     ]
     if check:
@@ -380,7 +386,37 @@ def _prepare(conn: sqlite3.Connection, path: Path) -> str | None:
         conn.execute("PRAGMA journal_mode=DELETE")
     if version < SCHEMA_VERSION:
         _migrate(conn)
+    if checked_as is not None:
+        _CHECKED.add(checked_as)
     return None
+
+
+#: Database files this process has checked whole, by :func:`_file_identity`: an incident
+#: created or reopened after start-up's check does not read the whole file again.
+_CHECKED: set[tuple[int, int, int, int]] = set()
+
+
+def _file_identity(path: Path) -> tuple[int, int, int, int] | None:
+    """The file's device, inode, size and modification time: commits go to the write-ahead
+    log, so these change only when the file itself is written (a checkpoint, a damage, a
+    replacement), and then it is checked again."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def _structure_check(conn: sqlite3.Connection) -> list[tuple]:
+    """``PRAGMA quick_check`` of the pages and b-trees, without evaluating every row's CHECK
+    constraints: a value breaking one (a hand edit) is skipped when read and must not set
+    aside every other incident with it, and evaluating them was nine tenths of the check's
+    time on a large file. Writes check them again as soon as this returns."""
+    conn.execute("PRAGMA ignore_check_constraints = ON")
+    try:
+        return conn.execute("PRAGMA quick_check").fetchall()
+    finally:
+        conn.execute("PRAGMA ignore_check_constraints = OFF")
 
 
 def _migrate(conn: sqlite3.Connection) -> None:
@@ -849,6 +885,42 @@ class IncidentLog:
         self.append(Event("end", time.time(), detail=reason))
 
 
+def set_aside(incidents: list[IncidentData], path: Path | None = None) -> int:
+    """End the unfinished ``incidents`` as ``set-aside`` (a new interview was chosen over
+    them) in one transaction, leaving any that another window holds live; returns how many
+    were set aside.
+
+    Raises
+    ------
+    StoreError
+        Nothing was written (they are offered again next time).
+    """
+    with open_database(path, import_journals=False) as db:
+        taken = []
+        for data in incidents:
+            try:
+                _lock(db.path, data.number)
+            except StoreError:
+                continue  # live in another window by now: left to it
+            taken.append(data.number)
+        conn, now = db.conn, time.time()
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            for number in taken:
+                last = conn.execute(
+                    "SELECT COALESCE(MAX(seq), 0) FROM events WHERE incident = ?", (number,)
+                ).fetchone()[0]
+                _insert_event(conn, number, last + 1, Event("end", now, detail="set-aside"))
+            conn.execute("COMMIT")
+        except sqlite3.Error as exc:
+            _rollback(conn)
+            raise _write_error(db.path, exc) from None
+        finally:
+            for number in taken:
+                _unlock(db.path, number)
+        return len(taken)
+
+
 def _count(value) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
@@ -966,47 +1038,55 @@ def _replay(data: IncidentData, events: list[tuple], victims: list[tuple]) -> In
     return data
 
 
-def _events_of(conn: sqlite3.Connection, numbers: list[int]) -> dict[int, list[tuple]]:
-    out: dict[int, list[tuple]] = {n: [] for n in numbers}
-    if not numbers:
-        return out
-    marks = ", ".join("?" * len(numbers)) if len(numbers) < 500 else None
-    query = (
-        "SELECT incident, seq, at, kind, victim, symptom, answer, volunteered, detail "
-        "FROM events "
-        + (f"WHERE incident IN ({marks}) " if marks else "")
-        + "ORDER BY incident, seq"
-    )
-    for row in conn.execute(query, numbers if marks else ()):
-        if row[0] in out:
-            out[row[0]].append(row[1:])
-    return out
-
-
-def _victims_of(conn: sqlite3.Connection, numbers: list[int]) -> dict[int, list[tuple]]:
-    out: dict[int, list[tuple]] = {n: [] for n in numbers}
-    for incident, idx, name in conn.execute(
-        "SELECT incident, idx, name FROM victims ORDER BY incident, idx"
-    ):
-        if incident in out:
-            out[incident].append((idx, name))
+def _rows_by_incident(
+    conn: sqlite3.Connection, columns: str, table: str, order: str, chosen: str, args: tuple
+) -> dict[int, list[tuple]]:
+    """The rows of ``table`` (its first column being the incident) of the incidents that
+    ``chosen`` (a query of their numbers) selects, grouped by incident: the primary key's
+    index finds each incident's rows, so no other incident's are read."""
+    out: dict[int, list[tuple]] = {}
+    query = f"SELECT {columns} FROM {table} WHERE incident IN ({chosen}) ORDER BY {order}"
+    for row in conn.execute(query, args):
+        out.setdefault(row[0], []).append(row[1:])
     return out
 
 
 def read_incidents(
-    conn: sqlite3.Connection, where: str = "", args: tuple = ()
+    conn: sqlite3.Connection,
+    where: str = "",
+    args: tuple = (),
+    limit: int | None = None,
+    offset: int = 0,
 ) -> list[IncidentData]:
     """The incidents matching ``where`` (an SQL condition on the incidents table), replayed,
-    newest first."""
+    newest first; only the ``limit`` newest after skipping ``offset`` when a limit is given.
+    Only the chosen incidents' victims and changes are read."""
+    chosen = f"SELECT number FROM incidents {('WHERE ' + where) if where else ''}"
+    if limit is not None or offset:
+        chosen += " ORDER BY started DESC, number DESC LIMIT ? OFFSET ?"
+        args = (*args, -1 if limit is None else limit, offset)
     rows = conn.execute(
-        f"SELECT {_INCIDENT_COLUMNS} FROM incidents {('WHERE ' + where) if where else ''}", args
+        f"SELECT {_INCIDENT_COLUMNS} FROM incidents WHERE number IN ({chosen})", args
     ).fetchall()
     incidents = [_incident(row) for row in rows]
-    numbers = [d.number for d in incidents]
-    events, victims = _events_of(conn, numbers), _victims_of(conn, numbers)
-    out = [_replay(d, events[d.number], victims[d.number]) for d in incidents]
+    events = _rows_by_incident(
+        conn,
+        "incident, seq, at, kind, victim, symptom, answer, volunteered, detail",
+        "events",
+        "incident, seq",
+        chosen,
+        args,
+    )
+    victims = _rows_by_incident(
+        conn, "incident, idx, name", "victims", "incident, idx", chosen, args
+    )
+    out = [_replay(d, events.get(d.number, []), victims.get(d.number, [])) for d in incidents]
     out.sort(key=lambda d: (d.started, d.number), reverse=True)
     return out
+
+
+def count_incidents(conn: sqlite3.Connection) -> int:
+    return conn.execute("SELECT count(*) FROM incidents").fetchone()[0]
 
 
 @dataclass
@@ -1078,7 +1158,36 @@ def list_incidents(path: Path | None = None) -> tuple[list[IncidentData], list[s
         return _read(db), db.notices
 
 
-def _read(db: Database, where: str = "", args: tuple = ()) -> list[IncidentData]:
+@dataclass
+class IncidentPage:
+    """One page of the incidents, newest first, out of ``total``."""
+
+    incidents: list[IncidentData]
+    total: int
+    notices: list[str]
+    skip: int = 0
+
+
+def list_page(limit: int | None, skip: int = 0, path: Path | None = None) -> IncidentPage:
+    """The ``limit`` newest incidents (all when None) after the ``skip`` newest, reading
+    only theirs.
+
+    Raises
+    ------
+    StoreError
+    """
+    with open_database(path) as db:
+        found = _read(db, limit=limit, offset=skip)
+        try:
+            total = count_incidents(db.conn)
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot read the incident database {db.path}: {exc}") from None
+        return IncidentPage(found, total, db.notices, skip)
+
+
+def _read(
+    db: Database, where: str = "", args: tuple = (), limit: int | None = None, offset: int = 0
+) -> list[IncidentData]:
     """:func:`read_incidents`; damage the quick check missed sets the file aside (with a
     notice in ``db.notices``) and reads as no incident.
 
@@ -1088,17 +1197,18 @@ def _read(db: Database, where: str = "", args: tuple = ()) -> list[IncidentData]
         The file cannot be read for another reason (locked, an I/O error).
     """
     try:
-        return read_incidents(db.conn, where, args)
+        return read_incidents(db.conn, where, args, limit, offset)
     except sqlite3.Error as exc:
         if not _is_damage(exc):
             raise StoreError(f"cannot read the incident database {db.path}: {exc}") from None
+        db.checked = False  # damaged after all: never taken for checked
         db.close()
         notice, target = _set_aside_damaged(db.path, _error_text(exc))
         fresh = open_database(db.path, import_journals=False)
-        db.conn = fresh.conn
+        db.conn, db.checked = fresh.conn, fresh.checked
         db.notices += [notice + _salvage(target, fresh.conn), *fresh.notices]
         try:
-            return read_incidents(db.conn, where, args)
+            return read_incidents(db.conn, where, args, limit, offset)
         except sqlite3.Error as again:
             raise StoreError(f"cannot read the incident database {db.path}: {again}") from None
 

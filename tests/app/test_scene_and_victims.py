@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from app_helpers import notified, settle, until
 from conftest import make_app
 from test_snapshots import screen_text
@@ -262,6 +264,25 @@ async def test_nine_victims_fit_the_strip_at_80_columns():
         assert "…" not in strip
         assert all(f" {n} " in strip for n in range(1, 10)), strip
         assert "!" in strip and strip.rstrip().endswith("+  add"), strip
+
+
+async def test_fifty_victims_keep_the_one_being_asked_in_view_with_the_others_counted():
+    """A mass-casualty scene at 80 columns: the strip was cut after victim 11, so victim 38
+    being asked, and a life-threatening mark on victim 3, were out of view."""
+    app = make_app(None)
+    async with app.run_test(size=SIZE) as pilot:
+        assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
+        strip = app.interview_screen.query_one(VictimsStrip)
+        rows = [views.VictimView(v, f"Victim {v + 1}", 3, v == 2, v == 37) for v in range(50)]
+        strip.show(rows)
+        text = rendered(strip)
+        shown = [int(n) for n in re.findall(r" (\d+) \(", text)]
+        before = int(re.search(r"‹(\d+)!", text)[1])  # "!": victim 3 is among them
+        after = int(re.search(r"(\d+)›", text)[1])
+        assert 38 in shown and "…" not in text and text.rstrip().endswith("+  add"), text
+        assert shown == list(range(before + 1, before + len(shown) + 1))
+        assert before + len(shown) + after == 50 and len(shown) >= 7
+        assert len(text.rstrip()) <= SIZE[0] - 2
 
 
 async def test_undo_says_whose_answer_it_took_back():

@@ -414,13 +414,13 @@ def test_damage_found_only_while_reading_sets_the_file_aside_and_reads_back_what
     real = store.read_incidents
     calls = []
 
-    def first_read_fails(conn, where="", args=()):
+    def first_read_fails(conn, where="", args=(), *page):
         calls.append(where)
         if len(calls) == 1:
             exc = sqlite3.DatabaseError("database disk image is malformed")
             exc.sqlite_errorname = "SQLITE_CORRUPT"
             raise exc
-        return real(conn, where, args)
+        return real(conn, where, args, *page)
 
     monkeypatch.setattr(store, "read_incidents", first_read_fails)
     scan = scan_incidents()

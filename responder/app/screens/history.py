@@ -55,6 +55,7 @@ class HistoryScreen(Screen):
         self.rows: list[HistoryRow] = []
         self.doubted: frozenset[int] = frozenset()
         self._cursor: int | None = None
+        self._filled_width = 0
 
     def compose(self) -> ComposeResult:
         yield Static(id="history-title")
@@ -69,7 +70,9 @@ class HistoryScreen(Screen):
         self.query_one(DataTable).focus()
 
     def on_resize(self) -> None:
-        self.fill(self.query_one(DataTable).cursor_row)
+        table = self.query_one(DataTable)
+        if (table.size.width or self.app.size.width) != self._filled_width:
+            self.fill(table.cursor_row)  # its first layout gives the width of the first fill
 
     def _interview_changed(self, _generation: int) -> None:
         self.load(self._cursor)
@@ -90,6 +93,7 @@ class HistoryScreen(Screen):
         # the answer comes right after the number so a narrow terminal never hides it; the
         # symptom takes what the number, answer, time and category leave
         width = table.size.width or self.app.size.width
+        self._filled_width = width
         n_w = len(str(max(len(rows), 1)))
         answer_w, time_w = len("? can't tell"), len("HH:MM:SS")
         cat_need = max((len(r.symptom.category_label) for r in rows), default=8)

@@ -757,11 +757,44 @@ class VictimsStrip(Static):
             line = self._line(rows, width, style)
             if line.cell_len <= room:
                 break
+        else:  # dozens of victims: those around the one being asked, and how many beside
+            line = self._around_current(list(rows), width, room)
         line.truncate(room, overflow="ellipsis")
         self.update(line)
 
+    @classmethod
+    def _around_current(cls, rows: list[VictimView], width: int, room: int) -> Text:
+        """The bare line of the victims nearest the current one that fits, with the number
+        left out on each side ("‹12", "37›"), red with "!" when a life-threatening sign was
+        answered yes for one of them."""
+        at = next((k for k, row in enumerate(rows) if row.current), 0)
+        start, end = at, at + 1
+
+        def line(first: int, last: int) -> Text:
+            out = cls._hidden(rows[:first], f"‹{first} ") if first else Text()
+            out += cls._line(rows[first:last], width, "bare", add=False)
+            if last < len(rows):
+                out += cls._hidden(rows[last:], f"{len(rows) - last}› ")
+            return out + cls._line([], width, "bare")
+
+        wider = True  # on the later victims' side, then the earlier's, in turn
+        while True:
+            sides = [(start, end + 1), (start - 1, end)]
+            for first, last in sides if wider else sides[::-1]:
+                if 0 <= first and last <= len(rows) and line(first, last).cell_len <= room:
+                    start, end, wider = first, last, not wider
+                    break
+            else:
+                return line(start, end)
+
     @staticmethod
-    def _line(rows, width: int, style: str) -> Text:
+    def _hidden(rows: list[VictimView], text: str) -> Text:
+        if any(row.urgent for row in rows):
+            return Text(text.strip() + "! ", style="bold red")
+        return Text(text, style="dim")
+
+    @staticmethod
+    def _line(rows, width: int, style: str, add: bool = True) -> Text:
         line = Text("" if style == "bare" else "Victims ", style="dim")
         for row in rows:
             cell = Text()
@@ -777,6 +810,7 @@ class VictimsStrip(Static):
                     cell.append("!", style="bold red")
             line.append_text(cell)
             line.append("  " if style == "names" else " ")
-        line.append(" + ", style="bold reverse")
-        line.append(" add", style="dim")
+        if add:
+            line.append(" + ", style="bold reverse")
+            line.append(" add", style="dim")
         return line
