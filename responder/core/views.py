@@ -543,6 +543,28 @@ def signs_seen(it: Interview) -> bool:
     return any(r.answer is Answer.YES and symptoms[r.query].kind == "symptom" for r in it.records)
 
 
+def unexplained_signs(it: Interview, row: CandidateRow) -> tuple[list[Symptom], int]:
+    """The signs answered yes (any victim's) that ``row``'s profile does not list, and how
+    many signs were answered yes in all. A leak lets a short profile absorb such signs, so
+    a leader can be confident on answers that mostly speak against it."""
+    listed = it.problem.matrix[row.objects[0]]
+    symptoms = it.knowledge.symptoms
+    yes: dict[int, bool] = {}
+    for r in it.records:
+        if r.answer is Answer.YES and symptoms[r.query].kind == "symptom":
+            yes.setdefault(r.query, bool(listed[r.query]))
+    return [symptoms[q] for q, fits in yes.items() if not fits], len(yes)
+
+
+def _doubtful_status(row: CandidateRow, unexplained: list[Symptom], signs: int) -> str:
+    shown = ", ".join(s.label for s in unexplained[:3]) + (", …" if len(unexplained) > 3 else "")
+    return (
+        f"Doubtful: {len(unexplained)} of the {signs} signs answered yes ({shown}) are not "
+        f"among {row.names}'s known signs. Check them: the agent may be one the knowledge "
+        "base lacks. "
+    )
+
+
 def _no_sign_status(top: CandidateRow) -> str:
     return (
         f"{top.names} leads at {percent(top.probability)} with no sign answered yes: "
@@ -631,6 +653,11 @@ def result(it: Interview) -> ResultView | None:
                 f"{len(cands)} candidates; all {len(cands)} are listed above."
             )
         confident = False
+    if top is not None and kind in ("chemical", "set"):
+        unexplained, signs = unexplained_signs(it, top)
+        if len(unexplained) >= 2 and 2 * len(unexplained) > signs:
+            status_text = _doubtful_status(top, unexplained, signs) + status_text
+            confident = False
     if top is not None and not signs_seen(it):
         # every sign answered no or can't tell: the chemical that lists fewest signs rises,
         # which identifies nothing (an unharmed person, a white powder of unknown nature)

@@ -375,3 +375,29 @@ def test_the_runner_up_a_result_is_weighed_against_is_named_in_full(bundled):
     assert r.runner_up == second.names
     md = to_markdown(report(it))
     assert f"(against {second.names})" in md
+
+
+def test_a_leader_that_lists_few_of_the_signs_seen_is_called_doubtful(bundled):
+    """Seizures, blisters, wide pupils and a slow pulse, everything else no, ended
+    "Identified: Picrotoxin 99%" though three of the four signs are not among its signs."""
+    it = Interview(bundled, InterviewConfig(mode="evidence"))
+    for sid in ("seizures", "blisters", "dilated_pupils", "slow_pulse"):
+        it.answer(bundled.symptom_index(sid), Answer.YES)
+    while it.status is Status.ASKING:
+        it.answer(views.question(it).items[0].symptom.index, Answer.NO)
+    r = views.result(it)
+    top = r.candidates[0]
+    unexplained, signs = views.unexplained_signs(it, top)
+    assert signs == 4 and len(unexplained) == 3
+    assert r.status.startswith("Doubtful: 3 of the 4 signs answered yes (")
+    assert f"are not among {top.names}'s known signs" in r.status
+    assert "Identified after" in r.status and not r.confident
+    assert r.headline.startswith("Most likely: ")  # still named, not hidden
+
+
+def test_a_leader_that_lists_the_signs_seen_is_not_called_doubtful(bundled):
+    it = Interview(bundled, InterviewConfig(mode="evidence"))
+    answer_as(it, "Chlorine")
+    r = views.result(it)
+    assert views.unexplained_signs(it, r.candidates[0])[0] == []
+    assert not r.status.startswith("Doubtful") and r.confident
