@@ -31,6 +31,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from startup import CHILD  # noqa: E402 (the start-up benchmark's child: app to first question)
+
 CATEGORIES = ("eyes", "ent", "breathing", "heart", "stomach", "nervous", "skin")
 
 
@@ -112,22 +114,6 @@ def timed_process(cmd: list[str], env: dict, runs: int) -> float:
     return statistics.median(walls)
 
 
-APP_CHILD = r"""
-import sys, time
-t0 = time.perf_counter()
-from responder.app.main import prepare
-app = prepare(sys.argv[1] or None, started_at=t0)
-
-async def auto_pilot(pilot):
-    while app.first_question_at is None:
-        await pilot.pause(0.005)
-    print(f"READY {app.first_question_at - t0:.4f}", flush=True)
-    app.exit()
-
-app.run(headless=True, size=(80, 24), auto_pilot=auto_pilot)
-"""
-
-
 def selection_ms(kb) -> tuple[float, float]:
     """Median ms of one evidence-mode selection at the root and after 5 answers."""
     from responder.config import InterviewConfig
@@ -177,7 +163,7 @@ def measure(kb_spec: str | None, home: Path, runs: int) -> dict[str, float]:
     starts = []
     for _ in range(runs):
         proc = subprocess.run(
-            [sys.executable, "-c", APP_CHILD, kb_spec or ""],
+            [sys.executable, "-c", CHILD, kb_spec or ""],
             env=env,
             capture_output=True,
             text=True,
