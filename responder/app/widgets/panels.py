@@ -721,7 +721,8 @@ class StatusLine(Static):
 
 
 class VictimsStrip(Static):
-    """The incident's victims on one line: number keys switch, + adds one; each with its
+    """The incident's victims on one line: number keys switch, + adds one (- takes back
+    one added by mistake, when the victim being asked can be); each with its
     answers and a red mark when a life-threatening sign was answered yes. Hidden while
     there is one victim."""
 
@@ -811,6 +812,9 @@ class VictimsStrip(Static):
             line.append_text(cell)
             line.append("  " if style == "names" else " ")
         if add:
+            if any(row.removable for row in rows):
+                line.append(" - ", style="bold reverse")
+                line.append(" remove  ", style="dim")
             line.append(" + ", style="bold reverse")
             line.append(" add", style="dim")
         return line
