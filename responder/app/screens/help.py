@@ -15,8 +15,8 @@ from responder.engine.evidence import DEFAULT_THRESHOLD
 
 # (binding id, what it does), in the order shown.
 KEY_HELP = (
-    ("answer.yes", "Yes: the victim has the symptom"),
-    ("answer.no", "No: the victim does not have it"),
+    ("answer.yes", "Yes: seen at any time since the exposure, even if gone now"),
+    ("answer.no", "No: not seen at any time since the exposure"),
     ("answer.unknown", "Can't tell: skip it; nobody is ruled out"),
     ("answer.none", "None of these: e.g. pupils of normal size (no to small and to large)"),
     ("scene", "Scene step: smell, cloud, form, place, pattern, onset, route; one key each"),
