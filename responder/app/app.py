@@ -243,6 +243,9 @@ class ResponderApp(App):
     def on_victim_added(self, message: messages.VictimAdded) -> None:
         self.add_victim()
 
+    def on_victim_removed(self, message: messages.VictimRemoved) -> None:
+        self.remove_victim()
+
     def on_victim_selected(self, message: messages.VictimSelected) -> None:
         self.select_victim(message.victim)
 
@@ -471,11 +474,24 @@ class ResponderApp(App):
             label = it.knowledge.symptoms[it.several_victims_noted.query].label
             noted = f" {label}: yes (z takes it back)."
         self.notify(
-            f"Victim {index + 1} added: answers now go to them. Scene answers are shared; "
-            f"number keys switch victims.{noted}",
+            f"Victim {index + 1} added (- takes back one added by mistake): answers now go "
+            f"to them. Scene answers are shared; number keys switch victims.{noted}",
             timeout=5,
         )
         self._redraw()
+
+    def remove_victim(self) -> None:
+        """Take back the victim being asked, added by mistake; one message says why not
+        when they have answers or another victim came after them."""
+        it = self.interview
+        try:
+            removed = it.remove_victim()
+        except ValueError as exc:
+            self.notify(str(exc), severity="warning", timeout=10)
+            self._redraw(auto_result=False)
+            return
+        self.notify(views.victim_removed_notice(it, removed), timeout=6)
+        self._redraw(auto_result=False)
 
     def select_victim(self, victim: int) -> None:
         it = self.interview

@@ -59,6 +59,10 @@ class VictimAdded(Message):
     """A new victim of the same incident."""
 
 
+class VictimRemoved(Message):
+    """The victim being asked, added by mistake (no answers), taken back."""
+
+
 class VictimSelected(Message):
     """Answers go to victim ``victim`` (0-based) from now on."""
 

@@ -251,6 +251,8 @@ def _answer_json(a, kb) -> dict:
 
 
 def _incident_json(data, kb) -> dict:
+    from responder.core.export import NO_ANSWERS  # noqa: PLC0415
+
     names = data.victim_names()
     given: dict[int, list[dict]] = {v: [] for v in range(-1, len(names))}
     for a in data.answers:
@@ -271,6 +273,7 @@ def _incident_json(data, kb) -> dict:
                 "label": _label(v, name),
                 "answers": given[v],
             }
+            | ({} if given[v] else {"note": NO_ANSWERS})
             for v, name in enumerate(names)
         ],
         # answered once for the whole incident (the scene), in the order given
@@ -395,7 +398,9 @@ def cmd_show(args) -> int:
     def lines(victim: int) -> list[str]:
         given = [a for a in data.answers if a.victim == victim]
         if not given:
-            return ["  (no answers)"]
+            from responder.core.export import NO_ANSWERS  # noqa: PLC0415
+
+            return [f"  ({NO_ANSWERS})"]
         return [
             f"  {time_text(a.at, '%H:%M:%S')}  {_symptom_text(a.symptom, kb)}: {a.answer}"
             + ("  (volunteered)" if a.volunteered else "")

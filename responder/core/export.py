@@ -79,6 +79,8 @@ def _iso(ts: float) -> str:
     return datetime.fromtimestamp(ts, tz=UTC).astimezone().isoformat(timespec="seconds")
 
 
+#: what the export says of a victim with no answers of their own (the scene's not counted)
+NO_ANSWERS = "no answers recorded"
 #: whose an answer of the incident itself is (a scene fact, answered once for every victim)
 SCENE_LABEL = "all (the scene)"
 
@@ -104,8 +106,11 @@ def report(interview: Interview, remaining=None) -> dict:
         "modes": interview.describe_modes(),
         "status": status.value,
         "questions_asked": interview.ranked_on,
+        # a victim registered but not asked anything is listed, never as if examined
         "victims": [
             {"index": v, "name": name, "label": interview.victim_label(v)}
+            | {"answers_recorded": interview.own_answers(v)}
+            | ({} if interview.own_answers(v) else {"note": NO_ANSWERS})
             for v, name in enumerate(interview.victims)
         ],
         # each answer says whose it is: a victim's (index from 0), or the incident's (-1)
@@ -331,7 +336,8 @@ def to_markdown(data: dict) -> str:
     victims = data.get("victims") or []  # an export written before victims has none
     several = len(victims) > 1
     if several:
-        out.append(f"- Victims: {len(victims)} ({', '.join(v['label'] for v in victims)})")
+        named = ", ".join(v["label"] + (f": {v['note']}" if v.get("note") else "") for v in victims)
+        out.append(f"- Victims: {len(victims)} ({named})")
     if "noise_budget" in data:
         nb = data["noise_budget"]
         out.append(f"- Wrong answers assumed: {nb['used']} of {nb['tolerated']} tolerated")

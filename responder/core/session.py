@@ -292,6 +292,64 @@ class Interview:
         self.several_victims_noted = self._note_several_victims()
         return index
 
+    def own_answers(self, victim: int) -> int:
+        """How many answers ``victim`` has of their own (the scene's not counted)."""
+        return sum(1 for r in self.records if r.victim == victim)
+
+    def why_not_removable(self) -> str | None:
+        """Why the victim being asked cannot be taken back as added by mistake; None when
+        they can. Only the victim added last, with no answers of their own, can be: so no
+        other victim's number changes, and nothing entered is deleted."""
+        v, last = self.victim, len(self.victims) - 1
+        if last == 0:
+            return f"{self.victim_label(v)} is the only victim: there is no victim to remove."
+        own = self.own_answers(v)
+        if own:
+            return (
+                f"{self.victim_label(v)} has {counted(own, 'answer')} and is not removed: only "
+                "a victim with no answers can be. To take answers back, press z (the last "
+                "answer) or h (any answer; d removes it)."
+            )
+        if v != last:
+            return (
+                f"{self.victim_label(v)} is not removed: only the victim added last, "
+                f"{self.victim_label(last)}, can be, so that no other victim's number changes."
+            )
+        return None
+
+    def remove_victim(self) -> int:
+        """Take back the victim being asked, added last and with no answers of their own
+        (``+`` pressed once too often); the victim before them is asked from now on.
+        Stored, so a resume shows the same victims. Returns the removed index.
+
+        Raises
+        ------
+        ValueError
+            The victim cannot be removed; the message says why (:meth:`why_not_removable`).
+        """
+        why = self.why_not_removable()
+        if why is not None:
+            raise ValueError(why)
+        removed = self.victim
+        self.victims.pop()
+        self._rebuild_state(asking=removed - 1)
+        self._log(lambda: self.incident.remove_victim(removed), config_only=True)
+        self._log_current_victim()
+        self.several_victims_noted = None
+        self.generation += 1
+        return removed
+
+    def _rebuild_state(self, asking: int) -> None:
+        """A fresh engine state for :attr:`victims` with every answer (the engine adds
+        victims but never takes one back), asking ``asking``."""
+        state = state_for(self.knowledge, self.config)
+        while state.n_victims < len(self.victims):
+            state.add_victim()
+        state.select_victim(asking)
+        log = AnswerLog(state)
+        log.restore(list(self.records), self.log.replacements())
+        self.state, self.log = state, log
+
     def _note_several_victims(self) -> AnswerRecord | None:
         """A second victim means several fell ill: the incident's "several victims" is
         answered yes, as evidence like any answer (undo takes it back), unless the

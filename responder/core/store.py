@@ -13,7 +13,8 @@ Schema (version 1, kept in ``PRAGMA user_version``; :data:`MIGRATIONS` lists the
                volunteered, detail   -- append-only, one row per change
 
 ``kind`` is ``answer``, ``undo``, ``remove`` (``detail`` = ``contradicted`` when the next answer
-took it out), ``config`` (``detail`` = the whole config as
+took it out; ``detail`` = ``victim`` and no symptom: the victim added last, with no answers,
+taken back, a kind an earlier version reads as a removal of nothing), ``config`` (``detail`` = the whole config as
 JSON), ``victim`` (``detail`` = the name: a victim added, named or turned to; the last one
 is the victim being asked, where a resume returns) or ``end`` (``detail`` = the reason).
 ``victim`` -1 is the incident's own answers (scene queries answered once per incident). Replay follows the
@@ -67,6 +68,8 @@ ANSWERS = ("yes", "no", "unknown")
 KINDS = ("answer", "undo", "remove", "config", "victim", "end")
 #: the detail of a "remove" event whose answer the next answer contradicted (and took out)
 CONTRADICTED = "contradicted"
+#: the detail of a "remove" event that takes back a victim added by mistake (no symptom)
+VICTIM_REMOVED = "victim"
 #: Victims one incident may hold when read back (a larger index is damage). Writes take
 #: any index: a change the database refused would block every later one.
 MAX_VICTIMS = 10_000
@@ -693,6 +696,8 @@ def _insert_event(conn: sqlite3.Connection, number: int, seq: int, event: Event)
             "INSERT OR REPLACE INTO victims (incident, idx, name) VALUES (?, ?, ?)",
             (number, event.victim, event.detail or ""),
         )
+    elif event.kind == "remove" and event.detail == VICTIM_REMOVED:
+        conn.execute("DELETE FROM victims WHERE incident = ? AND idx = ?", (number, event.victim))
     elif event.kind == "config":
         conn.execute("UPDATE incidents SET config = ? WHERE number = ?", (event.detail, number))
     elif event.kind == "end":
@@ -873,6 +878,11 @@ class IncidentLog:
         detail = CONTRADICTED if contradicted else None
         self.append(Event("remove", time.time(), victim, symptom, detail=detail))
 
+    def remove_victim(self, index: int) -> None:
+        """The victim ``index``, added last and with no answers, taken back (added by
+        mistake)."""
+        self.append(Event("remove", time.time(), index, detail=VICTIM_REMOVED))
+
     def victim(self, index: int, name: str) -> None:
         """A victim added, named or turned to (index 1 is the second victim); the last one
         is the victim a resume returns to."""
@@ -998,6 +1008,7 @@ def _replay(data: IncidentData, events: list[tuple], victims: list[tuple]) -> In
             data.victims[idx] = str(name or "")[:200]
     took_out: list[tuple[StoredAnswer, list[StoredAnswer]]] = []
     taken: list[StoredAnswer] = []  # contradicted answers the next answer took out
+    removed: set[int] = set()  # victims taken back, unless added again later
     for seq, at, kind, victim, symptom, answer, volunteered, detail in events:
         at = _timestamp(at)
         if at is None:
@@ -1024,15 +1035,22 @@ def _replay(data: IncidentData, events: list[tuple], victims: list[tuple]) -> In
         taken = []
         if kind == "undo":
             history.undo()
+        elif kind == "remove" and detail == VICTIM_REMOVED and symptom is None:
+            if _victim_index(victim) is not None and victim >= 0:
+                removed.add(victim)
         elif kind == "remove":
             if _symptom(symptom) and _victim_index(victim) is not None:
                 history.remove((victim, symptom))
         elif kind == "victim":
             if _victim_index(victim) is not None and victim >= 0:
                 data.current_victim = victim
+                removed.discard(victim)
         elif kind not in KINDS:
             data.problems.append(f"change {seq}: an unknown kind of change; skipped")
     data.answers, data.replaced = history.records, history.replaced
+    # a victim taken back keeps no name; one that answers still name (a hand edit) is kept
+    for victim in removed - {a.victim for a in data.answers}:
+        data.victims.pop(victim, None)
     present = {id(a) for a in data.answers}
     data.took_out = [(new, olds) for new, olds in took_out if id(new) in present]
     return data

@@ -14,7 +14,7 @@ import numpy as np
 from responder.core.answers import AnswerRecord
 from responder.core.counted import counted
 from responder.core.percent import percent
-from responder.core.session import Interview
+from responder.core.session import SEVERAL_VICTIMS, Interview
 from responder.engine.state import Answer, QueryAnswer, Status
 from responder.kb.model import Category, Chemical, ChemicalClass, ExclusiveGroup, Symptom
 
@@ -248,17 +248,37 @@ class VictimView:
     answers: int  # given for this victim (the incident's scene facts not counted)
     urgent: bool  # a life-threatening sign answered yes
     current: bool
+    #: the victim being asked can be taken back with - (added last, no answers)
+    removable: bool = False
 
 
 def victims(it: Interview) -> list[VictimView]:
     """Every victim of the incident, the one being asked marked."""
     kn = it.knowledge
     out = []
+    removable = it.why_not_removable() is None
     for v in range(len(it.victims)):
         own = [r for r in it.records if r.victim == v]
         urgent = any(r.answer is Answer.YES and kn.symptoms[r.query].urgent for r in own)
-        out.append(VictimView(v, it.victim_label(v), len(own), urgent, v == it.victim))
+        current = v == it.victim
+        out.append(
+            VictimView(v, it.victim_label(v), len(own), urgent, current, current and removable)
+        )
     return out
+
+
+def victim_removed_notice(it: Interview, removed: int) -> str:
+    """What removing victim ``removed`` (0-based) did, and what it left: the scene's
+    "several people ill" stays as answered, since a responder may have seen others ill."""
+    said = (
+        f"Victim {removed + 1} removed (no answers); answers now go to "
+        f"{it.victim_label(it.victim)}."
+    )
+    several = it.knowledge.symptom_index(SEVERAL_VICTIMS)
+    if len(it.victims) == 1 and several is not None and it.answer_of(several) is Answer.YES:
+        label = it.knowledge.symptoms[several].label
+        said += f" The scene's {label}: yes stays; if only one person is ill, change it with h."
+    return said
 
 
 @dataclass(frozen=True)

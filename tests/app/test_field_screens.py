@@ -318,7 +318,7 @@ async def test_an_identical_profile_row_names_every_chemical_in_full(size):
         assert short in cell or short in str(table.get_row_at(k)[labels.index("Class")])
 
 
-@pytest.mark.parametrize("width", [80, 100, 120, 140, 168, 200])
+@pytest.mark.parametrize("width", [80, 100, 120, 140, 184, 185, 200])
 async def test_the_footer_never_overflows_and_keeps_the_essential_keys(width):
     """The footer lost keys (80 columns) and, with the evidence mode's extra key, overflowed
     at 120 ("? ▏^p palettet"): mode keys now leave it whenever all would not fit."""
@@ -344,9 +344,9 @@ async def test_the_footer_never_overflows_and_keeps_the_essential_keys(width):
             "? Help",
         ):
             assert key in footer, (key, footer)
-        # the bundled key map needs 168 columns for every key (scene, victim and quit
-        # included) and the palette's hint
-        assert wide == (width >= 168)
+        # the bundled key map needs 185 columns for every key (scene, adding and removing a
+        # victim, and quit included) and the palette's hint
+        assert wide == (width >= 185)
         assert ("v Evidence/strict" in footer) == wide and ("t Target" in footer) == wide
 
 
@@ -511,3 +511,49 @@ async def test_below_80_columns_the_footer_still_shows_quit_and_the_answer_keys(
             assert key in footer, (key, footer)
         await pilot.press("h")  # still works, though not listed
         assert await until(pilot, lambda: type(app.screen).__name__ == "HistoryScreen")
+
+
+async def test_the_question_says_a_yes_means_seen_since_the_exposure_without_a_line_more():
+    """A victim who coughed and no longer does: "y" read as "now" or "since the exposure"?
+    The knowledge base's signs are those seen since the exposure; the question's lower edge
+    now says so, on the border (no line taken from the candidates at 80x24), the victim
+    still named there; a scene fact gets no such note; the help says it of y and n."""
+    from dataclasses import replace
+
+    from test_scene_and_victims import show_question
+    from test_snapshots import screen_text
+
+    from responder.app.widgets.panels import QuestionPanel
+
+    app = make_app(None, mode=None)  # the bundled knowledge base, with its scene
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        show_question(app, "cough")
+        await settle(pilot)
+        panel = app.interview_screen.query_one(QuestionPanel)
+        assert panel.border_subtitle == "y = seen any time since exposure"
+        lines = screen_text(app).splitlines()
+        edge = next(k for k, line in enumerate(lines) if line.startswith("╰"))
+        assert "y = seen any time since exposure" in lines[edge]
+        assert (
+            lines[edge + 1].startswith("╭─") and "plausible" in lines[edge + 1]
+        )  # next: candidates
+        await pilot.press("plus")
+        await settle(pilot)
+
+        def ask_victim_2(symptom_id: str) -> None:
+            show_question(app, symptom_id)
+            view = replace(panel.view, victim="Victim 2")
+            panel.show(replace(panel.prompt, question=view))
+
+        ask_victim_2("cough")
+        await settle(pilot)
+        assert panel.border_subtitle == "V2 · y = seen any time since exposure"
+        ask_victim_2("odour_bleach")
+        await settle(pilot)
+        assert panel.border_subtitle == "Victim 2"  # a scene fact: no "since exposure"
+        await pilot.press("question_mark")
+        await settle(pilot)
+        text = " ".join(screen_text(app).split())
+        assert "Yes: seen at any time since the exposure, even if gone now" in text
+        assert "No: not seen at any time since the exposure" in text

@@ -342,3 +342,32 @@ async def test_a_resume_returns_to_the_victim_being_asked_and_says_so():
         await pilot.pause()
         assert app2.interview.victim == 1 and len(app2.interview.victims) == 3
         assert await notified(pilot, app2, "asking Victim 2")
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 36)])
+async def test_the_resume_list_says_how_many_victims_each_incident_has(knowledge, size):
+    """Two unfinished incidents of the same hour, one of three victims (a fourth taken
+    back) and one of one victim: the list showed their answers, not how many victims."""
+    from responder.core.session import Interview
+
+    crash = Interview.start(knowledge, InterviewConfig("chemical", "symptom", "strict"))
+    crash.answer(0, Answer.YES)
+    for _ in range(3):
+        crash.add_victim()
+    crash.remove_victim()
+    crash.answer(1, Answer.NO)
+    crash.incident.close()
+    alone = Interview.start(knowledge, InterviewConfig("chemical", "symptom", "strict"))
+    alone.answer(0, Answer.YES)
+    alone.incident.close()
+    app = make_app()
+    async with app.run_test(size=size) as pilot:
+        assert await until(pilot, lambda: isinstance(app.screen, ResumeScreen))
+        await settle(pilot)
+        table = app.screen.query_one("#resume-table")
+        headings = [str(c.label) for c in table.ordered_columns]
+        victims, answers = headings.index("Victims"), headings.index("Answers")
+        rows = [table.get_row_at(r) for r in range(table.row_count)]
+        assert sorted((row[answers], row[victims]) for row in rows) == [("1", "1"), ("2", "3")]
+        assert "Most likely now" in headings
+        assert sum(c.get_render_width(table) for c in table.ordered_columns) <= size[0]

@@ -340,3 +340,63 @@ async def test_a_tenth_victim_is_refused_in_words_that_say_it_was_not_added():
         assert len(app.interview.victims) == 9
         said = " ".join(toasts(app))
         assert "No victim added" in said and "nine victims at most" in said, said
+
+
+async def test_minus_takes_back_a_victim_added_by_mistake_and_keeps_one_with_answers():
+    """+ pressed once too often left an empty victim that was stored, shown and exported:
+    - takes them back (stored, so the incident reads back with the same victims); a victim
+    with answers stays, and one message says why and how to take the answers back."""
+    from app_helpers import all_notifications_shown, toasts
+
+    from responder.core.store import find_incident
+
+    app = make_app(None, mode=None)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await settle(pilot)
+        it = app.interview
+        show_question(app, "cough")
+        await pilot.press("y")
+        await settle(pilot)
+        await pilot.press("plus")
+        await settle(pilot)
+        show_question(app, "headache")
+        await pilot.press("y")
+        await settle(pilot)
+        await pilot.press("plus")  # once too often
+        await settle(pilot)
+        strip = app.interview_screen.query_one(VictimsStrip)
+        assert len(it.victims) == 3 and "-  remove" in rendered(strip), rendered(strip)
+        await pilot.press("minus")
+        await settle(pilot)
+        assert len(it.victims) == 2 and it.victim == 1
+        assert "3 (" not in rendered(strip) and "V3" not in rendered(strip)
+        assert "-  remove" not in rendered(strip)  # victim 2 has an answer
+        await pilot.press("minus")
+        await settle(pilot)
+        await all_notifications_shown(pilot, app)
+        said = " ".join(toasts(app))
+        assert "Victim 3 removed (no answers); answers now go to Victim 2." in said, said
+        assert (
+            "Victim 2 has 1 answer and is not removed: only a victim with no answers can be. "
+            "To take answers back, press z (the last answer) or h (any answer; d removes it)."
+        ) in said, said
+        assert len(it.victims) == 2 and [r.victim for r in it.records] == [0, -1, 1]
+        data, _ = find_incident(it.id)
+        assert data.victim_names() == ["", ""] and data.current_victim == 1
+
+
+async def test_the_help_and_a_wide_footer_list_the_key_that_removes_a_victim():
+    from responder.app.screens.help import HelpScreen
+
+    app = make_app(None, mode=None)
+    async with app.run_test(size=(200, 90)) as pilot:
+        await settle(pilot)
+        await pilot.press("plus")
+        await settle(pilot)
+        assert "- Remove victim" in screen_text(app).splitlines()[-1]
+        await pilot.press("question_mark")
+        await settle(pilot)
+        assert isinstance(app.screen, HelpScreen)
+        text = " ".join(screen_text(app).split())
+        assert "Remove a victim added by mistake: the last one, while they have no answers" in text
+        assert "- takes back the last one added by mistake" in text

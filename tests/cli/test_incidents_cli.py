@@ -405,3 +405,19 @@ def test_a_long_json_listing_is_written_in_one_piece(monkeypatch):
     rows = [{"id": k, "answers": [{"symptom": "cough", "answer": "yes"}] * 3} for k in range(500)]
     print_json(rows)
     assert json.loads(out.getvalue()) == rows and CountingOut.writes == 1
+
+
+def test_show_says_no_answers_recorded_for_a_victim_with_none_in_text_and_json(home, capsys):
+    knowledge = load_knowledge(str(FIXTURE_KB))
+    it = _stored_interview(knowledge)
+    it.add_victim()  # stored, never asked anything
+    code, out, _ = run(capsys, "--kb", str(FIXTURE_KB), "incidents", "show", it.id)
+    assert code == 0 and "Victim 3:\n  (no answers recorded)" in out
+    assert out.count("no answers recorded") == 1
+    code, out, _ = run(capsys, "incidents", "show", it.id, "--json", "--kb", str(FIXTURE_KB))
+    victims = json.loads(out)["victims"]
+    assert [(len(v["answers"]), v.get("note")) for v in victims] == [
+        (1, None),
+        (1, None),
+        (0, "no answers recorded"),
+    ]

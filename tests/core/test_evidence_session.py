@@ -282,3 +282,30 @@ def test_z_after_a_resume_puts_back_what_the_undone_answer_took_out(home):
     data, _ = find_incident(it.id)
     fourth, _ = Interview.resume(kb, data)
     assert fourth.undo().query == wide and fourth.record_of(pinpoint) is None
+
+
+def test_removing_the_second_victim_says_the_scenes_several_victims_answer_stays():
+    """The second victim answered "several people ill" for the incident; removing that
+    victim leaves it (others may be ill without being examined) and says how to change it."""
+    from responder.kb.resolve import load_knowledge  # noqa: PLC0415
+
+    bundled = load_knowledge(None)
+    several = bundled.symptom_index("pattern_several_victims")
+    it = Interview(bundled)
+    it.answer(bundled.symptom_index("cough"), Answer.YES)
+    it.add_victim()
+    removed = it.remove_victim()
+    assert it.answer_of(several) is Answer.YES and len(it.victims) == 1
+    label = bundled.symptoms[several].label
+    assert views.victim_removed_notice(it, removed) == (
+        "Victim 2 removed (no answers); answers now go to Victim 1. The scene's "
+        f"{label}: yes stays; if only one person is ill, change it with h."
+    )
+    assert views.victims(it)[0].removable is False  # the only victim
+    it.add_victim()
+    it.add_victim()
+    it.remove_victim()
+    assert views.victim_removed_notice(it, 2) == (
+        "Victim 3 removed (no answers); answers now go to Victim 2."
+    )
+    assert [v.removable for v in views.victims(it)] == [False, True]

@@ -282,3 +282,23 @@ def test_a_small_knowledge_base_is_counted_in_words(tmp_path, home):
     assert views.no_fit(it).headline.startswith(
         "No chemical in the knowledge base matches the 1 answer"
     )
+
+
+def test_a_victim_with_no_answers_is_listed_as_such_not_as_if_examined(knowledge):
+    """A victim added and never asked anything was listed among the victims like the
+    others: the Markdown and the JSON now both say "no answers recorded" for them."""
+    it = Interview(knowledge, InterviewConfig())
+    it.answer(knowledge.symptom_index("cough"), Answer.YES)
+    it.add_victim("driver")
+    it.answer(knowledge.symptom_index("tearing"), Answer.YES)
+    it.add_victim()
+    it.select_victim(0)
+    data = report(it)
+    assert [(v["label"], v["answers_recorded"], v.get("note")) for v in data["victims"]] == [
+        ("Victim 1", 1, None),
+        ("Victim 2 (driver)", 1, None),
+        ("Victim 3", 0, "no answers recorded"),
+    ]
+    md = to_markdown(data)
+    assert "- Victims: 3 (Victim 1, Victim 2 (driver), Victim 3: no answers recorded)" in md
+    assert md.count("no answers recorded") == 1

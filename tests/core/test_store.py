@@ -479,3 +479,89 @@ def test_an_incident_stored_before_the_victim_was_kept_resumes_on_its_last_added
     assert problems == [] and warnings == []
     assert again.victims == ["", "", ""] and again.victim == 2
     assert [(r.query, r.victim) for r in again.records] == [(0, 0), (1, 1), (2, 0)]
+
+
+# -- a victim added by mistake ----------------------------------------------------------------
+
+
+def test_a_victim_added_by_mistake_is_removed_and_a_resume_shows_the_same_victims(home, knowledge):
+    it = Interview.start(knowledge, STRICT)
+    it.answer(0, Answer.YES)
+    it.add_victim("driver")
+    it.answer(1, Answer.NO)
+    it.add_victim()  # + pressed once too often
+    assert it.remove_victim() == 2
+    assert it.victims == ["", "driver"] and it.victim == 1
+    assert it.state.n_victims == 2  # no empty victim left behind for the engine to ask
+    assert [(r.query, r.victim) for r in it.records] == [(0, 0), (1, 1)]
+    kinds = rows("SELECT kind, victim, symptom, detail FROM events ORDER BY seq")
+    assert kinds[-2:] == [("remove", 2, None, "victim"), ("victim", 1, None, "driver")]
+    assert rows("SELECT idx, name FROM victims ORDER BY idx") == [(0, ""), (1, "driver")]
+    again, warnings = Interview.resume(knowledge, stored(it), write=False)
+    assert warnings == [] and again.victims == ["", "driver"] and again.victim == 1
+    assert [(r.query, r.victim) for r in again.records] == [(0, 0), (1, 1)]
+    # the next + gives the number the removed victim had, and a resume shows it again
+    assert it.add_victim("cyclist") == 2
+    it.answer(2, Answer.YES)
+    again, _ = Interview.resume(knowledge, stored(it), write=False)
+    assert again.victims == ["", "driver", "cyclist"] and again.victim == 2
+    assert [(r.query, r.victim) for r in again.records] == [(0, 0), (1, 1), (2, 2)]
+
+
+def test_a_victim_removed_before_the_first_answer_is_not_stored_at_all(home, knowledge):
+    it = Interview.start(knowledge, STRICT)
+    it.add_victim()
+    it.add_victim()
+    it.remove_victim()
+    it.answer(0, Answer.YES)  # the incident is created here, with the two victims left
+    assert rows("SELECT idx FROM victims ORDER BY idx") == [(0,), (1,)]
+    again, _ = Interview.resume(knowledge, stored(it), write=False)
+    assert again.victims == ["", ""] and again.victim == 1
+    assert [(r.query, r.victim) for r in again.records] == [(0, 1)]
+
+
+def test_a_victim_with_answers_or_not_added_last_is_not_removed_and_says_why(home, knowledge):
+    it = Interview.start(knowledge, STRICT)
+    with pytest.raises(ValueError, match="Victim 1 is the only victim"):
+        it.remove_victim()
+    it.answer(0, Answer.YES)
+    it.add_victim()
+    it.answer(1, Answer.NO)
+    it.answer(2, Answer.YES)
+    with pytest.raises(ValueError) as refused:
+        it.remove_victim()
+    assert str(refused.value) == (
+        "Victim 2 has 2 answers and is not removed: only a victim with no answers can be. "
+        "To take answers back, press z (the last answer) or h (any answer; d removes it)."
+    )
+    it.add_victim()
+    it.select_victim(1)
+    it.undo()
+    it.undo()  # Victim 2 has no answers now, but Victim 3 came after them
+    with pytest.raises(ValueError, match="only the victim added last, Victim 3, can be"):
+        it.remove_victim()
+    assert it.victims == ["", "", ""] and it.victim == 1
+    assert not rows("SELECT 1 FROM events WHERE kind = 'remove'")  # nothing stored
+
+
+def test_a_removal_stored_against_a_victim_with_answers_loses_none_of_them(home, knowledge):
+    """A hand-edited or damaged log that removes a victim who still has answers: the
+    answers win, and the victim is shown with them."""
+    s = [knowledge.symptoms[k].id for k in range(2)]
+    log = IncidentLog.create(
+        {},
+        STRICT.to_dict(),
+        "edited",
+        1.0,
+        victims=["", "driver"],
+        answers=[(s[0], "yes", 2.0, False, 0), (s[1], "no", 3.0, False, 1)],
+    )
+    log.remove_victim(1)
+    log.close()
+    data, problems = find_incident("edited")
+    again, warnings = Interview.resume(knowledge, data, write=False)
+    assert problems == [] and warnings == []
+    assert len(again.victims) == 2 and [(r.query, r.victim) for r in again.records] == [
+        (0, 0),
+        (1, 1),
+    ]

@@ -15,12 +15,13 @@ from responder.engine.evidence import DEFAULT_THRESHOLD
 
 # (binding id, what it does), in the order shown.
 KEY_HELP = (
-    ("answer.yes", "Yes: the victim has the symptom"),
-    ("answer.no", "No: the victim does not have it"),
+    ("answer.yes", "Yes: seen at any time since the exposure, even if gone now"),
+    ("answer.no", "No: not seen at any time since the exposure"),
     ("answer.unknown", "Can't tell: skip it; nobody is ruled out"),
     ("answer.none", "None of these: e.g. pupils of normal size (no to small and to large)"),
     ("scene", "Scene step: smell, cloud, form, place, pattern, onset, route; one key each"),
     ("victim.add", "Add a victim of the same incident (the scene stays shared)"),
+    ("victim.remove", "Remove a victim added by mistake: the last one, while they have no answers"),
     ("victim.1", "Switch to that victim (1-9): answers and suggestions are theirs"),
     # victims 2-9: the line above explains the number keys
     *((f"victim.{k}", None) for k in range(2, 10)),
@@ -75,7 +76,8 @@ ABOUT = (
             ),
             (
                 "Victims",
-                "Several victims of one incident: + adds one, 1-9 switch. Each answers for "
+                "Several victims of one incident: + adds one, 1-9 switch, - takes back "
+                "the last one added by mistake (while they have no answers). Each answers for "
                 "themself; the scene is shared; the evidence mode weighs every victim "
                 "together, strict and noise read only the victim being asked.",
             ),

@@ -23,6 +23,7 @@ from responder.app.messages import (
     ScreenRequested,
     UndoRequested,
     VictimAdded,
+    VictimRemoved,
     VictimSelected,
 )
 from responder.app.widgets.notice import NOTICE_SECONDS, STYLES
@@ -70,6 +71,7 @@ class InterviewScreen(Screen):
         Binding("0", "answer_none", "None of these", show=False, id="answer.none"),
         Binding("s", "scene", "Scene", id="scene"),
         Binding("plus", "add_victim", "Victim", id="victim.add", key_display="+"),
+        Binding("minus", "remove_victim", "Remove victim", id="victim.remove", key_display="-"),
         *(
             Binding(str(k), f"select_victim({k - 1})", f"Victim {k}", show=False, id=f"victim.{k}")
             for k in range(1, 10)
@@ -140,7 +142,15 @@ class InterviewScreen(Screen):
     #: and ctrl+p), so the answer keys, undo, /, history, result, help and quit always fit.
     PALETTE_WIDTH = 14  # the footer's "▏^p palette" at its right end
     NARROW_HIDDEN = frozenset(
-        {"mode.target", "mode.suggest", "mode.noise", "mode.evidence", "scene", "victim.add"}
+        {
+            "mode.target",
+            "mode.suggest",
+            "mode.noise",
+            "mode.evidence",
+            "scene",
+            "victim.add",
+            "victim.remove",
+        }
     )
 
     def on_mount(self) -> None:
@@ -368,6 +378,8 @@ class InterviewScreen(Screen):
         if action == "answer_none":
             view = self.query_one(QuestionPanel).view
             return view is not None and view.group is not None and bool(view.group.none_label)
+        if action == "remove_victim":  # says why not, once there is a victim to remove
+            return len(it.victims) > 1
         if action == "select_victim":
             return len(it.victims) > 1 and parameters[0] < len(it.victims)
         if action == "undo":  # the last answer, whichever victim's
@@ -449,6 +461,10 @@ class InterviewScreen(Screen):
     @in_turn
     def action_add_victim(self) -> None:
         self._request(VictimAdded())
+
+    @in_turn
+    def action_remove_victim(self) -> None:
+        self._request(VictimRemoved())
 
     @in_turn
     def action_select_victim(self, victim: int) -> None:

@@ -79,6 +79,7 @@ class ResumeScreen(Screen[IncidentData | None]):
                     data.started_text,
                     time_text(last_answer, "%H:%M:%S") if last_answer else "—",
                     str(len(data.answers)),
+                    str(len(data.victim_names())),
                     top,
                     f"{cfg.get('target', '?')} / {cfg.get('suggest', '?')}",
                     str(data.kb.get("name", "?")),
@@ -91,32 +92,43 @@ class ResumeScreen(Screen[IncidentData | None]):
         if getattr(self, "rows", None) is not None:
             self.fill()
 
-    HEADINGS = ("Started", "Last answer", "Answers", "Most likely now", "Target", "Knowledge base")
+    HEADINGS = (
+        "Started",
+        "Last answer",
+        "Answers",
+        "Victims",
+        "Most likely now",
+        "Target",
+        "Knowledge base",
+    )
+    TOP = HEADINGS.index("Most likely now")
 
     def fill(self) -> None:
         """The columns that fit, most likely chemical first among the optional ones; it
-        wraps rather than being cut."""
+        wraps rather than being cut. The victims' count always shows: an incident of three
+        victims is not the one-victim interview of the same hour."""
         table = self.query_one(DataTable)
         cursor = table.cursor_row
         width = (table.size.width or self.app.size.width) - 2  # the scrollbar
         needs = [
             max([len(h), *(len(r[k]) for r in self.rows)]) for k, h in enumerate(self.HEADINGS)
         ]
-        used = sum(needs[:3]) + 2 * 4  # three columns and the most likely's padding
-        least = min(needs[3], 24)
+        top = self.TOP
+        used = sum(needs[:top]) + 2 * (top + 1)  # the columns before and the most likely's padding
+        least = min(needs[top], 24)
         extra = []
-        for k in (4, 5):  # target, knowledge base: only where the most likely keeps room
+        for k in (top + 1, top + 2):  # target, knowledge base: where the most likely keeps room
             if used + needs[k] + 2 + least <= width:
                 extra.append(k)
                 used += needs[k] + 2
-        top_w = max(16, min(needs[3], width - used))
+        top_w = max(16, min(needs[top], width - used))
         table.clear(columns=True)
-        columns = [0, 1, 2, 3, *extra]
+        columns = [*range(top + 1), *extra]
         for k in columns:
-            table.add_column(self.HEADINGS[k], width=top_w if k == 3 else needs[k])
+            table.add_column(self.HEADINGS[k], width=top_w if k == top else needs[k])
         for n, row in enumerate(self.rows):
-            lines = wrap_names(row[3].split(" / "), top_w)
-            cells = [Text("\n".join(lines)) if k == 3 else row[k] for k in columns]
+            lines = wrap_names(row[top].split(" / "), top_w)
+            cells = [Text("\n".join(lines)) if k == top else row[k] for k in columns]
             table.add_row(*cells, key=str(n), height=len(lines))
         if self.rows:
             table.move_cursor(row=min(max(cursor, 0), len(self.rows) - 1))

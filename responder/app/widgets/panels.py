@@ -177,6 +177,11 @@ class PanelBox(VerticalScroll, can_focus=False):
     """
 
 
+#: what a yes means, on the question's lower edge: the knowledge base's signs are those shown
+#: since the exposure, so a cough that has stopped is still a yes
+SINCE_EXPOSURE = "y = seen any time since exposure"
+
+
 class QuestionPanel(Static):
     """What to ask next: one symptom, or a category with its symptoms to choose from.
 
@@ -216,11 +221,28 @@ class QuestionPanel(Static):
                     self.selected = k
                     break
         self.border_title = self._title()
-        self.border_subtitle = view.victim if view is not None and view.victim else ""
         self._redraw()
 
     def _redraw(self) -> None:
+        self.border_subtitle = self._subtitle()
         self.update(self._content())
+
+    def _subtitle(self) -> str:
+        """Whom the question is for, with several victims, and what a yes means for a sign
+        (not for a scene fact), each as far as the edge has room."""
+        view = self.prompt.question if self.prompt is not None else None
+        if view is None:
+            return ""
+        room = (self.outer_size.width or 44) - 6  # the corners and a dash and space each side
+        sign = view.items[0].symptom.kind == "symptom"
+        victim = view.victim or ""
+        short = victim.split(" (")[0].replace("Victim ", "V")
+        choices = (
+            [f"{victim} · {SINCE_EXPOSURE}", f"{short} · {SINCE_EXPOSURE}"]
+            if sign and victim
+            else []
+        ) + ([victim] if victim else [SINCE_EXPOSURE] if sign else [])
+        return next((text for text in choices if len(text) <= room), victim)
 
     def on_resize(self) -> None:
         if self.prompt is not None:
@@ -721,7 +743,8 @@ class StatusLine(Static):
 
 
 class VictimsStrip(Static):
-    """The incident's victims on one line: number keys switch, + adds one; each with its
+    """The incident's victims on one line: number keys switch, + adds one (- takes back
+    one added by mistake, when the victim being asked can be); each with its
     answers and a red mark when a life-threatening sign was answered yes. Hidden while
     there is one victim."""
 
@@ -811,6 +834,9 @@ class VictimsStrip(Static):
             line.append_text(cell)
             line.append("  " if style == "names" else " ")
         if add:
+            if any(row.removable for row in rows):
+                line.append(" - ", style="bold reverse")
+                line.append(" remove  ", style="dim")
             line.append(" + ", style="bold reverse")
             line.append(" add", style="dim")
         return line
