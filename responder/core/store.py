@@ -1252,7 +1252,7 @@ def find_incident(key: str, path: Path | None = None) -> tuple[IncidentData | No
     escaped = key.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
     by_start = ("id = ? OR id LIKE ? ESCAPE '\\'", (key, escaped + "%"))
     with open_database(path) as db:
-        if key.isdigit():
+        if key.isascii() and key.isdigit():  # "²" is a digit to isdigit(), not to int()
             found = _read(db, "number = ? OR id = ?", (int(key) if len(key) <= 18 else -1, key))
             if not found and len(key) > len(str(_largest_number(db))):
                 found = _read(db, *by_start)
