@@ -385,7 +385,7 @@ def _eps_value(text):
     text = str(text).strip().lower()
     if text == "auto":
         return "auto"
-    if not text.isdigit() or len(text) > 6:
+    if not (text.isascii() and text.isdigit()) or len(text) > 6:  # int() refuses "²"
         shown = text if len(text) <= 12 else text[:12] + "..."
         raise ConfigError(
             "noise.eps", f"eps is {shown}; give a whole number from 0 to {MAX_EPS}, or auto"

@@ -1203,6 +1203,14 @@ def list_page(limit: int | None, skip: int = 0, path: Path | None = None) -> Inc
         return IncidentPage(found, total, db.notices, skip)
 
 
+def _largest_number(db: Database) -> int:
+    """The largest incident number stored (0 when none can be read)."""
+    try:
+        return db.conn.execute("SELECT MAX(number) FROM incidents").fetchone()[0] or 0
+    except sqlite3.Error:
+        return 0
+
+
 def _read(
     db: Database, where: str = "", args: tuple = (), limit: int | None = None, offset: int = 0
 ) -> list[IncidentData]:
@@ -1232,20 +1240,24 @@ def _read(
 
 
 def find_incident(key: str, path: Path | None = None) -> tuple[IncidentData | None, list[str]]:
-    """The incident whose id or number is ``key``; a key that is not all digits may also be
-    the unique start of an id ("20260101-12").
+    """The incident whose id or number is ``key``; a key that is not all digits, or has more
+    digits than any incident's number (an id's date, "20260101"), may also be the unique start
+    of an id ("20260101-12").
 
     Raises
     ------
     StoreError
         Cannot read the database, or ``key`` starts several ids.
     """
+    escaped = key.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    by_start = ("id = ? OR id LIKE ? ESCAPE '\\'", (key, escaped + "%"))
     with open_database(path) as db:
-        if key.isdigit():
+        if key.isascii() and key.isdigit():  # "²" is a digit to isdigit(), not to int()
             found = _read(db, "number = ? OR id = ?", (int(key) if len(key) <= 18 else -1, key))
+            if not found and len(key) > len(str(_largest_number(db))):
+                found = _read(db, *by_start)
         else:
-            escaped = key.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-            found = _read(db, "id = ? OR id LIKE ? ESCAPE '\\'", (key, escaped + "%"))
+            found = _read(db, *by_start)
         exact = [d for d in found if d.id == key or str(d.number) == key]
         if len(exact) == 1 or len(found) == 1:
             return (exact or found)[0], db.notices

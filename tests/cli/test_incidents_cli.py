@@ -251,6 +251,15 @@ def test_an_empty_id_names_no_incident(home, capsys, command):
     )
 
 
+@pytest.mark.parametrize("key", ["\u00b2", "\u0661", "1\u00b2"])
+def test_an_id_of_other_scripts_digits_is_no_incident_not_a_traceback(home, capsys, key):
+    """str.isdigit() holds for "²", which int() refuses: show ² ended in a ValueError."""
+    _stored_interview(load_knowledge(str(FIXTURE_KB)))
+    code, out, err = run(capsys, "--kb", str(FIXTURE_KB), "incidents", "show", key)
+    assert (code, out) == (2, "")
+    assert err == f"responder: error: no incident {key!r} (see `responder incidents list`)\n"
+
+
 def store_incidents(n: int) -> list[str]:
     """n finished incidents, one second apart; their ids, newest first."""
     ids = [f"2026010{1 + k // 60:d}-12{k % 60:02d}00-abc{k:03d}" for k in range(n)]

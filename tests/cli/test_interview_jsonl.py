@@ -218,6 +218,7 @@ def test_replies_are_flushed_one_per_line():
         (["--sensitivity", "abc"], "sensitivity must be a number"),
         (["--mode", "strict", "--eps", "2"], "--eps applies only to --mode noise"),
         (["--mode", "noise", "--eps", "-1"], "eps is -1"),
+        (["--mode", "noise", "--eps", "\u00b2"], "--eps: eps is \u00b2; give a whole number"),
     ],
 )
 def test_bad_options_exit_2_with_one_message(args, fragment):

@@ -184,6 +184,16 @@ def test_an_incident_is_found_by_id_number_or_the_start_of_its_id(home):
     assert find_incident("%")[0] is None  # no pattern characters of SQL's LIKE
 
 
+def test_digits_longer_than_any_number_are_the_start_of_an_id(home):
+    """An id starts with its date: "20260101" can be no incident's number when there are two."""
+    IncidentLog.create({}, {}, "20260101-100000-aaaaaa", 1.0)
+    IncidentLog.create({}, {}, "20260102-110000-bbbbbb", 2.0)
+    assert find_incident("20260102")[0].id == "20260102-110000-bbbbbb"
+    with pytest.raises(StoreError, match="starts several incident ids"):
+        find_incident("2026010")
+    assert find_incident("3")[0] is None  # as long as a number: read only as one
+
+
 # -- a database file that is not one -----------------------------------------------------------
 
 
