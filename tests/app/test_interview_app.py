@@ -231,6 +231,27 @@ async def test_noise_settings_reject_a_bad_value_with_a_message():
         assert app.interview.state.noise is None
 
 
+@pytest.mark.parametrize("eps", ["²", "١"])
+async def test_an_eps_of_another_scripts_digit_is_a_message_not_a_crash(eps):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("E")
+        await settle(pilot)
+        from textual.widgets import Input, Switch
+
+        app.screen.query_one(Switch).value = True
+        app.screen.query_one("#noise-eps", Input).value = eps
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert "is not a whole number from 0 to" in str(
+            app.screen.query_one("#noise-error").render()
+        )
+        await pilot.press("escape")
+        assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
+        assert app.interview.state.noise is None
+
+
 async def test_expected_questions_left_appears():
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:

@@ -116,7 +116,12 @@ class NoiseScreen(Dialog[NoiseSettings | None]):
         n_symptoms = len(self.interview.knowledge.symptoms)
         if eps_text in ("", "auto"):
             eps = None
-        elif eps_text.isdigit() and len(eps_text) <= 6 and int(eps_text) <= n_symptoms:
+        elif (
+            eps_text.isascii()  # "²" is a digit to isdigit(), not to int()
+            and eps_text.isdigit()
+            and len(eps_text) <= 6
+            and int(eps_text) <= n_symptoms
+        ):
             eps = int(eps_text)
         else:  # e.g. 5000 digits: int() would raise, and more errors than symptoms mean nothing
             shown = eps_text if len(eps_text) <= 12 else eps_text[:12] + "…"
