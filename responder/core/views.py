@@ -678,14 +678,15 @@ def result(it: Interview) -> ResultView | None:
         if len(unexplained) >= 2 and 2 * len(unexplained) > signs:
             status_text = _doubtful_status(top, unexplained, signs) + status_text
             confident = False
-    if top is not None and not signs_seen(it):
+    no_sign = top is not None and not signs_seen(it)
+    if no_sign:
         # every sign answered no or can't tell: the chemical that lists fewest signs rises,
         # which identifies nothing (an unharmed person, a white powder of unknown nature)
         headline = NO_SIGN_HEADLINE
         status_text = _no_sign_status(top)
         confident = False
     leading = () if confident else leading_classes(it)
-    class_line = _class_line(kind, top, bars, leading)
+    class_line = _class_line(kind, top, bars, leading, identifiers=not no_sign)
     sources: dict[str, None] = {}
     for c in cands:
         for ch in c.chemicals:
@@ -742,16 +743,21 @@ def provisional_lead(it: Interview) -> ProvisionalLead | None:
     top = rows[0]
     bars = tuple((c, p) for c, p in class_bars(it) if p > 0)
     headline = f"Leading so far: {top.names} ({top.class_short}) {percent(top.probability)}"
-    if it.records and not signs_seen(it):
+    no_sign = bool(it.records) and not signs_seen(it)
+    if no_sign:
         headline = f"{NO_SIGN_HEADLINE}. {_no_sign_status(top)}"
     leading = leading_classes(it)
-    line = _class_line("several", top, bars, leading or bars[:1])
+    line = _class_line("several", top, bars, leading or bars[:1], identifiers=not no_sign)
     return ProvisionalLead(headline, line, top.names, tuple(rows), bars, leading)
 
 
-def _class_line(kind: str, top: CandidateRow | None, bars, leading) -> str:
+def _class_line(
+    kind: str, top: CandidateRow | None, bars, leading, identifiers: bool = True
+) -> str:
     """The class and identifiers of the result's leader: "Class: Nerve agents · CAS
-    107-44-8 · UN 2810"; while unsure (``leading`` classes given), with the chances."""
+    107-44-8 · UN 2810"; while unsure (``leading`` classes given), with the chances. Without
+    ``identifiers`` (no sign seen: the leader is named as no identification) no CAS or UN
+    number, which would read as the chemical found."""
     confident = not leading
     if kind == "class":
         cls = bars[0][0]
@@ -772,7 +778,7 @@ def _class_line(kind: str, top: CandidateRow | None, bars, leading) -> str:
         ranked = sorted(leading, key=lambda c: -p_of.get(c.id, 0.0))
         shown = ", ".join(f"{c.short} {percent(p_of.get(c.id, 0.0))}" for c in ranked)
         parts[0] += f" (leading classes: {shown})"
-    if len(top.chemicals) == 1:
+    if identifiers and len(top.chemicals) == 1:
         if chem.cas_label:
             parts.append(chem.cas_label)
         if chem.un:
