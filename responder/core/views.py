@@ -31,6 +31,8 @@ class QuestionItem:
     symptom: Symptom
     useful: bool  # answering it can change the outcome
     split: float  # share of the remaining probability on the smaller side (0..0.5)
+    #: answered once for the whole incident (the smell, the place), not per victim
+    shared: bool = False
 
 
 @dataclass(frozen=True)
@@ -175,6 +177,21 @@ INVITATION = (
 )
 
 
+def question_opening(symptom: Symptom, shared: bool, victim: str = "") -> str:
+    """How a question opens, saying whom the answer is about: "On scene:  " for a fact
+    answered once for the incident, "About Victim 2:  " for a scene fact asked of each victim
+    (how they were exposed, when their signs began), "Does Victim 2 have:  " for a sign
+    (``victim`` is "" with one victim)."""
+    if symptom.kind == "scene":
+        return "On scene:  " if shared else f"About {victim or 'the victim'}:  "
+    return f"Does {victim or 'the victim'} have:  "
+
+
+def shared_queries(it: Interview) -> frozenset[int]:
+    """The queries answered once for the whole incident."""
+    return frozenset(int(q) for q in it.state.shared.nonzero()[0])
+
+
 def asked_victim(it: Interview) -> str:
     """Whom an answer goes to now, when the incident has several victims ("Victim 2");
     "" with one."""
@@ -193,18 +210,19 @@ def question(it: Interview) -> QuestionView | None:
     victim = asked_victim(it)
     best = it.state.victim_to_ask() if len(it.victims) > 1 else it.victim
     better = it.victim_label(best) if best != it.victim else ""
+    shared = it.state.is_shared
     if choice.kind == "query":
         q = int(choice.index)
         group = exclusive_group(it, q)
         others = open_members(it, group, q) if group is not None else []
         items = tuple(
-            QuestionItem(kn.symptoms[m], m == q or bool(splits[m]), float(shares[m]))
+            QuestionItem(kn.symptoms[m], m == q or bool(splits[m]), float(shares[m]), shared(m))
             for m in [q, *others]
         )
         return QuestionView("symptom", None, items, invitation, group, victim, better)
     category = kn.categories[int(choice.index)] if choice.kind == "category" else None
     items = [
-        QuestionItem(kn.symptoms[q], bool(splits[q]), float(shares[q]))
+        QuestionItem(kn.symptoms[q], bool(splits[q]), float(shares[q]), shared(q))
         for q in (int(x) for x in choice.queries)
     ]
     # Symptoms that can change the outcome first, the most even split first; the others

@@ -80,9 +80,12 @@ def show_question(app, *ids: str) -> None:
     """Put a question up directly, whatever the engine suggests: the signs ``ids`` (the
     first one suggested) with their exclusive group, if any."""
     it, kn = app.interview, app.knowledge
-    items = tuple(views.QuestionItem(kn.symptoms[kn.symptom_index(i)], True, 0.5) for i in ids)
+    items = tuple(
+        views.QuestionItem(q, True, 0.5, it.state.is_shared(q.index))
+        for q in (kn.symptoms[kn.symptom_index(i)] for i in ids)
+    )
     group = views.exclusive_group(it, kn.symptom_index(ids[0]))
-    view = views.QuestionView("symptom", None, items, group=group)
+    view = views.QuestionView("symptom", None, items, group=group, victim=views.asked_victim(it))
     app.interview_screen.query_one(QuestionPanel).show(views.PromptView(view, it.status, it.mode))
 
 

@@ -23,6 +23,7 @@ from responder.core.views import (
     PromptView,
     StatusView,
     VictimView,
+    question_opening,
 )
 from responder.engine.state import Answer, Status
 
@@ -318,8 +319,7 @@ class QuestionPanel(Static):
         if view.kind == "symptom":
             chosen = min(self.selected, len(view.items) - 1)
             s = view.items[chosen].symptom
-            who = view.victim or "the victim"
-            asks = "On scene:  " if s.kind == "scene" else f"Does {who} have:  "
+            asks = question_opening(s, view.items[chosen].shared, view.victim)
             keys = [("y", "yes"), ("n", "no"), ("u", "can't tell")]
             if view.group is not None and view.group.none_label:
                 keys.append(("0", view.group.none_label.lower()))
