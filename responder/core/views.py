@@ -316,6 +316,21 @@ class SceneStep:
     options: tuple[SceneOption, ...]
     position: int  # 1-based, of ``total``
     total: int
+    #: whom the page's answers go to when each victim answers it (how they were exposed,
+    #: when their signs began) and the incident has several ("Victim 2"); "" otherwise
+    victim: str = ""
+
+    @property
+    def title(self) -> str:
+        title = f"Scene {self.position}/{self.total}: {self.category.label}"
+        return f"{title} · {self.victim}" if self.victim else title
+
+    @property
+    def instruction(self) -> str:
+        said = "Press the key of each one that applies (again to take it back)."
+        if self.victim:  # kept to one line at 80 columns
+            return f"For {self.victim} only: press each one's key (again to take it back)."
+        return said
 
 
 #: Keys of the scene step's options, in order (no y, n or u: they answer symptoms).
@@ -327,13 +342,15 @@ def scene_steps(it: Interview) -> list[SceneStep]:
     each with its observations keyed for one-key answers."""
     kn = it.knowledge
     cats = [c for c in kn.categories if c.kind == "scene"]
+    victim = asked_victim(it)
     out = []
     for pos, cat in enumerate(cats, start=1):
         options = tuple(
             SceneOption(SCENE_KEYS[k], kn.symptoms[q], it.answer_of(q), it.state.is_implied(q))
             for k, q in enumerate(cat.symptoms[: len(SCENE_KEYS)])
         )
-        out.append(SceneStep(cat, options, pos, len(cats)))
+        per_victim = any(not it.state.is_shared(q) for q in cat.symptoms)
+        out.append(SceneStep(cat, options, pos, len(cats), victim if per_victim else ""))
     return out
 
 
