@@ -617,7 +617,11 @@ class ResponderApp(App):
             q: a for q in range(len(it.knowledge.symptoms)) if (a := it.answer_of(q)) is not None
         }
         search = SymptomSearchScreen(
-            it.knowledge.symptoms, answers, query, victim=views.asked_victim(it)
+            it.knowledge.symptoms,
+            answers,
+            query,
+            victim=views.asked_victim(it),
+            shared=views.shared_queries(it),
         )
         self.push_screen(search, done)
 

@@ -31,6 +31,8 @@ class QuestionItem:
     symptom: Symptom
     useful: bool  # answering it can change the outcome
     split: float  # share of the remaining probability on the smaller side (0..0.5)
+    #: answered once for the whole incident (the smell, the place), not per victim
+    shared: bool = False
 
 
 @dataclass(frozen=True)
@@ -175,6 +177,21 @@ INVITATION = (
 )
 
 
+def question_opening(symptom: Symptom, shared: bool, victim: str = "") -> str:
+    """How a question opens, saying whom the answer is about: "On scene:  " for a fact
+    answered once for the incident, "About Victim 2:  " for a scene fact asked of each victim
+    (how they were exposed, when their signs began), "Does Victim 2 have:  " for a sign
+    (``victim`` is "" with one victim)."""
+    if symptom.kind == "scene":
+        return "On scene:  " if shared else f"About {victim or 'the victim'}:  "
+    return f"Does {victim or 'the victim'} have:  "
+
+
+def shared_queries(it: Interview) -> frozenset[int]:
+    """The queries answered once for the whole incident."""
+    return frozenset(int(q) for q in it.state.shared.nonzero()[0])
+
+
 def asked_victim(it: Interview) -> str:
     """Whom an answer goes to now, when the incident has several victims ("Victim 2");
     "" with one."""
@@ -193,18 +210,19 @@ def question(it: Interview) -> QuestionView | None:
     victim = asked_victim(it)
     best = it.state.victim_to_ask() if len(it.victims) > 1 else it.victim
     better = it.victim_label(best) if best != it.victim else ""
+    shared = it.state.is_shared
     if choice.kind == "query":
         q = int(choice.index)
         group = exclusive_group(it, q)
         others = open_members(it, group, q) if group is not None else []
         items = tuple(
-            QuestionItem(kn.symptoms[m], m == q or bool(splits[m]), float(shares[m]))
+            QuestionItem(kn.symptoms[m], m == q or bool(splits[m]), float(shares[m]), shared(m))
             for m in [q, *others]
         )
         return QuestionView("symptom", None, items, invitation, group, victim, better)
     category = kn.categories[int(choice.index)] if choice.kind == "category" else None
     items = [
-        QuestionItem(kn.symptoms[q], bool(splits[q]), float(shares[q]))
+        QuestionItem(kn.symptoms[q], bool(splits[q]), float(shares[q]), shared(q))
         for q in (int(x) for x in choice.queries)
     ]
     # Symptoms that can change the outcome first, the most even split first; the others
@@ -298,6 +316,21 @@ class SceneStep:
     options: tuple[SceneOption, ...]
     position: int  # 1-based, of ``total``
     total: int
+    #: whom the page's answers go to when each victim answers it (how they were exposed,
+    #: when their signs began) and the incident has several ("Victim 2"); "" otherwise
+    victim: str = ""
+
+    @property
+    def title(self) -> str:
+        title = f"Scene {self.position}/{self.total}: {self.category.label}"
+        return f"{title} · {self.victim}" if self.victim else title
+
+    @property
+    def instruction(self) -> str:
+        said = "Press the key of each one that applies (again to take it back)."
+        if self.victim:  # kept to one line at 80 columns
+            return f"For {self.victim} only: press each one's key (again to take it back)."
+        return said
 
 
 #: Keys of the scene step's options, in order (no y, n or u: they answer symptoms).
@@ -309,13 +342,15 @@ def scene_steps(it: Interview) -> list[SceneStep]:
     each with its observations keyed for one-key answers."""
     kn = it.knowledge
     cats = [c for c in kn.categories if c.kind == "scene"]
+    victim = asked_victim(it)
     out = []
     for pos, cat in enumerate(cats, start=1):
         options = tuple(
             SceneOption(SCENE_KEYS[k], kn.symptoms[q], it.answer_of(q), it.state.is_implied(q))
             for k, q in enumerate(cat.symptoms[: len(SCENE_KEYS)])
         )
-        out.append(SceneStep(cat, options, pos, len(cats)))
+        per_victim = any(not it.state.is_shared(q) for q in cat.symptoms)
+        out.append(SceneStep(cat, options, pos, len(cats), victim if per_victim else ""))
     return out
 
 
@@ -678,14 +713,15 @@ def result(it: Interview) -> ResultView | None:
         if len(unexplained) >= 2 and 2 * len(unexplained) > signs:
             status_text = _doubtful_status(top, unexplained, signs) + status_text
             confident = False
-    if top is not None and not signs_seen(it):
+    no_sign = top is not None and not signs_seen(it)
+    if no_sign:
         # every sign answered no or can't tell: the chemical that lists fewest signs rises,
         # which identifies nothing (an unharmed person, a white powder of unknown nature)
         headline = NO_SIGN_HEADLINE
         status_text = _no_sign_status(top)
         confident = False
     leading = () if confident else leading_classes(it)
-    class_line = _class_line(kind, top, bars, leading)
+    class_line = _class_line(kind, top, bars, leading, identifiers=not no_sign)
     sources: dict[str, None] = {}
     for c in cands:
         for ch in c.chemicals:
@@ -742,16 +778,21 @@ def provisional_lead(it: Interview) -> ProvisionalLead | None:
     top = rows[0]
     bars = tuple((c, p) for c, p in class_bars(it) if p > 0)
     headline = f"Leading so far: {top.names} ({top.class_short}) {percent(top.probability)}"
-    if it.records and not signs_seen(it):
+    no_sign = bool(it.records) and not signs_seen(it)
+    if no_sign:
         headline = f"{NO_SIGN_HEADLINE}. {_no_sign_status(top)}"
     leading = leading_classes(it)
-    line = _class_line("several", top, bars, leading or bars[:1])
+    line = _class_line("several", top, bars, leading or bars[:1], identifiers=not no_sign)
     return ProvisionalLead(headline, line, top.names, tuple(rows), bars, leading)
 
 
-def _class_line(kind: str, top: CandidateRow | None, bars, leading) -> str:
+def _class_line(
+    kind: str, top: CandidateRow | None, bars, leading, identifiers: bool = True
+) -> str:
     """The class and identifiers of the result's leader: "Class: Nerve agents · CAS
-    107-44-8 · UN 2810"; while unsure (``leading`` classes given), with the chances."""
+    107-44-8 · UN 2810"; while unsure (``leading`` classes given), with the chances. Without
+    ``identifiers`` (no sign seen: the leader is named as no identification) no CAS or UN
+    number, which would read as the chemical found."""
     confident = not leading
     if kind == "class":
         cls = bars[0][0]
@@ -772,7 +813,7 @@ def _class_line(kind: str, top: CandidateRow | None, bars, leading) -> str:
         ranked = sorted(leading, key=lambda c: -p_of.get(c.id, 0.0))
         shown = ", ".join(f"{c.short} {percent(p_of.get(c.id, 0.0))}" for c in ranked)
         parts[0] += f" (leading classes: {shown})"
-    if len(top.chemicals) == 1:
+    if identifiers and len(top.chemicals) == 1:
         if chem.cas_label:
             parts.append(chem.cas_label)
         if chem.un:

@@ -234,3 +234,32 @@ async def test_a_second_look_at_the_pupils_replaces_the_first_and_says_so():
         await settle(pilot)
         assert app.interview.record_of(pinpoint) is None
         assert await notified(pilot, app, "Taken out: “Pinpoint pupils: yes”")
+
+
+async def test_ten_or_more_answers_against_a_chemical_show_whole_in_the_against_column():
+    """Three victims and fifty answers: a chemical with 10 answers against it showed "1" on
+    its row and "0" on the line below, at 80 columns, the column being one character wide."""
+    import dataclasses
+
+    from test_snapshots import screen_text
+
+    from responder.app.widgets.panels import CandidatesTable
+
+    app = make_app(mode=None)
+    async with app.run_test(size=(80, 24)) as pilot:
+        assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
+        view = views.candidates_view(app.interview)
+        counts = [3, 10, 123]
+        rows = tuple(dataclasses.replace(row, mismatches=n) for row, n in zip(view.rows, counts))
+        table = app.interview_screen.query_one(CandidatesTable)
+        table.show(dataclasses.replace(view, rows=rows))
+        await settle(pilot)
+        cells = [str(table.get_row_at(k)[-1]) for k in range(3)]
+        assert cells == ["3", "10", "123"]
+        assert table.columns["errors"].width >= 3
+        screen = screen_text(app)
+        for row, n in zip(rows, counts):
+            first_name = row.chemicals[0].name[:6]
+            line = next(ln for ln in screen.splitlines() if first_name in ln)
+            assert re.search(rf"\s{n}\s", line), (n, line)
+        assert table.virtual_size.width <= table.scrollable_content_region.width

@@ -80,9 +80,12 @@ def show_question(app, *ids: str) -> None:
     """Put a question up directly, whatever the engine suggests: the signs ``ids`` (the
     first one suggested) with their exclusive group, if any."""
     it, kn = app.interview, app.knowledge
-    items = tuple(views.QuestionItem(kn.symptoms[kn.symptom_index(i)], True, 0.5) for i in ids)
+    items = tuple(
+        views.QuestionItem(q, True, 0.5, it.state.is_shared(q.index))
+        for q in (kn.symptoms[kn.symptom_index(i)] for i in ids)
+    )
     group = views.exclusive_group(it, kn.symptom_index(ids[0]))
-    view = views.QuestionView("symptom", None, items, group=group)
+    view = views.QuestionView("symptom", None, items, group=group, victim=views.asked_victim(it))
     app.interview_screen.query_one(QuestionPanel).show(views.PromptView(view, it.status, it.mode))
 
 
@@ -400,3 +403,34 @@ async def test_the_help_and_a_wide_footer_list_the_key_that_removes_a_victim():
         text = " ".join(screen_text(app).split())
         assert "Remove a victim added by mistake: the last one, while they have no answers" in text
         assert "- takes back the last one added by mistake" in text
+
+
+async def test_the_scene_pages_answered_per_victim_name_the_victim_they_go_to():
+    """Four victims at a pool, Victim 2 being asked, `s`: "Scene 4/7: When the signs began"
+    and "How the victim was exposed" recorded their keys for Victim 2 alone without saying
+    so, beside pages (the smell, the place) answered once for everyone."""
+    from app_helpers import static_text
+
+    app = make_app(None, mode=None)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("plus")
+        await settle(pilot, 3)
+        await pilot.press("s")
+        assert await until(pilot, lambda: isinstance(app.screen, SceneScreen))
+        dialog = app.screen.query_one("#scene-dialog")
+        seen = {}
+        for _ in views.scene_steps(app.interview):
+            check = static_text(app.screen.query_one("#scene-check"))
+            seen[str(dialog.border_title)] = " ".join(check.split())
+            await pilot.press("right")
+            await settle(pilot)
+        kn, state = app.knowledge, app.interview.state
+        for step in views.scene_steps(app.interview):
+            title = next(t for t in seen if f": {step.category.label}" in t)
+            per_victim = not state.is_shared(step.options[0].observation.index)
+            assert ("Victim 2" in title) is per_victim, title
+            assert ("Victim 2" in seen[title]) is per_victim, seen[title]
+        assert any("Victim 2" in t for t in seen) and not all("Victim 2" in t for t in seen)
+        onset = kn.symptom_index("onset_minutes")
+        assert not state.is_shared(onset)

@@ -188,3 +188,40 @@ async def test_with_one_victim_the_answer_step_asks_about_the_victim():
         await settle(pilot)
         prompt = static_text(app.screen.query_one("#search-prompt"))
         assert "Does the victim have:  Cough?" in prompt, prompt
+
+
+async def test_a_scene_fact_asked_of_each_victim_names_the_victim_not_the_scene():
+    """A fentanyl cluster, two victims: the panel asked "On scene:  Drug use?" with Victim 2
+    being asked, and the answer went to Victim 2 alone (how each victim was exposed, and when
+    their signs began, are answered per victim). A crew reading "On scene" answers for
+    everyone. The panel and the `/` step now say whom it is about; scene facts answered once
+    for the incident still say "On scene"."""
+    from app_helpers import static_text
+    from test_scene_and_victims import show_question
+
+    from responder.app.widgets.panels import QuestionPanel
+
+    app = make_app(None, mode=None)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("plus")
+        await settle(pilot, 3)
+        it, kn = app.interview, app.knowledge
+        drug = kn.symptom_index("route_drug_use")
+        assert not it.state.is_shared(drug)  # the knowledge base asks it of each victim
+        show_question(app, "route_drug_use")
+        await settle(pilot)
+        panel = static_text(app.interview_screen.query_one(QuestionPanel))
+        assert "About Victim 2:  Drug use?" in " ".join(panel.split()).replace(":", ": "), panel
+        assert "On scene" not in panel
+        await pilot.press("slash", *"drug use", "enter")
+        await settle(pilot)
+        prompt = static_text(app.screen.query_one("#search-prompt"))
+        assert "About Victim 2:  Drug use?" in prompt, prompt
+        await pilot.press("y")
+        await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
+        assert it.record_of(drug, victim=1) is not None
+        await pilot.press("slash", *"public place", "enter")
+        await settle(pilot)
+        prompt = static_text(app.screen.query_one("#search-prompt"))
+        assert "On scene:  Public place or transport?" in prompt, prompt

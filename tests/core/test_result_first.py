@@ -313,6 +313,32 @@ def test_a_victim_without_any_sign_gets_no_chemical_named_as_most_likely(bundled
     assert "Most likely" not in md
 
 
+def test_no_sign_gives_no_chemicals_cas_or_un_number(bundled):
+    """The white-powder result read "No victim has a sign of poisoning yet", then "Class:
+    Metals and metal fumes 38% ... · CAS 7440-06-4": Platinum's CAS number with no chemical
+    named above it, on the screen and in the export, for a crew to pass on as if found."""
+    it = Interview(bundled, InterviewConfig(mode="evidence"))
+    powder = next(s for s in bundled.symptoms if s.id == "powder_white")
+    it.answer(powder.index, Answer.YES)
+    cough = next(s for s in bundled.symptoms if s.id == "cough")
+    it.answer(cough.index, Answer.NO)
+    lead = views.provisional_lead(it)
+    top = lead.candidates[0].chemicals[0]
+    assert top.cas and top.cas_label not in lead.class_line, lead.class_line
+    while it.status is Status.ASKING:
+        q = views.question(it).items[0].symptom
+        it.answer(q.index, Answer.UNKNOWN if q.kind == "scene" else Answer.NO)
+    r = views.result(it)
+    assert r.headline == views.NO_SIGN_HEADLINE
+    chem = r.candidates[0].chemicals[0]
+    assert chem.cas, chem.name  # the bundled leader has one: the test would see it
+    assert "CAS" not in r.class_line and "UN " not in r.class_line, r.class_line
+    assert r.class_line.startswith("Class: ")  # the leading classes stay: the steps are theirs
+    md = to_markdown(report(it))
+    head = md.split("What to do now")[0]
+    assert views.NO_SIGN_HEADLINE in head and chem.cas not in head, head
+
+
 def test_a_sign_answered_yes_names_the_most_likely_again(bundled):
     it = Interview(bundled, InterviewConfig(mode="evidence"))
     answer_as(it, "Chlorine")

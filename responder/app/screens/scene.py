@@ -82,14 +82,9 @@ class SceneScreen(ModalScreen[None]):
             return
         step = steps[min(self.page, len(steps) - 1)]
         dialog = self.query_one("#scene-dialog")
-        dialog.border_title = f"Scene {step.position}/{step.total}: {step.category.label}"
+        dialog.border_title = step.title
         dialog.border_subtitle = "never sniff to find out: ask witnesses"
-        self.query_one("#scene-check", Static).update(
-            Text(
-                "Press the key of each one that applies (again to take it back).",
-                style="italic",
-            )
-        )
+        self.query_one("#scene-check", Static).update(Text(step.instruction, style="italic"))
         lines = Text()
         width = max((len(o.observation.label) for o in step.options), default=10) + 8
         # one option a line unless two fit side by side, or one a line would not fit the

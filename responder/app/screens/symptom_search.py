@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -15,7 +15,7 @@ from responder.app.screens.dialog import Dialog
 from responder.app.search import rank_symptoms
 from responder.app.widgets.panels import ANSWER_MARK, key_hint
 from responder.core.counted import counted
-from responder.core.views import ANSWER_TEXT
+from responder.core.views import ANSWER_TEXT, question_opening
 from responder.engine.state import Answer
 from responder.kb.model import Symptom
 
@@ -53,11 +53,14 @@ class SymptomSearchScreen(Dialog[tuple[int, Answer] | None]):
         answers: Mapping[int, Answer],
         query: int | None = None,
         victim: str = "",
+        shared: Collection[int] = (),
     ):
         super().__init__()
         self.symptoms = symptoms
         #: whom the answer goes to, with several victims ("Victim 2"); "" with one
         self.victim = victim
+        #: the queries answered once for the incident (asked "On scene")
+        self.shared = shared
         #: the answers given so far, by symptom (query) index
         self.answers = answers
         self.chosen: int | None = query
@@ -142,9 +145,7 @@ class SymptomSearchScreen(Dialog[tuple[int, Answer] | None]):
 
     def _asks(self, symptom: Symptom) -> str:
         """The question's opening, worded as the interview's question panel words it."""
-        if symptom.kind == "scene":
-            return "On scene:  "
-        return f"Does {self.victim or 'the victim'} have:  "
+        return question_opening(symptom, symptom.index in self.shared, self.victim)
 
     def _choose(self, query: int) -> None:
         self.chosen = query

@@ -23,6 +23,7 @@ from responder.core.views import (
     PromptView,
     StatusView,
     VictimView,
+    question_opening,
 )
 from responder.engine.state import Answer, Status
 
@@ -318,8 +319,7 @@ class QuestionPanel(Static):
         if view.kind == "symptom":
             chosen = min(self.selected, len(view.items) - 1)
             s = view.items[chosen].symptom
-            who = view.victim or "the victim"
-            asks = "On scene:  " if s.kind == "scene" else f"Does {who} have:  "
+            asks = question_opening(s, view.items[chosen].shared, view.victim)
             keys = [("y", "yes"), ("n", "no"), ("u", "can't tell")]
             if view.group is not None and view.group.none_label:
                 keys.append(("0", view.group.none_label.lower()))
@@ -461,7 +461,10 @@ class CandidatesTable(DataTable):
         width = self.size.width or 70
         rank_w = len(str(min(len(rows), MAX_ROWS)))
         chance_w = 11 if inconsistent else 6
-        extra_w = 6 if noisy else 1 if weighed else 0
+        # the ✗ column as wide as its largest count: several victims can put 10 or more
+        # answers against a chemical
+        against_w = max((len(str(r.mismatches)) for r in shown), default=1)
+        extra_w = 6 if noisy else against_w if weighed else 0
         n_columns = 4 + against_column
         fixed = rank_w + chance_w + extra_w
         avail = max(18, width - 2 - fixed - 2 * n_columns)
