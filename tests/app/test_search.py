@@ -127,6 +127,12 @@ def test_a_misspelt_sign_is_still_found(bundled, typed, expected):
     assert found[0].symptom.id == expected, [m.symptom.id for m in found[:5]]
 
 
+def test_seizing_finds_seizures_not_the_words_a_slip_away(bundled):
+    # "seizing" was no word of any sign: the slip fallback offered "seeing things" and
+    # "sneezing"
+    assert rank_symptoms(bundled.symptoms, "seizing")[0].symptom.id == "seizures"
+
+
 def test_a_misspelling_never_outranks_what_was_typed_right_and_nonsense_stays_unmatched(bundled):
     # "vomit" is found as typed: no slip-of-the-keys guesses are mixed in
     assert all(
