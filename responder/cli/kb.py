@@ -591,12 +591,9 @@ def cmd_gaps(args) -> int:
 def cmd_import(args) -> int:
     """``responder kb import FILE.csv [--name NAME] [--source TEXT] [--replace]``."""
     if not args.csv_file.strip():
-        print(
-            "responder: error: the CSV file is given as an empty path — give the path of "
-            "the CSV file to import",
-            file=sys.stderr,
+        raise InputError(
+            "the CSV file is given as an empty path — give the path of the CSV file to import"
         )
-        return EXIT_INVALID
     try:
         kb, folder = import_csv(
             args.csv_file, name=args.name, source=args.source, replace=args.replace
