@@ -592,10 +592,17 @@ def leading_classes(it: Interview) -> tuple[ChemicalClass, ...]:
 NO_SIGN_HEADLINE = "No victim has a sign of poisoning yet"
 
 
+def _signs_answered_yes(it: Interview) -> list[int]:
+    """The signs (not scene observations) any victim has answered yes, each once, in the
+    order first given."""
+    symptoms = it.knowledge.symptoms
+    yes = (r.query for r in it.records if r.answer is Answer.YES)
+    return list(dict.fromkeys(q for q in yes if symptoms[q].kind == "symptom"))
+
+
 def signs_seen(it: Interview) -> bool:
     """Whether any victim's sign (not a scene observation) is answered yes."""
-    symptoms = it.knowledge.symptoms
-    return any(r.answer is Answer.YES and symptoms[r.query].kind == "symptom" for r in it.records)
+    return bool(_signs_answered_yes(it))
 
 
 def unexplained_signs(it: Interview, row: CandidateRow) -> tuple[list[Symptom], int]:
@@ -603,12 +610,8 @@ def unexplained_signs(it: Interview, row: CandidateRow) -> tuple[list[Symptom], 
     many signs were answered yes in all. A leak lets a short profile absorb such signs, so
     a leader can be confident on answers that mostly speak against it."""
     listed = it.problem.matrix[row.objects[0]]
-    symptoms = it.knowledge.symptoms
-    yes: dict[int, bool] = {}
-    for r in it.records:
-        if r.answer is Answer.YES and symptoms[r.query].kind == "symptom":
-            yes.setdefault(r.query, bool(listed[r.query]))
-    return [symptoms[q] for q, fits in yes.items() if not fits], len(yes)
+    yes = _signs_answered_yes(it)
+    return [it.knowledge.symptoms[q] for q in yes if not listed[q]], len(yes)
 
 
 def _doubtful_status(row: CandidateRow, unexplained: list[Symptom], signs: int) -> str:
