@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -14,6 +15,10 @@ from responder.cli.interview import Protocol, serve
 from responder.config import InterviewConfig, NoiseSettings
 from responder.core.session import Interview
 from responder.kb.resolve import resolve_kb
+
+# the scene issue's phrases and scenarios, kept once, in the script that measures its targets
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+import scene_targets  # noqa: E402
 
 KB = resolve_kb(None)
 TOP_KEYS = {"status", "asked", "confidence", "suggestion", "candidates", "classes"}
@@ -294,21 +299,10 @@ def test_answers_no_listed_chemical_explains_end_as_no_fit():
 
 # -- scene observations, implied answers, several victims ------------------------------------
 
-#: The scene phrases a responder uses; each must name one scene observation.
-SCENE_PHRASES = """odorless; rotten eggs; bitter almonds; garlic; bleach; ammonia smell; pungent;
-fruity; sweet smell; new-mown hay; fishy; mothballs; petrol; vinegar; pepper; chemical smell;
-yellow-green cloud; brown or yellow fumes; white cloud; black smoke; invisible gas; oily liquid;
-clear liquid; white powder; crystals or pellets; plant material; aerosol spray; gas; liquid;
-powder; onset seconds; onset minutes; onset hours; onset delayed; inhaled; skin contact;
-swallowed; drug use; swimming pool; farm; fumigation; cold storage; confined space; refinery;
-fire; engine exhaust; factory; laboratory; mine; home; mixed cleaning products; shared meal;
-public place; deliberate attack; military; transport accident; police spray; metal work;
-several victims; rescuers affected; dead animals; dead plants; corroded metal; pesticide
-container"""
-
 
 def test_every_scene_phrase_is_answered_as_a_scene_observation():
-    phrases = [" ".join(p.split()) for p in SCENE_PHRASES.split(";")]
+    """The scene phrases a responder uses: each names one scene observation."""
+    phrases = scene_targets.SCENE_PHRASES
     assert len(phrases) == 64
     lines = []
     for phrase in phrases:
@@ -422,39 +416,7 @@ def test_a_blank_victim_name_is_one_error_and_adds_no_victim(name):
     assert after["asked"] == 2
 
 
-@pytest.mark.parametrize(
-    "agent, facts",
-    [
-        (
-            "Chlorine",
-            [
-                "cough",
-                "burning eyes",
-                "sore throat",
-                "chest tightness",
-                "yellow-green cloud",
-                "bleach",
-                "swimming pool",
-            ],
-        ),
-        (
-            "Carbon monoxide",
-            ["headache", "dizziness", "nausea", "confusion", "home", "heater", "several victims"],
-        ),
-        (
-            "Sarin (GB)",
-            [
-                "pinpoint pupils",
-                "runny nose",
-                "drooling",
-                "twitching",
-                "SOB",
-                "subway",
-                "deliberate attack",
-            ],
-        ),
-    ],
-)
+@pytest.mark.parametrize("agent, facts", scene_targets.THREE_SCENARIOS)
 def test_the_three_scenarios_end_on_their_agent_within_12_answers(agent, facts):
     """A pool plant leak, a family with a heater running and a subway attack: the signs and
     scene facts the responder reports, then each suggestion answered as the agent's
