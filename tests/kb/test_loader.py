@@ -273,7 +273,9 @@ def test_a_cameo_chemicals_datasheet_is_an_agency_source(tmp_path):
 
 
 def test_an_epa_document_is_an_agency_source(tmp_path):
-    text = IRRITANTS.replace("ATSDR MMG: Ammonia", "EPA: Reregistration Eligibility Decision for Ammonia")
+    text = IRRITANTS.replace(
+        "ATSDR MMG: Ammonia", "EPA: Reregistration Eligibility Decision for Ammonia"
+    )
     kb = load_kb(write_kb(tmp_path, irritants=text), strict=True)
     assert "EPA: Reregistration Eligibility Decision for Ammonia" in kb.chemical("Ammonia").sources
     assert not is_supplementary("EPA: Reregistration Eligibility Decision for Ammonia")
