@@ -25,6 +25,7 @@ SOURCE_SERIES = (
     "NRT",
     "ICSC",
     "CAMEO Chemicals",
+    "EPA",
     *SUPPLEMENTARY_SERIES,
 )
 

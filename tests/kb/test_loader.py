@@ -272,6 +272,15 @@ def test_a_cameo_chemicals_datasheet_is_an_agency_source(tmp_path):
     assert not is_supplementary("CAMEO Chemicals: Ammonia, anhydrous")
 
 
+def test_an_epa_document_is_an_agency_source(tmp_path):
+    text = IRRITANTS.replace(
+        "ATSDR MMG: Ammonia", "EPA: Reregistration Eligibility Decision for Ammonia"
+    )
+    kb = load_kb(write_kb(tmp_path, irritants=text), strict=True)
+    assert "EPA: Reregistration Eligibility Decision for Ammonia" in kb.chemical("Ammonia").sources
+    assert not is_supplementary("EPA: Reregistration Eligibility Decision for Ammonia")
+
+
 def test_blank_source_is_an_error_even_for_user_kbs(tmp_path):
     text = IRRITANTS.replace('"ATSDR MMG: Ammonia"', '"  "')
     issue = only_error(write_kb(tmp_path, irritants=text), strict=False)
