@@ -30,11 +30,15 @@ from responder.engine.evaluate import (
     StateBudgetExceeded,
     TimeBudgetExceeded,
     bounds,
+    branches,
     evaluate,
 )
 from responder.engine.policies import CATEGORY_POLICIES, RANDOM_POLICIES, Policy, PolicyError
 from responder.engine.simulate import BATCH_MAX_CELLS
-from responder.engine.workload import duration_text, run_bytes
+from responder.engine.workload import duration_text, monte_carlo_bytes, run_bytes
+
+#: --trials past this is refused whatever the memory limit (numpy's sizes are 64-bit)
+MAX_TRIALS = 10**9
 
 
 def register(subparsers) -> None:
@@ -107,6 +111,24 @@ def check_noise_memory(args, problem, method: str) -> None:
     )
 
 
+def check_monte_carlo_memory(args, problem, method: str) -> None:
+    """Refuse a noise-free evaluation whose Monte Carlo (asked for, or the auto method's
+    fallback for a tree that branches) is estimated to exceed ``--memory-limit``."""
+    may_sample = method == "monte-carlo" or (
+        method == "auto" and branches(Policy(args.policy, ties=args.ties))
+    )
+    if not may_sample:
+        return
+    m, n = problem.n_objects, problem.n_queries
+    check_memory(
+        args,
+        monte_carlo_bytes(m, n, args.trials),
+        f"evaluating {m} x {n} by Monte Carlo over {args.trials} interviews"
+        + (" (if the tree passes --max-states)" if method == "auto" else ""),
+        "use a smaller --trials",
+    )
+
+
 @contextmanager
 def exact_limits(args):
     """One message, not a traceback, when an exact walk passes --max-states or --time-limit."""
@@ -128,8 +150,13 @@ def exact_limits(args):
 
 def run(args) -> int:
     check_limit_options(args)
-    if args.trials < 1:
-        raise InputError("--trials must be at least 1")
+    if not 1 <= args.trials <= MAX_TRIALS:
+        raise InputError(f"--trials must be a whole number from 1 to {MAX_TRIALS:,}")
+    if args.max_states < 1:
+        raise InputError(
+            "--max-states must be at least 1 (the exact tree's distinct states before auto "
+            "turns to Monte Carlo; default 50000)"
+        )
     repeats = args.repeats if args.repeats is not None else (20 if args.ties == "random" else 1)
     if repeats < 1:
         raise InputError("--repeats must be at least 1")
@@ -180,6 +207,8 @@ def run(args) -> int:
         )
     if noise is not None and method == "monte-carlo":
         check_noise_memory(args, problem, method)
+    if noise is None:
+        check_monte_carlo_memory(args, problem, method)
     limits = {}
     if method == "exact":  # both limits bound an exact walk too, not only the auto method
         limits["exact_max_states"] = args.max_states

@@ -150,3 +150,47 @@ def test_measuring_stays_within_its_budget(tmp_path, capsys, monkeypatch):
     code = main(["simulate", "--kb", str(path), "--extra-errors", "0", "--time-limit", "1"])
     assert code == 2 and "even eps 1 does not fit" in capsys.readouterr().err
     assert len(budgets) > 3 and sum(budgets) <= inputs.MEASURE_SECONDS + 0.05 * len(budgets)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--method", "monte-carlo", "--trials", "100000000"],
+        [
+            "--policy",
+            "gqsa",
+            "--trials",
+            "100000000",
+        ],  # auto turns to Monte Carlo past --max-states
+    ],
+    ids=["monte-carlo", "auto, branching"],
+)
+def test_a_noise_free_monte_carlo_past_the_memory_limit_is_refused(capsys, monkeypatch, argv):
+    """It ran and grew: 15 GB after 30 s on the bundled knowledge base, nothing refused."""
+    from responder.cli import eval as eval_cli  # noqa: PLC0415
+
+    def no_run(*_, **__):
+        raise AssertionError("evaluated although the memory estimate was refused")
+
+    monkeypatch.setattr(eval_cli, "evaluate", no_run)
+    code = main(["eval", *argv])
+    captured = capsys.readouterr()
+    assert code == 2 and captured.out == ""
+    assert "by Monte Carlo over 100000000 interviews" in captured.err
+    assert "more than the --memory-limit of 1024 MB; use a smaller --trials" in captured.err
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--trials", "99999999999999999999", "--memory-limit", "0"], "--trials must be"),
+        (["--max-states", "0"], "--max-states must be at least 1"),
+        (["--max-states", "-5", "--policy", "gqsa"], "--max-states must be at least 1"),
+    ],
+)
+def test_eval_counts_out_of_range_are_one_line(capsys, argv, message):
+    """--trials 1e20 was an OverflowError traceback; --max-states -5 was taken (every
+    branching tree went to Monte Carlo) and --max-states 0 said 'more than 0 states'."""
+    code = main(["eval", "--method", "monte-carlo" if "--trials" in argv else "auto", *argv])
+    err = capsys.readouterr().err
+    assert code == 2 and message in err and len(err.strip().splitlines()) == 1
