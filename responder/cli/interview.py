@@ -23,6 +23,7 @@ import numpy as np
 from responder.cli.inputs import InputError
 from responder.config import ConfigError, InterviewConfig, add_config_arguments
 from responder.core import views
+from responder.core.counted import counted
 from responder.core.session import Interview
 from responder.engine.evidence import EvidenceSettings
 from responder.engine.state import Answer, InterviewState, Status
@@ -230,6 +231,7 @@ class Protocol:
                 *([said] if (said := views.displaced_notice(self.interview, UNDO_LINE)) else []),
                 *self.interview.class_notices(),
                 *self._one_victim_notice(),
+                *self._unsaved_notice(),
             ],
             "answers": self._answers(0),
             "victims": [
@@ -238,6 +240,18 @@ class Protocol:
             ],
             "incident": self.interview.id if self.interview.journal_enabled else None,
         }
+
+    def _unsaved_notice(self) -> list[str]:
+        """With --save, on every reply while changes wait to be written: the client must
+        not take an acknowledged answer for a stored one."""
+        it = self.interview
+        if not it.unsaved:
+            return []
+        return [
+            f"NOT SAVED: {counted(it.unsaved, 'change')} waiting to be written "
+            f"({it.journal_error or 'not written yet'}); retried with the next line and at "
+            "the end of input"
+        ]
 
     def _one_victim_notice(self) -> list[str]:
         """The strict and noise modes read the first victim only (the protocol always asks

@@ -4,6 +4,7 @@ and a protocol killed at any moment loses no answer it had acknowledged."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import signal
@@ -146,7 +147,7 @@ def test_a_protocol_run_without_save_stores_nothing(home, capsys):
 
 
 def test_save_that_cannot_write_stops_at_once_with_one_line(home):
-    home.mkdir(parents=True)
+    home.mkdir(parents=True, exist_ok=True)
     (home / "data").write_text("a file where the data folder should be")
     done = protocol(TWO_VICTIMS[:1], "--save", home=home)
     assert done.returncode == 2 and done.stdout == ""
@@ -430,3 +431,34 @@ def test_show_says_no_answers_recorded_for_a_victim_with_none_in_text_and_json(h
         (1, None),
         (0, "no answers recorded"),
     ]
+
+
+def test_a_protocol_reply_says_when_its_answers_are_not_saved(home):
+    """With --save and a database that cannot be written (locked by another program, a
+    full disk), every answer was acknowledged with a reply like any other: the client
+    learnt only at the end of input, from exit 2, that none was stored."""
+    from responder.cli.interview import Protocol, serve  # noqa: PLC0415
+    from responder.kb.resolve import resolve_kb  # noqa: PLC0415
+
+    kb = resolve_kb(None)
+    interview = Interview.start(kb, InterviewConfig(), journal=True)
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "data").write_text("a file where the data folder should be")
+    lines = [{"symptom": "cough", "answer": "yes"}, {"symptom": "tearing", "answer": "no"}]
+    out = io.StringIO()
+    text = "".join(json.dumps(x) + "\n" for x in lines)
+    serve(Protocol(kb, interview), io.StringIO(text), out)
+    start, first, second = (json.loads(x) for x in out.getvalue().splitlines())
+    assert not any("NOT SAVED" in n for n in start["notices"])
+    assert [n for n in first["notices"] if n.startswith("NOT SAVED: 1 change waiting")]
+    (said,) = [n for n in second["notices"] if n.startswith("NOT SAVED: 2 changes waiting")]
+    assert "incident database" in said
+    (home / "data").unlink()  # writable again: the next line writes both and says nothing
+    out = io.StringIO()
+    serve(
+        Protocol(kb, interview),
+        io.StringIO(json.dumps({"symptom": "wheezing", "answer": "yes"}) + "\n"),
+        out,
+    )
+    *_, last = (json.loads(x) for x in out.getvalue().splitlines())
+    assert last["asked"] == 3 and not [n for n in last["notices"] if "NOT SAVED" in n]
