@@ -12,6 +12,7 @@ from responder.cli.inputs import (
     InputError,
     check_delta,
     check_memory,
+    check_noise_options_apply,
     config_from_args,
     evidence_from_args,
     kb_spec,
@@ -58,6 +59,13 @@ def run_compare(args) -> int:
         raise InputError(
             f"--modes {args.modes!r} names {' and '.join(twice)} twice; name each mode once"
         )
+    persistent = str(args.answers).strip().lower() == "persistent"
+    check_noise_options_apply(
+        args,
+        noise_on="noise" in modes or persistent,
+        why="persistent noise, which only the noise mode and --answers persistent use",
+        fix="add noise to --modes",
+    )
     if args.policy not in COMPARE_POLICIES:
         raise InputError(
             f"--answers compares {', '.join(COMPARE_POLICIES)}; got --policy {args.policy!r}"
@@ -68,7 +76,6 @@ def run_compare(args) -> int:
     if args.noise_eps is None:
         args.noise_eps = str(DEFAULT_COMPARE_EPS)
     m, n = problem.n_objects, problem.n_queries
-    persistent = str(args.answers).strip().lower() == "persistent"
     check_memory(
         args,
         run_bytes(

@@ -15,6 +15,7 @@ from responder.cli.inputs import (
     add_time_limit_argument,
     check_limit_options,
     check_memory,
+    check_noise_options_apply,
     check_noise_scale,
     fit_time_limit,
     kb_spec,
@@ -150,6 +151,7 @@ def exact_limits(args):
 
 def run(args) -> int:
     check_limit_options(args)
+    check_noise_options_apply(args, noise_on=args.noise_eps is not None)
     if not 1 <= args.trials <= MAX_TRIALS:
         raise InputError(f"--trials must be a whole number from 1 to {MAX_TRIALS:,}")
     if args.max_states < 1:

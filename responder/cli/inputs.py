@@ -126,10 +126,53 @@ def add_noise_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--noise-p",
         type=float,
-        default=0.25,
+        default=None,
         metavar="P",
-        help="model 2: chance an error-prone answer is wrong, in [0, 0.5]",
+        help=f"model 2: chance an error-prone answer is wrong, in [0, 0.5] (default "
+        f"{DEFAULT_NOISE_P})",
     )
+
+
+#: --noise-p when --noise-model 2 is given without it
+DEFAULT_NOISE_P = 0.25
+
+
+def _noise_p(args) -> float:
+    return DEFAULT_NOISE_P if args.noise_p is None else args.noise_p
+
+
+def check_noise_options_apply(
+    args,
+    noise_on: bool,
+    why: str = "persistent noise, which is off without --noise-eps",
+    fix: str = "add --noise-eps E (or auto)",
+) -> None:
+    """A noise option the run would not read is an error, not dropped without a word: the
+    figures would be read as what it asked for. ``noise_on``: whether the run is under
+    persistent noise at all; ``why`` and ``fix`` say, when it is not, why and what to do."""
+    if args.noise_p is not None and args.noise_model != 2:
+        raise InputError(
+            f"--noise-p {args.noise_p:g} is model 2's chance of a wrong answer, and model "
+            f"{args.noise_model} takes every string of errors alike (p = 0.5); add "
+            "--noise-model 2, or leave --noise-p out"
+        )
+    if noise_on:
+        return
+    given = [
+        flag
+        for flag, value, default in (
+            ("--noise-eps", args.noise_eps, None),
+            ("--noise-prone", args.noise_prone, "all"),
+            ("--noise-model", args.noise_model, 1),
+            ("--noise-p", args.noise_p, None),
+        )
+        if value != default
+    ]
+    if given:
+        raise InputError(
+            f"{' and '.join(given)} {'applies' if len(given) == 1 else 'apply'} only under "
+            f"{why}; {fix}, or leave {'it' if len(given) == 1 else 'them'} out"
+        )
 
 
 def noise_from_args(args, problem: Problem) -> tuple[NoiseModel | None, list[str]]:
@@ -156,7 +199,7 @@ def noise_from_args(args, problem: Problem) -> tuple[NoiseModel | None, list[str
             problem.query_names,
             seed=getattr(args, "seed", None),
         )
-        noise = NoiseModel(eps, mask, model=args.noise_model, p=args.noise_p)
+        noise = NoiseModel(eps, mask, model=args.noise_model, p=_noise_p(args))
     except NoiseSettingsError as exc:
         raise InputError(str(exc)) from None
     # Automatic eps is at least 1 by definition (documented, and the default of simulate):
@@ -258,7 +301,7 @@ def typed_noise(args, problem: Problem):
             problem.query_names,
             seed=getattr(args, "seed", None),
         )
-        return NoiseModel(int(text), mask, model=args.noise_model, p=args.noise_p)
+        return NoiseModel(int(text), mask, model=args.noise_model, p=_noise_p(args))
     except (ValueError, NoiseSettingsError):
         return None
 

@@ -25,6 +25,7 @@ from responder.cli.inputs import (
     add_time_limit_argument,
     check_limit_options,
     check_memory,
+    check_noise_options_apply,
     check_noise_scale,
     config_from_args,
     evidence_from_args,
@@ -57,7 +58,7 @@ PERSISTENT_OPTIONS = (
     ("--noise-eps", "noise_eps", None),
     ("--noise-prone", "noise_prone", "all"),
     ("--noise-model", "noise_model", 1),
-    ("--noise-p", "noise_p", 0.25),
+    ("--noise-p", "noise_p", None),
 )
 COMPARE_OPTIONS = (("--answers", "answers", None), ("--modes", "modes", DEFAULT_MODES))
 # The evidence options add_evidence_arguments gives (every settable key but the gain floor).
@@ -293,6 +294,7 @@ def check_options_apply(args) -> None:
 def run(args) -> int:
     check_limit_options(args)
     check_options_apply(args)
+    check_noise_options_apply(args, noise_on=True)
     if args.victims is not None:
         return run_incidents(args)
     if args.per_victim is not None:

@@ -341,3 +341,25 @@ def test_an_option_the_run_does_not_read_is_an_error(capsys, extra, option):
     lines = out.err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("responder: error: "), out.err
     assert f"{option} does not apply" in lines[0]
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--noise-p", "0.3"], "add --noise-model 2, or leave --noise-p out"),
+        (
+            ["--answers", "flip:0.1", "--modes", "evidence", "--noise-eps", "3"],
+            "--noise-eps applies only under persistent noise",
+        ),
+        (
+            ["--answers", "flip:0.1", "--modes", "evidence,strict", "--noise-model", "2"],
+            "add noise to --modes, or leave it out",
+        ),
+    ],
+)
+def test_noise_options_the_run_would_not_read_are_refused(capsys, argv, message):
+    """'simulate --noise-p 0.3' ran model 1 and reported p 0.5; the evidence and strict
+    modes dropped --noise-eps and --noise-model without a word."""
+    code = main(["simulate", "--interviews", "5", *argv])
+    captured = capsys.readouterr()
+    assert code == 2 and captured.out == "" and message in captured.err
