@@ -70,6 +70,11 @@ def run_compare(args) -> int:
         raise InputError(
             f"--answers compares {', '.join(COMPARE_POLICIES)}; got --policy {args.policy!r}"
         )
+    if getattr(args, "pick", None) is not None and args.policy not in CATEGORY_POLICIES:
+        raise InputError(
+            f"--pick applies only to category suggestions, and --policy {args.policy} suggests "
+            "one symptom at a time; use --policy gqsa or gigqsa, or leave --pick out"
+        )
     if args.interviews < 1:
         raise InputError("--interviews must be at least 1")
     problem, kb = load_problem(kb_spec(args))

@@ -438,6 +438,11 @@ def _check_store() -> None:
 def _check_evidence_options_apply(args, config: InterviewConfig) -> None:
     """The evidence mode's settings in a strict or noise interview: the protocol cannot
     switch modes, so they would be dropped without a word."""
+    if getattr(args, "pick", None) is not None and config.suggest != "category":
+        raise InputError(
+            "--pick applies only to category suggestions, and this interview suggests one "
+            "symptom at a time; add --suggest category, or leave --pick out"
+        )
     if config.mode == "evidence":
         return
     given = [

@@ -634,6 +634,38 @@ def _bundled_cases_do_not_fit(kb: KnowledgeBase, exc: KBError) -> str:
     )
 
 
+def _check_validate_options_apply(val, args, modes: list[str]) -> None:
+    """An option none of the modes run reads is an error, not dropped without a word: the
+    report would be read as what it asked for."""
+    from responder.engine.evidence import EvidenceSettings  # noqa: PLC0415
+
+    answer_models = {val.MODES[m].mode for m in modes}
+    chosen = ", ".join(modes)
+    if args.eps is not None and "noise" not in answer_models:
+        noise_modes = [name for name, mode in val.MODES.items() if mode.mode == "noise"]
+        raise InputError(
+            f"--eps applies only to the persistent-noise mode ({', '.join(noise_modes)}), and "
+            f"--mode runs {chosen}; add --mode {noise_modes[0]}, or leave --eps out"
+        )
+    if getattr(args, "pick", None) is not None:
+        raise InputError(
+            "--pick applies only to category suggestions, and kb validate asks one symptom at a "
+            "time in every mode; leave it out"
+        )
+    given = [
+        "--" + key.replace("_", "-")
+        for key in EvidenceSettings.KEYS
+        if key != "pick" and getattr(args, key, None) is not None
+    ]
+    if given and "evidence" not in answer_models:
+        evidence_modes = [name for name, mode in val.MODES.items() if mode.mode == "evidence"]
+        raise InputError(
+            f"{' and '.join(given)} {'applies' if len(given) == 1 else 'apply'} only to the "
+            f"evidence modes ({', '.join(evidence_modes)}), and --mode runs {chosen}; add "
+            f"--mode {evidence_modes[0]}, or leave {'it' if len(given) == 1 else 'them'} out"
+        )
+
+
 def cmd_validate(args) -> int:
     """``responder kb validate [CASES] [--kb ...] [--mode NAME]... [--eps N] [--json]``."""
     from responder.core import validation as val  # noqa: PLC0415 (numpy work only when asked)
@@ -649,6 +681,7 @@ def cmd_validate(args) -> int:
         modes = val.check_modes(args.modes)
     except ValueError as exc:
         raise InputError(f"--mode: {exc}") from None
+    _check_validate_options_apply(val, args, modes)
     try:
         kb = resolve_kb(getattr(args, "kb", None))
         cases, warnings = load_cases(args.cases, kb)

@@ -624,3 +624,12 @@ def test_evidence_settings_in_a_strict_or_noise_interview_are_refused(options, w
     proc = run_process(b"", *options)
     assert proc.returncode == 2 and proc.stdout == b""
     assert proc.stderr.decode().splitlines() == [f"responder: error: {words}"]
+
+
+def test_pick_without_category_suggestions_is_refused():
+    """'interview --jsonl --pick any' suggested one symptom at a time, --pick unread."""
+    proc = run_process(b"", "--pick", "any")
+    assert proc.returncode == 2 and proc.stdout == b""
+    assert b"add --suggest category, or leave --pick out" in proc.stderr
+    proc = run_process(b"", "--pick", "any", "--suggest", "category")
+    assert proc.returncode == 0 and json.loads(proc.stdout)["suggestion"]["kind"] == "category"

@@ -55,3 +55,30 @@ def test_empty_cases_is_one_error_not_the_current_folder(tmp_path, capsys, monke
         "responder: error: CASES is empty; give a folder of case .toml files or one file, or "
         "leave it out for the bundled cases"
     ]
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--mode", "evidence", "--eps", "0"], "--eps applies only to the persistent-noise mode"),
+        (
+            ["--mode", "strict-gbs", "--sensitivity", "0.9"],
+            "--sensitivity applies only to the evidence modes",
+        ),
+        (["--pick", "any"], "--pick applies only to category suggestions"),
+    ],
+)
+def test_options_no_chosen_mode_reads_are_refused_before_any_case_runs(
+    capsys, monkeypatch, argv, message
+):
+    """They were dropped without a word: 'kb validate --mode strict-gbs --sensitivity 0.9'
+    printed the strict figures as if the sensitivity had been tried."""
+    from responder.core import validation  # noqa: PLC0415
+
+    def no_run(*_, **__):
+        raise AssertionError("the cases ran although an option applies to no mode")
+
+    monkeypatch.setattr(validation, "validate", no_run)
+    code = main(["kb", "validate", *argv])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == "" and message in err and len(err.strip().splitlines()) == 1

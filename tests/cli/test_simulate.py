@@ -363,3 +363,10 @@ def test_noise_options_the_run_would_not_read_are_refused(capsys, argv, message)
     code = main(["simulate", "--interviews", "5", *argv])
     captured = capsys.readouterr()
     assert code == 2 and captured.out == "" and message in captured.err
+
+
+def test_pick_without_category_suggestions_is_refused(capsys):
+    """'simulate --answers flip:0.1 --pick any' (policy gbs) ran as if --pick were not given."""
+    code = main(["simulate", "--answers", "flip:0.1", "--interviews", "5", "--pick", "any"])
+    captured = capsys.readouterr()
+    assert code == 2 and "use --policy gqsa or gigqsa, or leave --pick out" in captured.err
