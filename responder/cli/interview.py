@@ -467,6 +467,11 @@ def run(args) -> int:
         raise InputError(
             "interview needs a knowledge base (name or folder), not an interchange file"
         )
+    if sys.stdin is None:  # started with `<&-`: not the same as an empty input
+        raise InputError(
+            "standard input is closed; pipe the JSON lines in, or give </dev/null for an "
+            "interview with no answers"
+        )
     if args.top is not None and args.top < 1:
         raise InputError("--top must be at least 1 (leave it out to list every candidate)")
     _, kb = load_problem(spec)
