@@ -13,6 +13,8 @@ from responder.core.counted import counted
 EXPERIMENTS = ("group-id", "query-groups", "noise", "diagnostic", "wiser-standin", "sensitivity")
 CHOICES = (*EXPERIMENTS, "all")
 DEFAULT_OUT = "experiments-out"
+#: --jobs past this is refused: each job is a process, started together
+MAX_JOBS = 256
 
 
 def register(subparsers) -> None:
@@ -113,8 +115,11 @@ def run(args) -> int:
         )
     if args.datasets is not None and args.datasets < 1:
         raise InputError(f"--datasets must be at least 1, got {args.datasets}")
-    if args.jobs < 1:
-        raise InputError(f"--jobs must be at least 1, got {args.jobs}")
+    if not 1 <= args.jobs <= MAX_JOBS:
+        raise InputError(
+            f"--jobs must be from 1 to {MAX_JOBS} (this machine has {os.cpu_count() or 1} "
+            f"CPUs), got {args.jobs}"
+        )
     if args.trials is not None and args.trials < 1:
         raise InputError(f"--trials must be at least 1, got {args.trials}")
     if not args.out.strip():

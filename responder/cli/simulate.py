@@ -312,6 +312,11 @@ def run(args) -> int:
     if args.extra_errors < 0:
         raise InputError("--extra-errors must be 0 or more")
     problem, _ = load_problem(kb_spec(args))
+    if args.extra_errors > problem.n_queries:
+        raise InputError(
+            f"--extra-errors {args.extra_errors}: an interview has only {problem.n_queries} "
+            f"answers to get wrong; give at most {problem.n_queries} (0 to skip)"
+        )
     if args.noise_eps is None:
         args.noise_eps = "auto"  # simulate is always in noise mode
     runs = args.interviews * (2 if args.extra_errors > 0 else 1)

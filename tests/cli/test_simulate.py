@@ -275,6 +275,8 @@ BAD = [
     (["--noise-prone", "sym1,headache"], "unknown query name(s) 'headache'"),
     (["--interviews", "0"], "--interviews must be at least 1"),
     (["--extra-errors", "-1"], "--extra-errors must be 0 or more"),
+    # a ValueError traceback from numpy ('high is out of bounds for int64')
+    (["--extra-errors", "99999999999999999999"], "give at most"),
     (["--policy", "best"], "invalid choice: 'best' (choose from 'gbs', 'gisa'"),
 ]
 
