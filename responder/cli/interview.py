@@ -367,9 +367,15 @@ def _check_encoding(text: str) -> None:
     """Refuse a line that is not UTF-8 wherever the bad bytes stand, not only inside a
     string (outside one, JSON's own message would blame the syntax): UTF-16, as Windows
     tools may write, shows as NUL bytes or its byte-order mark."""
-    if "\x00" in text or text.startswith(("\udcff\udcfe", "\udcfe\udcff")):
+    # UTF-16 of JSON text is half NUL bytes; a stray NUL in UTF-8 text is no sign of it
+    if text.count("\x00") * 3 >= len(text) or text.startswith(("\udcff\udcfe", "\udcfe\udcff")):
         raise _LineError(
             "the line is UTF-16 text, not UTF-8; send one JSON object per line in UTF-8"
+        )
+    if "\x00" in text:
+        raise _LineError(
+            f"the line holds a NUL byte (U+0000) at character {text.index(chr(0)) + 1}, which "
+            "is not text; send printable UTF-8 text"
         )
     if any("\udc80" <= char <= "\udcff" for char in text):
         raise _LineError("the line is not UTF-8 text; send one JSON object per line in UTF-8")

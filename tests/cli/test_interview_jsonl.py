@@ -633,3 +633,19 @@ def test_pick_without_category_suggestions_is_refused():
     assert b"add --suggest category, or leave --pick out" in proc.stderr
     proc = run_process(b"", "--pick", "any", "--suggest", "category")
     assert proc.returncode == 0 and json.loads(proc.stdout)["suggestion"]["kind"] == "category"
+
+
+def test_a_nul_byte_in_a_utf8_line_is_named_not_taken_for_utf16():
+    """One NUL in an otherwise UTF-8 line was reported as 'the line is UTF-16 text', sending
+    the client after its encoding when one byte was stray."""
+    proc = run_process(
+        b'{"symptom": "cough\x00", "answer": "yes"}\n' + answer("cough", "yes").encode() + b"\n"
+    )
+    _, stray, fine = (json.loads(x) for x in proc.stdout.decode("utf-8").splitlines())
+    assert stray == {
+        "error": "the line holds a NUL byte (U+0000) at character 19, which is not text; "
+        "send printable UTF-8 text"
+    }
+    assert fine["asked"] == 1
+    utf16 = run_process(answer("cough", "yes").encode("utf-16-le") + b"\n")
+    assert "UTF-16" in json.loads(utf16.stdout.decode("utf-8").splitlines()[1])["error"]
