@@ -363,8 +363,9 @@ def _prepare(conn: sqlite3.Connection, path: Path) -> str | None:
         conn.close()
         raise NewerDatabase(
             f"the incident database {path} was written by a newer responder (schema "
-            f"{version}; this one knows {SCHEMA_VERSION}); it is left as it is, and this "
-            "window cannot save incidents there"
+            f"{version}; this one knows {SCHEMA_VERSION}); it is left as it is and nothing "
+            "is saved to it: open it with that newer responder, or move it out of the data "
+            "folder to start a new one"
         )
     checked_as = _file_identity(path)
     check = [

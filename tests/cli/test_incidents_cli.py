@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -212,6 +213,42 @@ def test_export_writes_the_reports_into_the_exports_folder(home, capsys):
     assert code == 0 and out.split() == [str(js)]
 
 
+def test_an_export_that_cannot_be_written_names_the_place_and_the_fix(home, capsys, monkeypatch):
+    """'the report could not be written: Operation not permitted' (or 'Is a directory')
+    named no file; a file in place of the folder was told to 'give a folder', which the
+    command line has no option for."""
+    knowledge = load_knowledge(str(FIXTURE_KB))
+    it = _stored_interview(knowledge)
+    exports = home / "data" / "exports"
+    (exports / f"interview-{it.id}.json").mkdir(parents=True)
+    code, out, err = run(capsys, "--kb", str(FIXTURE_KB), "incidents", "export", it.id)
+    assert code == 2 and out == ""
+    assert err.strip() == (
+        f"responder: error: the report could not be written: "
+        f"{exports.resolve() / f'interview-{it.id}.json'} is a folder; move it away, or export "
+        "only the other format (--format)"
+    )
+    (exports / f"interview-{it.id}.json").rmdir()
+
+    def refused(path, *_, **__):  # as a folder this process may not write (root may)
+        raise PermissionError(13, "Permission denied", str(path.parent / ".x.tmp"))
+
+    with monkeypatch.context() as patched:
+        patched.setattr("responder.core.export.atomic_write_text", refused)
+        code, _, err = run(capsys, "--kb", str(FIXTURE_KB), "incidents", "export", it.id)
+    assert code == 2 and err.strip() == (
+        f"responder: error: the report could not be written to {exports.resolve()}: Permission "
+        "denied; make the exports folder writable, or set RESPONDER_HOME to a folder that is"
+    )
+    shutil.rmtree(exports)
+    exports.write_text("a file in the folder's place")
+    code, _, err = run(capsys, "--kb", str(FIXTURE_KB), "incidents", "export", it.id)
+    assert code == 2 and err.strip() == (
+        f"responder: error: the report could not be written: {exports.resolve()} is a file "
+        "where the exports folder should be; move it away (the folder is created when needed)"
+    )
+
+
 def test_an_export_name_from_a_stored_id_never_leaves_the_exports_folder(home, capsys):
     IncidentLog.create({}, {}, "x", 1000.0, answers=[("cough", "yes", 1001.0, False, 0)]).close()
     conn = sqlite3.connect(paths.incident_db())
@@ -322,6 +359,11 @@ def test_a_newer_database_is_one_line_and_exit_2(home, capsys):
     conn.close()
     code, _, err = run(capsys, "incidents", "list")
     assert code == 2 and "newer responder" in err and err.count("\n") == 1
+    # what to do about it, in words that fit the command line too (it said 'this window')
+    assert "window" not in err
+    assert err.rstrip().endswith(
+        "open it with that newer responder, or move it out of the data folder to start a new one"
+    )
 
 
 # -- kill -9 at any moment ---------------------------------------------------------------------
