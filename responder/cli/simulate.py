@@ -312,7 +312,7 @@ def run(args) -> int:
     if args.extra_errors < 0:
         raise InputError("--extra-errors must be 0 or more")
     problem, _ = load_problem(kb_spec(args))
-    if args.extra_errors > problem.n_queries:
+    if args.extra_errors > max(problem.n_queries, DEFAULT_EXTRA_ERRORS):
         raise InputError(
             f"--extra-errors {args.extra_errors}: an interview has only {problem.n_queries} "
             f"answers to get wrong; give at most {problem.n_queries} (0 to skip)"

@@ -372,3 +372,10 @@ def test_pick_without_category_suggestions_is_refused(capsys):
     code = main(["simulate", "--answers", "flip:0.1", "--interviews", "5", "--pick", "any"])
     captured = capsys.readouterr()
     assert code == 2 and "use --policy gqsa or gigqsa, or leave --pick out" in captured.err
+
+
+def test_the_default_extra_errors_run_on_a_problem_of_one_question(tmp_path, capsys):
+    path = tmp_path / "one.json"
+    path.write_text('{"matrix": [[1], [0]]}')
+    assert main(["simulate", "--kb", str(path), "--interviews", "5", "--seed", "0"]) == 0
+    assert "E[K]" in capsys.readouterr().out
