@@ -106,3 +106,24 @@ def test_every_key_of_simulate_json_is_documented(capsys, tmp_path, monkeypatch)
     nested += [persistent["within_eps"]["accuracy"], compared["modes"][0]["top1"]]
     for keys in (persistent, compared, incidents, *nested):
         assert set(keys) <= documented, set(keys) - documented
+
+
+def test_every_key_of_a_protocol_reply_is_documented():
+    """The README listed 'candidate' for 'candidates' and left out 'answers', 'victims',
+    'incident', the suggestion's 'victim' and the input's 'victim'."""
+    from responder.cli.interview import Protocol  # noqa: PLC0415
+    from responder.config import InterviewConfig  # noqa: PLC0415
+    from responder.core.session import Interview  # noqa: PLC0415
+
+    documented = _documented_keys("Input is `{")
+    kb = resolve_kb(None)
+    proto = Protocol(kb, Interview(kb, InterviewConfig()))
+    reply = proto.handle('{"symptom": "small pupils", "answer": "yes", "victim": "driver"}')
+    assert {"symptom", "answer", "victim", "undo", "implied"} <= documented
+    group = Protocol(kb, Interview(kb, InterviewConfig()))._group(kb.symptom_index("slow_pulse"))
+    nested = [reply["suggestion"], group, reply["candidates"][0]]
+    nested += [reply["candidates"][0]["chemicals"][0], reply["classes"][0], reply["victims"][0]]
+    nested += [reply["answers"][-1]]  # an implied one: the other pupil size
+    assert reply["answers"][-1]["implied"] is True
+    for keys in (reply, *nested):
+        assert set(keys) <= documented, set(keys) - documented
