@@ -12,6 +12,7 @@ import argparse
 import json
 import sys
 import textwrap
+from pathlib import Path
 
 import numpy as np
 
@@ -26,7 +27,7 @@ from responder.kb.gaps import CategoryGap, Gaps, find_gaps
 from responder.kb.grades import bundled_grades
 from responder.kb.loader import BUNDLED_NAME
 from responder.kb.model import DEFAULT_PRIOR_MODE, KBError, KnowledgeBase, UnknownChemicalError
-from responder.kb.next_steps import format_steps_text, steps_for
+from responder.kb.next_steps import format_steps_text, load_next_steps, steps_for
 from responder.kb.resolve import resolve_kb
 
 EXIT_OK = 0
@@ -282,10 +283,21 @@ def summary_line(kb: KnowledgeBase) -> str:
     )
 
 
+def _check_next_steps(kb: KnowledgeBase) -> None:
+    """Read the knowledge base's next_steps.toml as the result screen does; KBError lists
+    every problem in it (the screen shows none of its steps then)."""
+    origin = Path(str(kb.origin))
+    if kb.name == BUNDLED_NAME:
+        load_next_steps(kb)
+    elif origin.is_dir():
+        load_next_steps(kb, origin)
+
+
 def cmd_check(args) -> int:
     """``responder kb check [PATH] [--strict]``."""
     try:
         kb = resolve_kb(_spec(args), strict=True if args.strict else None)
+        _check_next_steps(kb)
     except (KBError, OSError) as exc:
         return _fail(exc)
     print(summary_line(kb))
