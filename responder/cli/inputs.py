@@ -215,6 +215,13 @@ def noise_from_args(args, problem: Problem) -> tuple[NoiseModel | None, list[str
 DEFAULT_TIME_LIMIT = 300.0
 
 
+def enough_time(seconds: float) -> int:
+    """The --time-limit a refusal names for a run estimated at ``seconds``: with a fifth
+    more, as the next run measures again and its estimate moves (named exactly, it was
+    refused again about one time in three)."""
+    return math.ceil(seconds * 1.2)
+
+
 def seed_value(text: str) -> int:
     """``--seed``: a whole number, 0 or more (numpy's generators take no negative seed)."""
     try:
@@ -313,7 +320,7 @@ def _refuse_typed_eps(
         raise InputError(
             f"{_estimate_text(work, seconds, what, eps)}, more than the {limit:g} s "
             f"limit; use a smaller --noise-eps or {shorter}, or pass --time-limit "
-            f"{math.ceil(seconds)} (0 = no limit) to run it anyway"
+            f"{enough_time(seconds)} (0 = no limit) to run it anyway"
         )
 
 
@@ -373,7 +380,7 @@ def check_delta(args, problem: Problem) -> None:
             f"finding delta, the least Hamming distance between two rows of this "
             f"{problem.n_objects} x {problem.n_queries} matrix (for the noise budget), is "
             f"estimated at {duration_text(exc.seconds)}, more than the {limit:g} s limit; "
-            f"pass --time-limit {math.ceil(exc.seconds * 1.2)} (0 = no limit) to compute it"
+            f"pass --time-limit {enough_time(exc.seconds)} (0 = no limit) to compute it"
         ) from None
 
 
@@ -432,7 +439,7 @@ def fit_time_limit(
     if str(args.noise_eps).strip().lower() != "auto":
         _refuse_typed_eps(work, seconds, limit, what, shorter, noise.eps)
     estimate = _estimate_text(work, seconds, what, noise.eps)
-    insist = f"--time-limit {math.ceil(seconds)}"
+    insist = f"--time-limit {enough_time(seconds)}"
     eps = noise.eps
     halvings = max(1, math.ceil(math.log2(max(eps, 1))))
     while eps > 1:

@@ -28,6 +28,7 @@ from responder.cli.inputs import (
     check_noise_options_apply,
     check_noise_scale,
     config_from_args,
+    enough_time,
     evidence_from_args,
     fit_time_limit,
     kb_spec,
@@ -263,7 +264,7 @@ def _check_incidents_time(args, incidents, max_measured: int = 10) -> None:
             f"estimated {duration_text(seconds)} for {counted(args.interviews, 'incident')} of "
             f"{counted(args.victims, 'victim')} (measured: {counted(measured, 'incident')}), "
             f"more than the {limit:g} s limit; use a smaller --interviews or --per-victim, or "
-            f"pass --time-limit {int(seconds) + 1} (0 = no limit) to run it anyway"
+            f"pass --time-limit {enough_time(seconds)} (0 = no limit) to run it anyway"
         )
 
 

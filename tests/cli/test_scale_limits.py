@@ -127,7 +127,23 @@ def test_answers_comparison_past_the_time_limit_is_refused_per_mode(tmp_path, ca
     # 3 modes x 250 interviews x 0.5 s
     assert "estimated 6.2 min for 250 interviews per mode (" in err
     assert "strict gbs 2.1 min" in err and "noise gbs eps=2 2.1 min" in err
-    assert "more than the 300 s limit" in err and "--time-limit 375" in err
+    # 375 s and a fifth more: a limit named exactly was refused again when measured anew
+    assert "more than the 300 s limit" in err and "--time-limit 450" in err
+
+
+def test_a_comparison_refused_on_its_noise_mode_alone_names_no_limit_too_short(
+    tmp_path, capsys, slow_modes
+):
+    """Refused on the noise mode, measured first (125 s here), it said 'pass --time-limit
+    125'; given that, the whole comparison (375 s) was refused in turn."""
+    path = small_json(tmp_path, m=40, n=30)
+    argv = ["simulate", "--kb", str(path), "--answers", "flip:0.1", "--interviews", "250"]
+    code = main([*argv, "--time-limit", "100"])
+    err = capsys.readouterr().err
+    assert code == 2 and "estimated at least 2.1 min for 250 interviews per mode" in err
+    assert "before the other modes are measured" in err
+    assert "pass a --time-limit above 150 (the other modes add to it; 0 = no limit)" in err
+    assert "pass --time-limit 125" not in err
 
 
 def test_answers_comparison_within_the_limit_runs(tmp_path, capsys, slow_modes):
