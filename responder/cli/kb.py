@@ -29,6 +29,7 @@ from responder.kb.loader import BUNDLED_NAME
 from responder.kb.model import DEFAULT_PRIOR_MODE, KBError, KnowledgeBase, UnknownChemicalError
 from responder.kb.next_steps import format_steps_text, load_next_steps, steps_for
 from responder.kb.resolve import resolve_kb
+from responder.paths import user_kb_dir
 
 EXIT_OK = 0
 EXIT_INVALID = 2
@@ -610,8 +611,15 @@ def cmd_import(args) -> int:
         kb, folder = import_csv(
             args.csv_file, name=args.name, source=args.source, replace=args.replace
         )
-    except (KBError, OSError) as exc:
+    except KBError as exc:
         return _fail(exc)
+    except OSError as exc:  # the CSV was read and checked: storing it failed
+        raise InputError(
+            f"the knowledge base could not be stored in {user_kb_dir()}: "
+            f"{exc.strerror or exc}{f' ({exc.filename})' if exc.filename else ''}; make that "
+            "folder writable (a file in its place must move), or set RESPONDER_HOME to a "
+            "folder that is"
+        ) from None
     print(
         f"Imported {counted(len(kb.chemicals), 'chemical')} in "
         f"{counted(len(kb.classes), 'class', 'classes')} with "
