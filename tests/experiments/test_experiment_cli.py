@@ -33,6 +33,9 @@ def small_kb(tmp_path):
         # an OverflowError traceback, and 500 would have started 500 processes at once
         (["experiments", "group-id", "--jobs", "99999999999999999"], "--jobs must be from 1"),
         (["experiments", "group-id", "--jobs", "500"], "--jobs must be from 1 to 256"),
+        # an OverflowError traceback, and a run that would not end
+        (["experiments", "group-id", "--trials", "99999999999999999999"], "--trials must be"),
+        (["experiments", "group-id", "--datasets", "99999999999999999999"], "--datasets must"),
     ],
 )
 def test_bad_input_exits_2(argv, needle, capsys, tmp_path):
