@@ -109,7 +109,7 @@ def _count_arg(text: str) -> int:
     except ValueError:
         value = -1
     if not 0 <= value <= 10**9 or not text.strip().isdigit():
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of 0 or more")
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number from 0 to {10**9:,}")
     return value
 
 

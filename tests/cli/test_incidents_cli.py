@@ -504,3 +504,10 @@ def test_a_protocol_reply_says_when_its_answers_are_not_saved(home):
     )
     *_, last = (json.loads(x) for x in out.getvalue().splitlines())
     assert last["asked"] == 3 and not [n for n in last["notices"] if "NOT SAVED" in n]
+
+
+def test_a_count_past_the_largest_is_not_called_negative(home, capsys):
+    """'--limit 99999999999999999999' was refused as 'not a whole number of 0 or more'."""
+    code = main(["incidents", "list", "--limit", "99999999999999999999"])
+    err = capsys.readouterr().err
+    assert code == 2 and "is not a whole number from 0 to 1,000,000,000" in err
