@@ -603,6 +603,12 @@ def cmd_gaps(args) -> int:
 
 def cmd_import(args) -> int:
     """``responder kb import FILE.csv [--name NAME] [--source TEXT] [--replace]``."""
+    if getattr(args, "kb", None) is not None:
+        raise InputError(
+            f"--kb {args.kb} does not apply to kb import, which stores the CSV as a new "
+            "knowledge base (--name NAME); leave --kb out, and use --kb NAME with the "
+            "commands that read it"
+        )
     if not args.csv_file.strip():
         raise InputError(
             "the CSV file is given as an empty path — give the path of the CSV file to import"
