@@ -216,7 +216,12 @@ def test_replies_are_flushed_one_per_line():
         (["--threshold", "0.5"], "--threshold: threshold is 0.5"),
         (["--threshold", "1"], "strictly between 0.5 and 1"),
         (["--sensitivity", "abc"], "sensitivity must be a number"),
-        (["--mode", "strict", "--eps", "2"], "--eps applies only to --mode noise"),
+        # it said "--eps: --eps applies only to --mode noise", and not what to do
+        (
+            ["--mode", "strict", "--eps", "2"],
+            "--eps: it applies only to --mode noise, not --mode strict; leave --eps out, or "
+            "give --mode noise",
+        ),
         (["--mode", "noise", "--eps", "-1"], "eps is -1"),
         (["--mode", "noise", "--eps", "\u00b2"], "--eps: eps is \u00b2; give a whole number"),
     ],
