@@ -17,6 +17,7 @@ from responder.cli.inputs import (
     check_memory,
     check_noise_options_apply,
     check_noise_scale,
+    enough_time,
     fit_time_limit,
     kb_spec,
     load_problem,
@@ -93,7 +94,11 @@ def register(subparsers) -> None:
         "to Monte Carlo and --method exact stops with an error (default 50000)",
     )
     add_noise_arguments(p)
-    add_time_limit_argument(p, also="; --method exact stops with an error past it")
+    add_time_limit_argument(
+        p,
+        also="; --method exact stops with an error past it, and --repeats trees estimated "
+        "past it from the first are refused",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(handler=run)
 
@@ -110,6 +115,19 @@ def check_noise_memory(args, problem, method: str) -> None:
         + (f" by Monte Carlo over {args.trials} interviews" if together else ""),
         "use a smaller --trials" if together else "use a smaller matrix",
     )
+
+
+def _check_repeats_time(args, repeats: int, trees: int, first_seconds: float) -> None:
+    """Refuse, once the first tree is built, ``--repeats`` trees estimated past
+    ``--time-limit``: 'eval --ties random --repeats 100000' ran for hours."""
+    seconds = first_seconds * trees
+    if args.time_limit > 0 and seconds > args.time_limit:
+        raise InputError(
+            f"estimated {duration_text(seconds)} for {counted(trees, 'tree')} (measured: the "
+            f"first in {first_seconds:.2f} s), more than the {args.time_limit:g} s limit; use "
+            f"a smaller --repeats, or pass --time-limit {enough_time(seconds)} (0 = no limit) "
+            "to run it anyway"
+        )
 
 
 def check_monte_carlo_memory(args, problem, method: str) -> None:
@@ -218,8 +236,11 @@ def run(args) -> int:
             deadline = time.monotonic() + args.time_limit
             limits["out_of_time"] = lambda: time.monotonic() > deadline
     results = []
+    begun = time.monotonic()
     with exact_limits(args):
         for r in range(repeats):
+            if r == 1 and noise is None:  # under noise the estimate came before the start
+                _check_repeats_time(args, repeats, trees, time.monotonic() - begun)
             seed = None if args.seed is None else args.seed + r
             ties_seed = seed if args.ties == "random" else None
             policy = Policy(args.policy, ties=args.ties, seed=ties_seed)
