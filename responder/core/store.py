@@ -212,6 +212,11 @@ def new_incident_id(at: float) -> str:
 def _error_text(exc: BaseException) -> str:
     if isinstance(exc, OSError) and exc.strerror:
         return exc.strerror
+    if getattr(exc, "sqlite_errorname", "") in ("SQLITE_BUSY", "SQLITE_LOCKED"):
+        return (
+            f"{exc} (another program has held it for over {BUSY_TIMEOUT:g} s, such as an "
+            "sqlite3 shell or a backup; close it and try again)"
+        )
     return str(exc) or type(exc).__name__
 
 

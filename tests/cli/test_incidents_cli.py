@@ -511,3 +511,22 @@ def test_a_count_past_the_largest_is_not_called_negative(home, capsys):
     code = main(["incidents", "list", "--limit", "99999999999999999999"])
     err = capsys.readouterr().err
     assert code == 2 and "is not a whole number from 0 to 1,000,000,000" in err
+
+
+def test_a_database_another_program_holds_says_what_to_do(home, capsys, monkeypatch):
+    """'cannot open the incident database ...: database is locked', and nothing more."""
+    from responder.core import store  # noqa: PLC0415
+
+    store_incidents(1)
+    monkeypatch.setattr(store, "BUSY_TIMEOUT", 0.2)
+    holder = sqlite3.connect(paths.incident_db(), isolation_level=None)
+    holder.execute("PRAGMA locking_mode=EXCLUSIVE")
+    holder.execute("BEGIN EXCLUSIVE")
+    holder.execute("SELECT count(*) FROM incidents").fetchall()
+    try:
+        code, out, err = run(capsys, "incidents", "list")
+    finally:
+        holder.close()
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert "database is locked (another program has held it for over 0.2 s" in err
+    assert err.rstrip().endswith("close it and try again)")
