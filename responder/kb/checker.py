@@ -224,7 +224,7 @@ class Checker:
             "synonyms": '["miosis", "small pupils"]',
             "aliases": '["old_id"]',
             "url": '"https://www.cdc.gov/..."',
-            "title": '"CDC: Facts About Sarin"',
+            "title": '"<source series>: <the document\'s title>" (e.g. "CDC: Facts About Sarin")',
         }
         if key in examples:
             return examples[key]

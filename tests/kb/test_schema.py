@@ -374,6 +374,9 @@ def test_a_missing_cas_or_source_is_not_answered_with_another_chemicals(tmp_path
     )
     (sources,) = [fix for fix in fixes if fix.startswith("add sources")]
     assert "Chlorine" not in sources and "<the title of the document read>" in sources
+    untitled = NERVE.replace('title = "CHEMM: Nerve Agents"\n', "")
+    (title,) = [issue.fix for issue in only_errors(write_kb(tmp_path, nerve=untitled), False)]
+    assert title.startswith('add title = "<source series>: <the document\'s title>"')
 
 
 def only_errors(root: Path, strict: bool) -> list:
