@@ -119,7 +119,7 @@ def check_noise_memory(args, problem, method: str) -> None:
 
 def _check_repeats_time(args, repeats: int, trees: int, first_seconds: float) -> None:
     """Refuse, once the first tree is built, ``--repeats`` trees estimated past
-    ``--time-limit``: 'eval --ties random --repeats 100000' ran for hours."""
+    ``--time-limit`` (without noise nothing is estimated before the start)."""
     seconds = first_seconds * trees
     if args.time_limit > 0 and seconds > args.time_limit:
         raise InputError(

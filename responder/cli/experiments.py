@@ -15,7 +15,7 @@ CHOICES = (*EXPERIMENTS, "all")
 DEFAULT_OUT = "experiments-out"
 #: --jobs past this is refused: each job is a process, started together
 MAX_JOBS = 256
-#: past these a run would not end (the defaults are 100 and 1000); 1e20 was a traceback
+#: past these a run would not end (the defaults are 100 and 1000)
 MAX_DATASETS = 100_000
 MAX_TRIALS = 1_000_000
 

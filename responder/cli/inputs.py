@@ -217,8 +217,8 @@ DEFAULT_TIME_LIMIT = 300.0
 
 def enough_time(seconds: float) -> int:
     """The --time-limit a refusal names for a run estimated at ``seconds``: with a fifth
-    more, as the next run measures again and its estimate moves (named exactly, it was
-    refused again about one time in three)."""
+    more, as the next run measures again and its estimate moves (a limit named exactly can
+    be refused by that measurement)."""
     return math.ceil(seconds * 1.2)
 
 

@@ -442,8 +442,9 @@ def _check_store() -> None:
 
 
 def _check_evidence_options_apply(args, config: InterviewConfig) -> None:
-    """The evidence mode's settings in a strict or noise interview: the protocol cannot
-    switch modes, so they would be dropped without a word."""
+    """Options this interview would not read, refused rather than dropped without a word:
+    --pick without category suggestions, and the evidence mode's settings in a strict or
+    noise interview (the protocol cannot switch modes)."""
     if getattr(args, "pick", None) is not None and config.suggest != "category":
         raise InputError(
             "--pick applies only to category suggestions, and this interview suggests one "
