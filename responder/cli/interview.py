@@ -124,8 +124,9 @@ class Protocol:
         return self.snapshot()
 
     def _apply(self, line: str) -> None:
-        if len(line) > MAX_LINE:
-            raise _LineError(f"line too long ({len(line)} characters; at most {MAX_LINE})")
+        length = len(line.rstrip("\r\n"))  # the line ending is no part of the limit
+        if length > MAX_LINE:
+            raise _LineError(f"line too long ({length} characters; at most {MAX_LINE})")
         text = line.strip()
         if not text:
             raise _LineError('empty line; send {"symptom": ID, "answer": "yes"} or {"undo": true}')
@@ -415,13 +416,13 @@ def serve(protocol: Protocol, stdin: IO[str], stdout: IO[str]) -> None:
     emit(protocol.snapshot())
     first = True
     while True:
-        line = stdin.readline(MAX_LINE + 1)
+        line = stdin.readline(MAX_LINE + 2)  # a longest line and its "\r\n"
         if not line:
             return
         if first and line.startswith(BOM):  # Windows tools start UTF-8 text with one
             line = line[1:]
         first = False
-        if len(line) > MAX_LINE and not line.endswith("\n"):
+        if len(line) > MAX_LINE + 1 and not line.endswith("\n"):
             stdin.readline()  # drop the rest of the over-long line
             emit({"error": f"line too long (more than {MAX_LINE} characters)"})
             continue

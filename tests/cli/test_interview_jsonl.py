@@ -654,3 +654,18 @@ def test_a_nul_byte_in_a_utf8_line_is_named_not_taken_for_utf16():
     assert fine["asked"] == 1
     utf16 = run_process(answer("cough", "yes").encode("utf-16-le") + b"\n")
     assert "UTF-16" in json.loads(utf16.stdout.decode("utf-8").splitlines()[1])["error"]
+
+
+def test_a_line_of_exactly_the_longest_length_is_taken():
+    """A line of 65,536 characters (the limit) was refused as 'line too long (65537
+    characters; at most 65536)': its newline was counted."""
+    from responder.cli.interview import MAX_LINE  # noqa: PLC0415
+
+    head = '{"symptom": "cough", "answer": "yes"}'
+    longest = head + " " * (MAX_LINE - len(head))
+    for ending in ("\n", "\r\n"):
+        out = io.StringIO()
+        serve(protocol(), io.StringIO(longest + ending + longest + " " + ending), out)
+        _, taken, refused = (json.loads(x) for x in out.getvalue().splitlines())
+        assert taken["asked"] == 1
+        assert refused["error"].startswith("line too long (")
