@@ -356,7 +356,11 @@ class InterviewConfig:
                 data[key] = getattr(args, key)
         if getattr(args, "eps", None) is not None:
             if getattr(args, "mode", None) not in (None, "noise"):
-                raise ConfigError("noise.eps", "--eps applies only to --mode noise")
+                raise ConfigError(
+                    "noise.eps",
+                    f"it applies only to --mode noise, not --mode {args.mode}; leave --eps out, "
+                    "or give --mode noise",
+                )
             data["noise"]["eps"] = _eps_value(args.eps)
             data["mode"] = "noise"
         for key in EvidenceSettings.KEYS:

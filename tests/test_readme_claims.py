@@ -63,3 +63,67 @@ def test_the_readme_key_table_lists_every_key_of_the_interview_screen():
             key = shown.get(key, key)
             # a key of its own, not the dash of "`1`-`9`"
             assert re.search(rf"(?m)(?:^|[\s|])`{re.escape(key)}`", table), (binding.id, key)
+
+
+def _documented_keys(opening: str) -> set[str]:
+    """Every `name` the README's paragraph opening with ``opening`` quotes."""
+    text = README.read_text(encoding="utf-8")
+    paragraph = text[text.index(opening) :].split("\n\n", 1)[0]
+    return set(re.findall(r"`([a-z_0-9]+)`", paragraph)) | set(
+        re.findall(r'"([a-z_0-9]+)"', paragraph)
+    )
+
+
+def _json_of(capsys, *argv: str) -> dict:
+    import json  # noqa: PLC0415
+
+    from responder.cli import main  # noqa: PLC0415
+
+    assert main([*argv, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_every_key_of_eval_json_is_documented(capsys):
+    """The README named 7 of eval --json's 16 keys (18 for a category policy)."""
+    documented = _documented_keys("`eval --json` prints")
+    for argv in (["eval"], ["eval", "--policy", "gqsa", "--trials", "200"]):
+        out = _json_of(capsys, *argv)
+        assert set(out) <= documented, set(out) - documented
+        for model in out.get("pick_models", {}).values():
+            assert set(model) <= documented
+
+
+def test_every_key_of_simulate_json_is_documented(capsys, tmp_path, monkeypatch):
+    """simulate --json's three shapes were documented nowhere."""
+    monkeypatch.setenv("RESPONDER_HOME", str(tmp_path / "home"))
+    documented = _documented_keys("`simulate --json` prints")
+    persistent = _json_of(capsys, "simulate", "--interviews", "20", "--seed", "0")
+    compared = _json_of(
+        capsys, "simulate", "--answers", "flip:0.1", "--modes", "evidence", "--interviews", "3"
+    )
+    incidents = _json_of(capsys, "simulate", "--victims", "2", "--interviews", "3")
+    nested = [persistent["within_eps"], persistent["beyond_eps"], *compared["modes"]]
+    nested += [persistent["within_eps"]["accuracy"], compared["modes"][0]["top1"]]
+    for keys in (persistent, compared, incidents, *nested):
+        assert set(keys) <= documented, set(keys) - documented
+
+
+def test_every_key_of_a_protocol_reply_is_documented():
+    """The README listed 'candidate' for 'candidates' and left out 'answers', 'victims',
+    'incident', the suggestion's 'victim' and the input's 'victim'."""
+    from responder.cli.interview import Protocol  # noqa: PLC0415
+    from responder.config import InterviewConfig  # noqa: PLC0415
+    from responder.core.session import Interview  # noqa: PLC0415
+
+    documented = _documented_keys("Input is `{")
+    kb = resolve_kb(None)
+    proto = Protocol(kb, Interview(kb, InterviewConfig()))
+    reply = proto.handle('{"symptom": "small pupils", "answer": "yes", "victim": "driver"}')
+    assert {"symptom", "answer", "victim", "undo", "implied"} <= documented
+    group = Protocol(kb, Interview(kb, InterviewConfig()))._group(kb.symptom_index("slow_pulse"))
+    nested = [reply["suggestion"], group, reply["candidates"][0]]
+    nested += [reply["candidates"][0]["chemicals"][0], reply["classes"][0], reply["victims"][0]]
+    nested += [reply["answers"][-1]]  # an implied one: the other pupil size
+    assert reply["answers"][-1]["implied"] is True
+    for keys in (reply, *nested):
+        assert set(keys) <= documented, set(keys) - documented

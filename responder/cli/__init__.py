@@ -124,6 +124,14 @@ def main(argv: list[str] | None = None) -> int:
         return run_app(args)
     from responder.cli.inputs import InputError  # noqa: PLC0415
 
+    if sys.stdout is None:  # started with its standard output closed (`>&-`)
+        if sys.stderr is not None:
+            print(
+                "responder: error: standard output is closed, so the command's output has "
+                "nowhere to go; redirect it to a file, or to /dev/null to discard it",
+                file=sys.stderr,
+            )
+        return EXIT_BAD_INPUT
     try:
         return int(handler(args) or 0)
     except InputError as exc:

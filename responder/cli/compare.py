@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import sys
 
 import numpy as np
@@ -12,7 +11,9 @@ from responder.cli.inputs import (
     InputError,
     check_delta,
     check_memory,
+    check_noise_options_apply,
     config_from_args,
+    enough_time,
     evidence_from_args,
     kb_spec,
     load_problem,
@@ -58,9 +59,21 @@ def run_compare(args) -> int:
         raise InputError(
             f"--modes {args.modes!r} names {' and '.join(twice)} twice; name each mode once"
         )
+    persistent = str(args.answers).strip().lower() == "persistent"
+    check_noise_options_apply(
+        args,
+        noise_on="noise" in modes or persistent,
+        why="persistent noise, which only the noise mode and --answers persistent use",
+        fix="add noise to --modes",
+    )
     if args.policy not in COMPARE_POLICIES:
         raise InputError(
             f"--answers compares {', '.join(COMPARE_POLICIES)}; got --policy {args.policy!r}"
+        )
+    if getattr(args, "pick", None) is not None and args.policy not in CATEGORY_POLICIES:
+        raise InputError(
+            f"--pick applies only to category suggestions, and --policy {args.policy} suggests "
+            "one symptom at a time; use --policy gqsa or gigqsa, or leave --pick out"
         )
     if args.interviews < 1:
         raise InputError("--interviews must be at least 1")
@@ -68,7 +81,6 @@ def run_compare(args) -> int:
     if args.noise_eps is None:
         args.noise_eps = str(DEFAULT_COMPARE_EPS)
     m, n = problem.n_objects, problem.n_queries
-    persistent = str(args.answers).strip().lower() == "persistent"
     check_memory(
         args,
         run_bytes(
@@ -83,7 +95,7 @@ def run_compare(args) -> int:
         "use fewer --modes (noise needs the most)",
     )
     if "noise" in modes:
-        check_noise_mode_time(args, problem)
+        check_noise_mode_time(args, problem, modes)
     check_delta(args, problem)  # the noise options need delta
     noise, warnings = noise_from_args(args, problem)
     try:
@@ -219,7 +231,7 @@ def _app_interview(args, kb, problem, suggest: str, scene_step: bool, name: str)
     )
 
 
-def check_noise_mode_time(args, problem) -> None:
+def check_noise_mode_time(args, problem, modes: list[str]) -> None:
     """The noise mode alone, measured before anything else is built (delta, the evidence
     model): refused at once when it cannot fit ``--time-limit``."""
     noise = typed_noise(args, problem)
@@ -231,13 +243,17 @@ def check_noise_mode_time(args, problem) -> None:
         victims = parse_victims(args.answers, noise)
     except (TargetError, PolicyError, NoiseSettingsError, VictimsError):
         return  # reported where the modes are built
-    check_compare_time(args, problem, victims, [runner], share=1 / 3)
+    check_compare_time(args, problem, victims, [runner], share=1 / 3, partial=len(modes) > 1)
 
 
-def check_compare_time(args, problem, victims, runners, share: float = 1.0) -> None:
+def check_compare_time(
+    args, problem, victims, runners, share: float = 1.0, partial: bool = False
+) -> None:
     """Measure each mode briefly on the simulated victims (``share`` of
     :data:`MEASURE_SECONDS` in all) and refuse a comparison estimated to exceed
-    ``--time-limit``, with each mode's share.
+    ``--time-limit``, with each mode's share. ``partial``: the runners are some of the
+    comparison's modes, so the time a run needs is more than theirs (no limit is named that
+    the other modes would then exceed).
 
     Raises
     ------
@@ -266,13 +282,21 @@ def check_compare_time(args, problem, victims, runners, share: float = 1.0) -> N
         complete = complete and work.complete
         total += seconds
         parts.append(f"{runner.name} {duration_text(seconds)}")
+    if total > limit and partial:
+        raise InputError(
+            f"estimated at least {duration_text(total)} for {args.interviews} interviews per "
+            f"mode ({'; '.join(parts)}, before the other modes are measured), more than the "
+            f"{limit:g} s limit; use a smaller --interviews, fewer --modes or a smaller "
+            f"--noise-eps, or pass a --time-limit above {enough_time(total)} (the other modes "
+            "add to it; 0 = no limit) to run it anyway"
+        )
     if total > limit:
         least = "" if complete else "at least "
         raise InputError(
             f"estimated {least}{duration_text(total)} for {args.interviews} interviews per "
             f"mode ({'; '.join(parts)}), more than the {limit:g} s limit; use a smaller "
             "--interviews, fewer --modes or a smaller --noise-eps, or pass --time-limit "
-            f"{math.ceil(total)} (0 = no limit) to run it anyway"
+            f"{enough_time(total)} (0 = no limit) to run it anyway"
         )
 
 

@@ -15,7 +15,9 @@ from responder.cli.inputs import (
     add_time_limit_argument,
     check_limit_options,
     check_memory,
+    check_noise_options_apply,
     check_noise_scale,
+    enough_time,
     fit_time_limit,
     kb_spec,
     load_problem,
@@ -30,11 +32,15 @@ from responder.engine.evaluate import (
     StateBudgetExceeded,
     TimeBudgetExceeded,
     bounds,
+    branches,
     evaluate,
 )
 from responder.engine.policies import CATEGORY_POLICIES, RANDOM_POLICIES, Policy, PolicyError
 from responder.engine.simulate import BATCH_MAX_CELLS
-from responder.engine.workload import duration_text, run_bytes
+from responder.engine.workload import duration_text, monte_carlo_bytes, run_bytes
+
+#: --trials past this is refused whatever the memory limit (numpy's sizes are 64-bit)
+MAX_TRIALS = 10**9
 
 
 def register(subparsers) -> None:
@@ -88,7 +94,11 @@ def register(subparsers) -> None:
         "to Monte Carlo and --method exact stops with an error (default 50000)",
     )
     add_noise_arguments(p)
-    add_time_limit_argument(p, also="; --method exact stops with an error past it")
+    add_time_limit_argument(
+        p,
+        also="; --method exact stops with an error past it, and --repeats trees estimated "
+        "past it from the first are refused",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(handler=run)
 
@@ -104,6 +114,37 @@ def check_noise_memory(args, problem, method: str) -> None:
         f"evaluating {m} x {n} under noise"
         + (f" by Monte Carlo over {args.trials} interviews" if together else ""),
         "use a smaller --trials" if together else "use a smaller matrix",
+    )
+
+
+def _check_repeats_time(args, repeats: int, trees: int, first_seconds: float) -> None:
+    """Refuse, once the first tree is built, ``--repeats`` trees estimated past
+    ``--time-limit`` (without noise nothing is estimated before the start)."""
+    seconds = first_seconds * trees
+    if args.time_limit > 0 and seconds > args.time_limit:
+        raise InputError(
+            f"estimated {duration_text(seconds)} for {counted(trees, 'tree')} (measured: the "
+            f"first in {first_seconds:.2f} s), more than the {args.time_limit:g} s limit; use "
+            f"a smaller --repeats, or pass --time-limit {enough_time(seconds)} (0 = no limit) "
+            "to run it anyway"
+        )
+
+
+def check_monte_carlo_memory(args, problem, method: str) -> None:
+    """Refuse a noise-free evaluation whose Monte Carlo (asked for, or the auto method's
+    fallback for a tree that branches) is estimated to exceed ``--memory-limit``."""
+    may_sample = method == "monte-carlo" or (
+        method == "auto" and branches(Policy(args.policy, ties=args.ties))
+    )
+    if not may_sample:
+        return
+    m, n = problem.n_objects, problem.n_queries
+    check_memory(
+        args,
+        monte_carlo_bytes(m, n, args.trials),
+        f"evaluating {m} x {n} by Monte Carlo over {args.trials} interviews"
+        + (" (if the tree passes --max-states)" if method == "auto" else ""),
+        "use a smaller --trials",
     )
 
 
@@ -128,8 +169,14 @@ def exact_limits(args):
 
 def run(args) -> int:
     check_limit_options(args)
-    if args.trials < 1:
-        raise InputError("--trials must be at least 1")
+    check_noise_options_apply(args, noise_on=args.noise_eps is not None)
+    if not 1 <= args.trials <= MAX_TRIALS:
+        raise InputError(f"--trials must be a whole number from 1 to {MAX_TRIALS:,}")
+    if args.max_states < 1:
+        raise InputError(
+            "--max-states must be at least 1 (the exact tree's distinct states before auto "
+            "turns to Monte Carlo; default 50000)"
+        )
     repeats = args.repeats if args.repeats is not None else (20 if args.ties == "random" else 1)
     if repeats < 1:
         raise InputError("--repeats must be at least 1")
@@ -180,6 +227,8 @@ def run(args) -> int:
         )
     if noise is not None and method == "monte-carlo":
         check_noise_memory(args, problem, method)
+    if noise is None:
+        check_monte_carlo_memory(args, problem, method)
     limits = {}
     if method == "exact":  # both limits bound an exact walk too, not only the auto method
         limits["exact_max_states"] = args.max_states
@@ -187,8 +236,11 @@ def run(args) -> int:
             deadline = time.monotonic() + args.time_limit
             limits["out_of_time"] = lambda: time.monotonic() > deadline
     results = []
+    begun = time.monotonic()
     with exact_limits(args):
         for r in range(repeats):
+            if r == 1 and noise is None:  # under noise the estimate came before the start
+                _check_repeats_time(args, repeats, trees, time.monotonic() - begun)
             seed = None if args.seed is None else args.seed + r
             ties_seed = seed if args.ties == "random" else None
             policy = Policy(args.policy, ties=args.ties, seed=ties_seed)

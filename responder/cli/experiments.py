@@ -13,6 +13,11 @@ from responder.core.counted import counted
 EXPERIMENTS = ("group-id", "query-groups", "noise", "diagnostic", "wiser-standin", "sensitivity")
 CHOICES = (*EXPERIMENTS, "all")
 DEFAULT_OUT = "experiments-out"
+#: --jobs past this is refused: each job is a process, started together
+MAX_JOBS = 256
+#: past these a run would not end (the defaults are 100 and 1000)
+MAX_DATASETS = 100_000
+MAX_TRIALS = 1_000_000
 
 
 def register(subparsers) -> None:
@@ -111,12 +116,15 @@ def run(args) -> int:
         raise InputError(
             f"unknown experiment {args.experiment!r}; choose one of {', '.join(CHOICES)}"
         )
-    if args.datasets is not None and args.datasets < 1:
-        raise InputError(f"--datasets must be at least 1, got {args.datasets}")
-    if args.jobs < 1:
-        raise InputError(f"--jobs must be at least 1, got {args.jobs}")
-    if args.trials is not None and args.trials < 1:
-        raise InputError(f"--trials must be at least 1, got {args.trials}")
+    if args.datasets is not None and not 1 <= args.datasets <= MAX_DATASETS:
+        raise InputError(f"--datasets must be from 1 to {MAX_DATASETS:,}, got {args.datasets}")
+    if not 1 <= args.jobs <= MAX_JOBS:
+        raise InputError(
+            f"--jobs must be from 1 to {MAX_JOBS} (this machine has {os.cpu_count() or 1} "
+            f"CPUs), got {args.jobs}"
+        )
+    if args.trials is not None and not 1 <= args.trials <= MAX_TRIALS:
+        raise InputError(f"--trials must be from 1 to {MAX_TRIALS:,}, got {args.trials}")
     if not args.out.strip():
         raise InputError(
             "--out is empty; give the folder for the tables and plots (default experiments-out)"

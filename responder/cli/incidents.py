@@ -109,7 +109,7 @@ def _count_arg(text: str) -> int:
     except ValueError:
         value = -1
     if not 0 <= value <= 10**9 or not text.strip().isdigit():
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of 0 or more")
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number from 0 to {10**9:,}")
     return value
 
 
@@ -438,8 +438,25 @@ def cmd_export(args) -> int:
     formats = (args.format,) if args.format else ("md", "json")
     try:
         written = export_interview(interview, formats=formats)
+    except NotADirectoryError as exc:
+        raise InputError(
+            f"the report could not be written: {exc.filename} is a file where the exports "
+            "folder should be; move it away (the folder is created when needed)"
+        ) from None
+    except IsADirectoryError as exc:
+        raise InputError(
+            f"the report could not be written: {exc.filename2 or exc.filename} is a folder; "
+            "move it away, or export only the other format (--format)"
+        ) from None
     except OSError as exc:
-        raise InputError(f"the report could not be written: {exc.strerror or exc}") from None
+        from responder.core.export import resolve_export_dir  # noqa: PLC0415
+
+        # a rename onto the report names its target; else the folder (not a temporary name)
+        where = exc.filename2 or resolve_export_dir(None)
+        raise InputError(
+            f"the report could not be written to {where}: {exc.strerror or exc}; make the "
+            "exports folder writable, or set RESPONDER_HOME to a folder that is"
+        ) from None
     except UnsafePathError as exc:
         raise InputError(str(exc)) from None
     for path in written:

@@ -126,10 +126,53 @@ def add_noise_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--noise-p",
         type=float,
-        default=0.25,
+        default=None,
         metavar="P",
-        help="model 2: chance an error-prone answer is wrong, in [0, 0.5]",
+        help=f"model 2: chance an error-prone answer is wrong, in [0, 0.5] (default "
+        f"{DEFAULT_NOISE_P})",
     )
+
+
+#: --noise-p when --noise-model 2 is given without it
+DEFAULT_NOISE_P = 0.25
+
+
+def _noise_p(args) -> float:
+    return DEFAULT_NOISE_P if args.noise_p is None else args.noise_p
+
+
+def check_noise_options_apply(
+    args,
+    noise_on: bool,
+    why: str = "persistent noise, which is off without --noise-eps",
+    fix: str = "add --noise-eps E (or auto)",
+) -> None:
+    """A noise option the run would not read is an error, not dropped without a word: the
+    figures would be read as what it asked for. ``noise_on``: whether the run is under
+    persistent noise at all; ``why`` and ``fix`` say, when it is not, why and what to do."""
+    if args.noise_p is not None and args.noise_model != 2:
+        raise InputError(
+            f"--noise-p {args.noise_p:g} is model 2's chance of a wrong answer, and model "
+            f"{args.noise_model} takes every string of errors alike (p = 0.5); add "
+            "--noise-model 2, or leave --noise-p out"
+        )
+    if noise_on:
+        return
+    given = [
+        flag
+        for flag, value, default in (
+            ("--noise-eps", args.noise_eps, None),
+            ("--noise-prone", args.noise_prone, "all"),
+            ("--noise-model", args.noise_model, 1),
+            ("--noise-p", args.noise_p, None),
+        )
+        if value != default
+    ]
+    if given:
+        raise InputError(
+            f"{' and '.join(given)} {'applies' if len(given) == 1 else 'apply'} only under "
+            f"{why}; {fix}, or leave {'it' if len(given) == 1 else 'them'} out"
+        )
 
 
 def noise_from_args(args, problem: Problem) -> tuple[NoiseModel | None, list[str]]:
@@ -156,7 +199,7 @@ def noise_from_args(args, problem: Problem) -> tuple[NoiseModel | None, list[str
             problem.query_names,
             seed=getattr(args, "seed", None),
         )
-        noise = NoiseModel(eps, mask, model=args.noise_model, p=args.noise_p)
+        noise = NoiseModel(eps, mask, model=args.noise_model, p=_noise_p(args))
     except NoiseSettingsError as exc:
         raise InputError(str(exc)) from None
     # Automatic eps is at least 1 by definition (documented, and the default of simulate):
@@ -170,6 +213,13 @@ def noise_from_args(args, problem: Problem) -> tuple[NoiseModel | None, list[str
 
 
 DEFAULT_TIME_LIMIT = 300.0
+
+
+def enough_time(seconds: float) -> int:
+    """The --time-limit a refusal names for a run estimated at ``seconds``: with a fifth
+    more, as the next run measures again and its estimate moves (a limit named exactly can
+    be refused by that measurement)."""
+    return math.ceil(seconds * 1.2)
 
 
 def seed_value(text: str) -> int:
@@ -258,7 +308,7 @@ def typed_noise(args, problem: Problem):
             problem.query_names,
             seed=getattr(args, "seed", None),
         )
-        return NoiseModel(int(text), mask, model=args.noise_model, p=args.noise_p)
+        return NoiseModel(int(text), mask, model=args.noise_model, p=_noise_p(args))
     except (ValueError, NoiseSettingsError):
         return None
 
@@ -270,7 +320,7 @@ def _refuse_typed_eps(
         raise InputError(
             f"{_estimate_text(work, seconds, what, eps)}, more than the {limit:g} s "
             f"limit; use a smaller --noise-eps or {shorter}, or pass --time-limit "
-            f"{math.ceil(seconds)} (0 = no limit) to run it anyway"
+            f"{enough_time(seconds)} (0 = no limit) to run it anyway"
         )
 
 
@@ -330,7 +380,7 @@ def check_delta(args, problem: Problem) -> None:
             f"finding delta, the least Hamming distance between two rows of this "
             f"{problem.n_objects} x {problem.n_queries} matrix (for the noise budget), is "
             f"estimated at {duration_text(exc.seconds)}, more than the {limit:g} s limit; "
-            f"pass --time-limit {math.ceil(exc.seconds * 1.2)} (0 = no limit) to compute it"
+            f"pass --time-limit {enough_time(exc.seconds)} (0 = no limit) to compute it"
         ) from None
 
 
@@ -389,7 +439,7 @@ def fit_time_limit(
     if str(args.noise_eps).strip().lower() != "auto":
         _refuse_typed_eps(work, seconds, limit, what, shorter, noise.eps)
     estimate = _estimate_text(work, seconds, what, noise.eps)
-    insist = f"--time-limit {math.ceil(seconds)}"
+    insist = f"--time-limit {enough_time(seconds)}"
     eps = noise.eps
     halvings = max(1, math.ceil(math.log2(max(eps, 1))))
     while eps > 1:

@@ -23,6 +23,7 @@ import numpy as np
 from responder.cli.inputs import InputError
 from responder.config import ConfigError, InterviewConfig, add_config_arguments
 from responder.core import views
+from responder.core.counted import counted
 from responder.core.session import Interview
 from responder.engine.evidence import EvidenceSettings
 from responder.engine.state import Answer, InterviewState, Status
@@ -123,8 +124,9 @@ class Protocol:
         return self.snapshot()
 
     def _apply(self, line: str) -> None:
-        if len(line) > MAX_LINE:
-            raise _LineError(f"line too long ({len(line)} characters; at most {MAX_LINE})")
+        length = len(line.rstrip("\r\n"))  # the line ending is no part of the limit
+        if length > MAX_LINE:
+            raise _LineError(f"line too long ({length} characters; at most {MAX_LINE})")
         text = line.strip()
         if not text:
             raise _LineError('empty line; send {"symptom": ID, "answer": "yes"} or {"undo": true}')
@@ -230,6 +232,7 @@ class Protocol:
                 *([said] if (said := views.displaced_notice(self.interview, UNDO_LINE)) else []),
                 *self.interview.class_notices(),
                 *self._one_victim_notice(),
+                *self._unsaved_notice(),
             ],
             "answers": self._answers(0),
             "victims": [
@@ -238,6 +241,18 @@ class Protocol:
             ],
             "incident": self.interview.id if self.interview.journal_enabled else None,
         }
+
+    def _unsaved_notice(self) -> list[str]:
+        """With --save, on every reply while changes wait to be written: the client must
+        not take an acknowledged answer for a stored one."""
+        it = self.interview
+        if not it.unsaved:
+            return []
+        return [
+            f"NOT SAVED: {counted(it.unsaved, 'change')} waiting to be written "
+            f"({it.journal_error or 'not written yet'}); retried with the next line and at "
+            "the end of input"
+        ]
 
     def _one_victim_notice(self) -> list[str]:
         """The strict and noise modes read the first victim only (the protocol always asks
@@ -353,9 +368,15 @@ def _check_encoding(text: str) -> None:
     """Refuse a line that is not UTF-8 wherever the bad bytes stand, not only inside a
     string (outside one, JSON's own message would blame the syntax): UTF-16, as Windows
     tools may write, shows as NUL bytes or its byte-order mark."""
-    if "\x00" in text or text.startswith(("\udcff\udcfe", "\udcfe\udcff")):
+    # UTF-16 of JSON text is half NUL bytes; a stray NUL in UTF-8 text is no sign of it
+    if text.count("\x00") * 3 >= len(text) or text.startswith(("\udcff\udcfe", "\udcfe\udcff")):
         raise _LineError(
             "the line is UTF-16 text, not UTF-8; send one JSON object per line in UTF-8"
+        )
+    if "\x00" in text:
+        raise _LineError(
+            f"the line holds a NUL byte (U+0000) at character {text.index(chr(0)) + 1}, which "
+            "is not text; send printable UTF-8 text"
         )
     if any("\udc80" <= char <= "\udcff" for char in text):
         raise _LineError("the line is not UTF-8 text; send one JSON object per line in UTF-8")
@@ -395,13 +416,13 @@ def serve(protocol: Protocol, stdin: IO[str], stdout: IO[str]) -> None:
     emit(protocol.snapshot())
     first = True
     while True:
-        line = stdin.readline(MAX_LINE + 1)
+        line = stdin.readline(MAX_LINE + 2)  # a longest line and its "\r\n"
         if not line:
             return
         if first and line.startswith(BOM):  # Windows tools start UTF-8 text with one
             line = line[1:]
         first = False
-        if len(line) > MAX_LINE and not line.endswith("\n"):
+        if len(line) > MAX_LINE + 1 and not line.endswith("\n"):
             stdin.readline()  # drop the rest of the over-long line
             emit({"error": f"line too long (more than {MAX_LINE} characters)"})
             continue
@@ -422,8 +443,14 @@ def _check_store() -> None:
 
 
 def _check_evidence_options_apply(args, config: InterviewConfig) -> None:
-    """The evidence mode's settings in a strict or noise interview: the protocol cannot
-    switch modes, so they would be dropped without a word."""
+    """Options this interview would not read, refused rather than dropped without a word:
+    --pick without category suggestions, and the evidence mode's settings in a strict or
+    noise interview (the protocol cannot switch modes)."""
+    if getattr(args, "pick", None) is not None and config.suggest != "category":
+        raise InputError(
+            "--pick applies only to category suggestions, and this interview suggests one "
+            "symptom at a time; add --suggest category, or leave --pick out"
+        )
     if config.mode == "evidence":
         return
     given = [
@@ -447,6 +474,11 @@ def run(args) -> int:
     if is_interchange(spec):
         raise InputError(
             "interview needs a knowledge base (name or folder), not an interchange file"
+        )
+    if sys.stdin is None:  # started with `<&-`: not the same as an empty input
+        raise InputError(
+            "standard input is closed; pipe the JSON lines in, or give </dev/null for an "
+            "interview with no answers"
         )
     if args.top is not None and args.top < 1:
         raise InputError("--top must be at least 1 (leave it out to list every candidate)")

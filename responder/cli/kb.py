@@ -12,6 +12,7 @@ import argparse
 import json
 import sys
 import textwrap
+from pathlib import Path
 
 import numpy as np
 
@@ -26,8 +27,9 @@ from responder.kb.gaps import CategoryGap, Gaps, find_gaps
 from responder.kb.grades import bundled_grades
 from responder.kb.loader import BUNDLED_NAME
 from responder.kb.model import DEFAULT_PRIOR_MODE, KBError, KnowledgeBase, UnknownChemicalError
-from responder.kb.next_steps import format_steps_text, steps_for
+from responder.kb.next_steps import format_steps_text, load_next_steps, steps_for
 from responder.kb.resolve import resolve_kb
+from responder.paths import user_kb_dir
 
 EXIT_OK = 0
 EXIT_INVALID = 2
@@ -282,10 +284,21 @@ def summary_line(kb: KnowledgeBase) -> str:
     )
 
 
+def _check_next_steps(kb: KnowledgeBase) -> None:
+    """Read the knowledge base's next_steps.toml as the result screen does; KBError lists
+    every problem in it (the screen shows none of its steps then)."""
+    origin = Path(str(kb.origin))
+    if kb.name == BUNDLED_NAME:
+        load_next_steps(kb)
+    elif origin.is_dir():
+        load_next_steps(kb, origin)
+
+
 def cmd_check(args) -> int:
     """``responder kb check [PATH] [--strict]``."""
     try:
         kb = resolve_kb(_spec(args), strict=True if args.strict else None)
+        _check_next_steps(kb)
     except (KBError, OSError) as exc:
         return _fail(exc)
     print(summary_line(kb))
@@ -590,6 +603,12 @@ def cmd_gaps(args) -> int:
 
 def cmd_import(args) -> int:
     """``responder kb import FILE.csv [--name NAME] [--source TEXT] [--replace]``."""
+    if getattr(args, "kb", None) is not None:
+        raise InputError(
+            f"--kb {args.kb} does not apply to kb import, which stores the CSV as a new "
+            "knowledge base (--name NAME); leave --kb out, and use --kb NAME with the "
+            "commands that read it"
+        )
     if not args.csv_file.strip():
         raise InputError(
             "the CSV file is given as an empty path — give the path of the CSV file to import"
@@ -598,8 +617,15 @@ def cmd_import(args) -> int:
         kb, folder = import_csv(
             args.csv_file, name=args.name, source=args.source, replace=args.replace
         )
-    except (KBError, OSError) as exc:
+    except KBError as exc:
         return _fail(exc)
+    except OSError as exc:  # the CSV was read and checked: storing it failed
+        raise InputError(
+            f"the knowledge base could not be stored in {user_kb_dir()}: "
+            f"{exc.strerror or exc}{f' ({exc.filename})' if exc.filename else ''}; make that "
+            "folder writable (a file in its place must move), or set RESPONDER_HOME to a "
+            "folder that is"
+        ) from None
     print(
         f"Imported {counted(len(kb.chemicals), 'chemical')} in "
         f"{counted(len(kb.classes), 'class', 'classes')} with "
@@ -634,6 +660,38 @@ def _bundled_cases_do_not_fit(kb: KnowledgeBase, exc: KBError) -> str:
     )
 
 
+def _check_validate_options_apply(val, args, modes: list[str]) -> None:
+    """An option none of the modes run reads is an error, not dropped without a word: the
+    report would be read as what it asked for."""
+    from responder.engine.evidence import EvidenceSettings  # noqa: PLC0415
+
+    answer_models = {val.MODES[m].mode for m in modes}
+    chosen = ", ".join(modes)
+    if args.eps is not None and "noise" not in answer_models:
+        noise_modes = [name for name, mode in val.MODES.items() if mode.mode == "noise"]
+        raise InputError(
+            f"--eps applies only to the persistent-noise mode ({', '.join(noise_modes)}), and "
+            f"--mode runs {chosen}; add --mode {noise_modes[0]}, or leave --eps out"
+        )
+    if getattr(args, "pick", None) is not None:
+        raise InputError(
+            "--pick applies only to category suggestions, and kb validate asks one symptom at a "
+            "time in every mode; leave it out"
+        )
+    given = [
+        "--" + key.replace("_", "-")
+        for key in EvidenceSettings.KEYS
+        if key != "pick" and getattr(args, key, None) is not None
+    ]
+    if given and "evidence" not in answer_models:
+        evidence_modes = [name for name, mode in val.MODES.items() if mode.mode == "evidence"]
+        raise InputError(
+            f"{' and '.join(given)} {'applies' if len(given) == 1 else 'apply'} only to the "
+            f"evidence modes ({', '.join(evidence_modes)}), and --mode runs {chosen}; add "
+            f"--mode {evidence_modes[0]}, or leave {'it' if len(given) == 1 else 'them'} out"
+        )
+
+
 def cmd_validate(args) -> int:
     """``responder kb validate [CASES] [--kb ...] [--mode NAME]... [--eps N] [--json]``."""
     from responder.core import validation as val  # noqa: PLC0415 (numpy work only when asked)
@@ -649,6 +707,7 @@ def cmd_validate(args) -> int:
         modes = val.check_modes(args.modes)
     except ValueError as exc:
         raise InputError(f"--mode: {exc}") from None
+    _check_validate_options_apply(val, args, modes)
     try:
         kb = resolve_kb(getattr(args, "kb", None))
         cases, warnings = load_cases(args.cases, kb)

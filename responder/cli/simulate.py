@@ -25,8 +25,10 @@ from responder.cli.inputs import (
     add_time_limit_argument,
     check_limit_options,
     check_memory,
+    check_noise_options_apply,
     check_noise_scale,
     config_from_args,
+    enough_time,
     evidence_from_args,
     fit_time_limit,
     kb_spec,
@@ -57,7 +59,7 @@ PERSISTENT_OPTIONS = (
     ("--noise-eps", "noise_eps", None),
     ("--noise-prone", "noise_prone", "all"),
     ("--noise-model", "noise_model", 1),
-    ("--noise-p", "noise_p", 0.25),
+    ("--noise-p", "noise_p", None),
 )
 COMPARE_OPTIONS = (("--answers", "answers", None), ("--modes", "modes", DEFAULT_MODES))
 # The evidence options add_evidence_arguments gives (every settable key but the gain floor).
@@ -262,7 +264,7 @@ def _check_incidents_time(args, incidents, max_measured: int = 10) -> None:
             f"estimated {duration_text(seconds)} for {counted(args.interviews, 'incident')} of "
             f"{counted(args.victims, 'victim')} (measured: {counted(measured, 'incident')}), "
             f"more than the {limit:g} s limit; use a smaller --interviews or --per-victim, or "
-            f"pass --time-limit {int(seconds) + 1} (0 = no limit) to run it anyway"
+            f"pass --time-limit {enough_time(seconds)} (0 = no limit) to run it anyway"
         )
 
 
@@ -293,6 +295,7 @@ def check_options_apply(args) -> None:
 def run(args) -> int:
     check_limit_options(args)
     check_options_apply(args)
+    check_noise_options_apply(args, noise_on=True)
     if args.victims is not None:
         return run_incidents(args)
     if args.per_victim is not None:
@@ -310,6 +313,11 @@ def run(args) -> int:
     if args.extra_errors < 0:
         raise InputError("--extra-errors must be 0 or more")
     problem, _ = load_problem(kb_spec(args))
+    if args.extra_errors > max(problem.n_queries, DEFAULT_EXTRA_ERRORS):
+        raise InputError(
+            f"--extra-errors {args.extra_errors}: an interview has only {problem.n_queries} "
+            f"answers to get wrong; give at most {problem.n_queries} (0 to skip)"
+        )
     if args.noise_eps is None:
         args.noise_eps = "auto"  # simulate is always in noise mode
     runs = args.interviews * (2 if args.extra_errors > 0 else 1)

@@ -212,6 +212,11 @@ def new_incident_id(at: float) -> str:
 def _error_text(exc: BaseException) -> str:
     if isinstance(exc, OSError) and exc.strerror:
         return exc.strerror
+    if getattr(exc, "sqlite_errorname", "") in ("SQLITE_BUSY", "SQLITE_LOCKED"):
+        return (
+            f"{exc} (another program has held it for over {BUSY_TIMEOUT:g} s, such as an "
+            "sqlite3 shell or a backup; close it and try again)"
+        )
     return str(exc) or type(exc).__name__
 
 
@@ -363,8 +368,9 @@ def _prepare(conn: sqlite3.Connection, path: Path) -> str | None:
         conn.close()
         raise NewerDatabase(
             f"the incident database {path} was written by a newer responder (schema "
-            f"{version}; this one knows {SCHEMA_VERSION}); it is left as it is, and this "
-            "window cannot save incidents there"
+            f"{version}; this one knows {SCHEMA_VERSION}); it is left as it is and nothing "
+            "is saved to it: open it with that newer responder, or move it out of the data "
+            "folder to start a new one"
         )
     checked_as = _file_identity(path)
     check = [

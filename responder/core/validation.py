@@ -32,6 +32,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from responder.config import InterviewConfig, NoiseSettings
+from responder.core.counted import counted
 from responder.core.modes import exclusive_groups, state_for
 from responder.engine.evidence import EvidenceSettings
 from responder.engine.interview import run_interview
@@ -534,7 +535,7 @@ def format_report(report: Report) -> str:
     class_only = sum(c.class_only for c in report.cases)
     halves = {h: sum(case_half(c) == h for c in report.cases) for h in HALVES}
     out = [
-        f"Validation of knowledge base {report.kb_name!r} on {n_cases} case vignettes "
+        f"Validation of knowledge base {report.kb_name!r} on {counted(n_cases, 'case vignette')} "
         f"(prior per {report.settings.prior}; halves: fit {halves['fit']}, held-out "
         f"{halves['held-out']})"
     ]

@@ -99,7 +99,7 @@ def run_tasks(tasks: list[Task], jobs: int = 1, label: str = "", progress: bool 
             results[i] = _call(task)
             bar.advance()
     else:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
+        with ProcessPoolExecutor(max_workers=min(jobs, len(tasks))) as pool:
             futures = {pool.submit(_call, task): i for i, task in enumerate(tasks)}
             for fut in as_completed(futures):
                 results[futures[fut]] = fut.result()

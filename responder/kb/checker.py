@@ -210,10 +210,11 @@ class Checker:
     @staticmethod
     def _example(key: str, kind: str) -> str:
         examples = {
-            "cas": '"7782-50-5"',
-            "un": '"1017"',
+            # a form to fill in: a bare real number would read as this chemical's own
+            "cas": '"<its CAS number, as its source gives it>" (chlorine\'s is "7782-50-5")',
+            "un": '"<its UN number>" (chlorine\'s is "1017")',
             "symptoms": '["cough", "headache"]',
-            "sources": '["NIOSH NPG: Chlorine"]',
+            "sources": '["NIOSH NPG: <the title of the document read>"]',
             "prior": "1.0",
             "source_checked": "true",
             "id": '"some_id"',
@@ -223,7 +224,7 @@ class Checker:
             "synonyms": '["miosis", "small pupils"]',
             "aliases": '["old_id"]',
             "url": '"https://www.cdc.gov/..."',
-            "title": '"CDC: Facts About Sarin"',
+            "title": '"<source series>: <the document\'s title>" (e.g. "CDC: Facts About Sarin")',
         }
         if key in examples:
             return examples[key]

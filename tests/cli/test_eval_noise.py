@@ -84,8 +84,7 @@ def test_eval_noise_equals_explicit_dilated(
             prone,
             "--noise-model",
             str(model),
-            "--noise-p",
-            str(p),
+            *(["--noise-p", str(p)] if model == 2 else []),  # model 1 takes no p
             "--seed",
             str(seed),
             "--method",
@@ -208,3 +207,20 @@ def test_eval_impossible_noise_settings(tmp_path, capsys, extra, message):
     assert len(lines) == 1 and lines[0].startswith("responder: error: ")
     assert message in lines[0]
     assert "Traceback" not in out.err
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--noise-p", "0.3"], "--noise-p 0.3 is model 2's chance of a wrong answer"),
+        (["--noise-eps", "1", "--noise-p", "0.3"], "add --noise-model 2, or leave --noise-p out"),
+        (["--noise-model", "2"], "--noise-model applies only under persistent noise"),
+        (["--noise-prone", "0.5"], "add --noise-eps E (or auto), or leave it out"),
+    ],
+)
+def test_noise_options_the_run_would_not_read_are_refused(capsys, argv, message):
+    """'eval --noise-p 0.3' printed the noise-free E[K] and 'eval --noise-eps 1 --noise-p
+    0.3' model 1's (p = 0.5), each without a word about the p given."""
+    code = main(["eval", *argv])
+    captured = capsys.readouterr()
+    assert code == 2 and captured.out == "" and message in captured.err

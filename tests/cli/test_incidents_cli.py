@@ -4,8 +4,10 @@ and a protocol killed at any moment loses no answer it had acknowledged."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -146,7 +148,7 @@ def test_a_protocol_run_without_save_stores_nothing(home, capsys):
 
 
 def test_save_that_cannot_write_stops_at_once_with_one_line(home):
-    home.mkdir(parents=True)
+    home.mkdir(parents=True, exist_ok=True)
     (home / "data").write_text("a file where the data folder should be")
     done = protocol(TWO_VICTIMS[:1], "--save", home=home)
     assert done.returncode == 2 and done.stdout == ""
@@ -209,6 +211,42 @@ def test_export_writes_the_reports_into_the_exports_folder(home, capsys):
         capsys, "--kb", str(FIXTURE_KB), "incidents", "export", it.id[:10], "--format", "json"
     )
     assert code == 0 and out.split() == [str(js)]
+
+
+def test_an_export_that_cannot_be_written_names_the_place_and_the_fix(home, capsys, monkeypatch):
+    """'the report could not be written: Operation not permitted' (or 'Is a directory')
+    named no file; a file in place of the folder was told to 'give a folder', which the
+    command line has no option for."""
+    knowledge = load_knowledge(str(FIXTURE_KB))
+    it = _stored_interview(knowledge)
+    exports = home / "data" / "exports"
+    (exports / f"interview-{it.id}.json").mkdir(parents=True)
+    code, out, err = run(capsys, "--kb", str(FIXTURE_KB), "incidents", "export", it.id)
+    assert code == 2 and out == ""
+    assert err.strip() == (
+        f"responder: error: the report could not be written: "
+        f"{exports.resolve() / f'interview-{it.id}.json'} is a folder; move it away, or export "
+        "only the other format (--format)"
+    )
+    (exports / f"interview-{it.id}.json").rmdir()
+
+    def refused(path, *_, **__):  # as a folder this process may not write (root may)
+        raise PermissionError(13, "Permission denied", str(path.parent / ".x.tmp"))
+
+    with monkeypatch.context() as patched:
+        patched.setattr("responder.core.export.atomic_write_text", refused)
+        code, _, err = run(capsys, "--kb", str(FIXTURE_KB), "incidents", "export", it.id)
+    assert code == 2 and err.strip() == (
+        f"responder: error: the report could not be written to {exports.resolve()}: Permission "
+        "denied; make the exports folder writable, or set RESPONDER_HOME to a folder that is"
+    )
+    shutil.rmtree(exports)
+    exports.write_text("a file in the folder's place")
+    code, _, err = run(capsys, "--kb", str(FIXTURE_KB), "incidents", "export", it.id)
+    assert code == 2 and err.strip() == (
+        f"responder: error: the report could not be written: {exports.resolve()} is a file "
+        "where the exports folder should be; move it away (the folder is created when needed)"
+    )
 
 
 def test_an_export_name_from_a_stored_id_never_leaves_the_exports_folder(home, capsys):
@@ -321,6 +359,11 @@ def test_a_newer_database_is_one_line_and_exit_2(home, capsys):
     conn.close()
     code, _, err = run(capsys, "incidents", "list")
     assert code == 2 and "newer responder" in err and err.count("\n") == 1
+    # what to do about it, in words that fit the command line too (it said 'this window')
+    assert "window" not in err
+    assert err.rstrip().endswith(
+        "open it with that newer responder, or move it out of the data folder to start a new one"
+    )
 
 
 # -- kill -9 at any moment ---------------------------------------------------------------------
@@ -430,3 +473,60 @@ def test_show_says_no_answers_recorded_for_a_victim_with_none_in_text_and_json(h
         (1, None),
         (0, "no answers recorded"),
     ]
+
+
+def test_a_protocol_reply_says_when_its_answers_are_not_saved(home):
+    """With --save and a database that cannot be written (locked by another program, a
+    full disk), every answer was acknowledged with a reply like any other: the client
+    learnt only at the end of input, from exit 2, that none was stored."""
+    from responder.cli.interview import Protocol, serve  # noqa: PLC0415
+    from responder.kb.resolve import resolve_kb  # noqa: PLC0415
+
+    kb = resolve_kb(None)
+    interview = Interview.start(kb, InterviewConfig(), journal=True)
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "data").write_text("a file where the data folder should be")
+    lines = [{"symptom": "cough", "answer": "yes"}, {"symptom": "tearing", "answer": "no"}]
+    out = io.StringIO()
+    text = "".join(json.dumps(x) + "\n" for x in lines)
+    serve(Protocol(kb, interview), io.StringIO(text), out)
+    start, first, second = (json.loads(x) for x in out.getvalue().splitlines())
+    assert not any("NOT SAVED" in n for n in start["notices"])
+    assert [n for n in first["notices"] if n.startswith("NOT SAVED: 1 change waiting")]
+    (said,) = [n for n in second["notices"] if n.startswith("NOT SAVED: 2 changes waiting")]
+    assert "incident database" in said
+    (home / "data").unlink()  # writable again: the next line writes both and says nothing
+    out = io.StringIO()
+    serve(
+        Protocol(kb, interview),
+        io.StringIO(json.dumps({"symptom": "wheezing", "answer": "yes"}) + "\n"),
+        out,
+    )
+    *_, last = (json.loads(x) for x in out.getvalue().splitlines())
+    assert last["asked"] == 3 and not [n for n in last["notices"] if "NOT SAVED" in n]
+
+
+def test_a_count_past_the_largest_is_not_called_negative(home, capsys):
+    """'--limit 99999999999999999999' was refused as 'not a whole number of 0 or more'."""
+    code = main(["incidents", "list", "--limit", "99999999999999999999"])
+    err = capsys.readouterr().err
+    assert code == 2 and "is not a whole number from 0 to 1,000,000,000" in err
+
+
+def test_a_database_another_program_holds_says_what_to_do(home, capsys, monkeypatch):
+    """'cannot open the incident database ...: database is locked', and nothing more."""
+    from responder.core import store  # noqa: PLC0415
+
+    store_incidents(1)
+    monkeypatch.setattr(store, "BUSY_TIMEOUT", 0.2)
+    holder = sqlite3.connect(paths.incident_db(), isolation_level=None)
+    holder.execute("PRAGMA locking_mode=EXCLUSIVE")
+    holder.execute("BEGIN EXCLUSIVE")
+    holder.execute("SELECT count(*) FROM incidents").fetchall()
+    try:
+        code, out, err = run(capsys, "incidents", "list")
+    finally:
+        holder.close()
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert "database is locked (another program has held it for over 0.2 s" in err
+    assert err.rstrip().endswith("close it and try again)")

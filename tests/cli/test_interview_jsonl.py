@@ -221,7 +221,12 @@ def test_replies_are_flushed_one_per_line():
         (["--threshold", "0.5"], "--threshold: threshold is 0.5"),
         (["--threshold", "1"], "strictly between 0.5 and 1"),
         (["--sensitivity", "abc"], "sensitivity must be a number"),
-        (["--mode", "strict", "--eps", "2"], "--eps applies only to --mode noise"),
+        # it said "--eps: --eps applies only to --mode noise", and not what to do
+        (
+            ["--mode", "strict", "--eps", "2"],
+            "--eps: it applies only to --mode noise, not --mode strict; leave --eps out, or "
+            "give --mode noise",
+        ),
         (["--mode", "noise", "--eps", "-1"], "eps is -1"),
         (["--mode", "noise", "--eps", "\u00b2"], "--eps: eps is \u00b2; give a whole number"),
     ],
@@ -586,3 +591,43 @@ def test_evidence_settings_in_a_strict_or_noise_interview_are_refused(options, w
     proc = run_process(b"", *options)
     assert proc.returncode == 2 and proc.stdout == b""
     assert proc.stderr.decode().splitlines() == [f"responder: error: {words}"]
+
+
+def test_pick_without_category_suggestions_is_refused():
+    """'interview --jsonl --pick any' suggested one symptom at a time, --pick unread."""
+    proc = run_process(b"", "--pick", "any")
+    assert proc.returncode == 2 and proc.stdout == b""
+    assert b"add --suggest category, or leave --pick out" in proc.stderr
+    proc = run_process(b"", "--pick", "any", "--suggest", "category")
+    assert proc.returncode == 0 and json.loads(proc.stdout)["suggestion"]["kind"] == "category"
+
+
+def test_a_nul_byte_in_a_utf8_line_is_named_not_taken_for_utf16():
+    """One NUL in an otherwise UTF-8 line was reported as 'the line is UTF-16 text', sending
+    the client after its encoding when one byte was stray."""
+    proc = run_process(
+        b'{"symptom": "cough\x00", "answer": "yes"}\n' + answer("cough", "yes").encode() + b"\n"
+    )
+    _, stray, fine = (json.loads(x) for x in proc.stdout.decode("utf-8").splitlines())
+    assert stray == {
+        "error": "the line holds a NUL byte (U+0000) at character 19, which is not text; "
+        "send printable UTF-8 text"
+    }
+    assert fine["asked"] == 1
+    utf16 = run_process(answer("cough", "yes").encode("utf-16-le") + b"\n")
+    assert "UTF-16" in json.loads(utf16.stdout.decode("utf-8").splitlines()[1])["error"]
+
+
+def test_a_line_of_exactly_the_longest_length_is_taken():
+    """A line of 65,536 characters (the limit) was refused as 'line too long (65537
+    characters; at most 65536)': its newline was counted."""
+    from responder.cli.interview import MAX_LINE  # noqa: PLC0415
+
+    head = '{"symptom": "cough", "answer": "yes"}'
+    longest = head + " " * (MAX_LINE - len(head))
+    for ending in ("\n", "\r\n"):
+        out = io.StringIO()
+        serve(protocol(), io.StringIO(longest + ending + longest + " " + ending), out)
+        _, taken, refused = (json.loads(x) for x in out.getvalue().splitlines())
+        assert taken["asked"] == 1
+        assert refused["error"].startswith("line too long (")

@@ -55,3 +55,55 @@ def test_empty_cases_is_one_error_not_the_current_folder(tmp_path, capsys, monke
         "responder: error: CASES is empty; give a folder of case .toml files or one file, or "
         "leave it out for the bundled cases"
     ]
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--mode", "evidence", "--eps", "0"], "--eps applies only to the persistent-noise mode"),
+        (
+            ["--mode", "strict-gbs", "--sensitivity", "0.9"],
+            "--sensitivity applies only to the evidence modes",
+        ),
+        (["--pick", "any"], "--pick applies only to category suggestions"),
+    ],
+)
+def test_options_no_chosen_mode_reads_are_refused_before_any_case_runs(
+    capsys, monkeypatch, argv, message
+):
+    """They were dropped without a word: 'kb validate --mode strict-gbs --sensitivity 0.9'
+    printed the strict figures as if the sensitivity had been tried."""
+    from responder.core import validation  # noqa: PLC0415
+
+    def no_run(*_, **__):
+        raise AssertionError("the cases ran although an option applies to no mode")
+
+    monkeypatch.setattr(validation, "validate", no_run)
+    code = main(["kb", "validate", *argv])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == "" and message in err and len(err.strip().splitlines()) == 1
+
+
+def test_every_key_of_kb_validate_json_is_documented(tmp_path, capsys):
+    """kb validate --json's keys were documented nowhere but as 'every question asked'."""
+    import json  # noqa: PLC0415
+    import re  # noqa: PLC0415
+    import shutil  # noqa: PLC0415
+    from pathlib import Path  # noqa: PLC0415
+
+    from responder.kb.loader import bundled_root  # noqa: PLC0415
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "knowledge-base.md").read_text()
+    paragraph = doc[doc.index("`kb validate --json` prints one object") :].split("\n\n", 1)[0]
+    documented = set(re.findall(r"`([a-z_0-9]+)`", paragraph))
+    cases = tmp_path / "cases"
+    cases.mkdir()
+    first = sorted(bundled_root().joinpath("cases").iterdir())[0]
+    shutil.copy(first, cases / first.name)
+    assert main(["kb", "validate", str(cases), "--mode", "strict-gbs", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    case = out["cases"][0]
+    (mode,) = [v for k, v in case["modes"].items() if k.endswith("(signs)")]
+    nested = [out["settings"], out["modes"][0], case, case["signs"][0], mode, mode["asked"][0]]
+    for keys in (out, *nested):
+        assert set(keys) <= documented, set(keys) - documented

@@ -3,6 +3,10 @@ command's own --help: one line on stderr, exit status 2."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import pytest
 
 from responder.cli import main
@@ -63,3 +67,30 @@ def test_no_help_shows_a_doubled_percent_sign(capsys):
     for argv, parser in _commands(build_parser()):
         text = parser.format_help()
         assert "%%" not in text, (argv, text[text.index("%%") - 60 : text.index("%%") + 10])
+
+
+@pytest.mark.parametrize(
+    ("closed", "argv", "message"),
+    [
+        (0, ["interview", "--jsonl"], "standard input is closed"),
+        (1, ["interview", "--jsonl"], "standard output is closed"),
+        (1, ["eval", "--json"], "standard output is closed"),
+        (1, ["incidents", "list", "--json"], "standard output is closed"),
+    ],
+    ids=["interview <&-", "interview >&-", "eval >&-", "incidents list >&-"],
+)
+def test_a_closed_standard_stream_is_one_line_not_a_traceback(tmp_path, closed, argv, message):
+    """Started with stdin or stdout closed (`<&-`, `>&-`), these ended in an AttributeError
+    traceback ('NoneType' object has no attribute 'readline' / 'write'), exit 1."""
+    done = subprocess.run(
+        [sys.executable, "-m", "responder.cli", *argv],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL if closed == 1 else subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        timeout=120,
+        env={**os.environ, "RESPONDER_HOME": str(tmp_path / "home")},
+        preexec_fn=lambda: os.close(closed),
+    )
+    (line,) = done.stderr.strip().splitlines()
+    assert done.returncode == 2 and line.startswith("responder: error: ") and message in line

@@ -127,7 +127,23 @@ def test_answers_comparison_past_the_time_limit_is_refused_per_mode(tmp_path, ca
     # 3 modes x 250 interviews x 0.5 s
     assert "estimated 6.2 min for 250 interviews per mode (" in err
     assert "strict gbs 2.1 min" in err and "noise gbs eps=2 2.1 min" in err
-    assert "more than the 300 s limit" in err and "--time-limit 375" in err
+    # 375 s and a fifth more: a limit named exactly was refused again when measured anew
+    assert "more than the 300 s limit" in err and "--time-limit 450" in err
+
+
+def test_a_comparison_refused_on_its_noise_mode_alone_names_no_limit_too_short(
+    tmp_path, capsys, slow_modes
+):
+    """Refused on the noise mode, measured first (125 s here), it said 'pass --time-limit
+    125'; given that, the whole comparison (375 s) was refused in turn."""
+    path = small_json(tmp_path, m=40, n=30)
+    argv = ["simulate", "--kb", str(path), "--answers", "flip:0.1", "--interviews", "250"]
+    code = main([*argv, "--time-limit", "100"])
+    err = capsys.readouterr().err
+    assert code == 2 and "estimated at least 2.1 min for 250 interviews per mode" in err
+    assert "before the other modes are measured" in err
+    assert "pass a --time-limit above 150 (the other modes add to it; 0 = no limit)" in err
+    assert "pass --time-limit 125" not in err
 
 
 def test_answers_comparison_within_the_limit_runs(tmp_path, capsys, slow_modes):
@@ -150,3 +166,47 @@ def test_measuring_stays_within_its_budget(tmp_path, capsys, monkeypatch):
     code = main(["simulate", "--kb", str(path), "--extra-errors", "0", "--time-limit", "1"])
     assert code == 2 and "even eps 1 does not fit" in capsys.readouterr().err
     assert len(budgets) > 3 and sum(budgets) <= inputs.MEASURE_SECONDS + 0.05 * len(budgets)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--method", "monte-carlo", "--trials", "100000000"],
+        [
+            "--policy",
+            "gqsa",
+            "--trials",
+            "100000000",
+        ],  # auto turns to Monte Carlo past --max-states
+    ],
+    ids=["monte-carlo", "auto, branching"],
+)
+def test_a_noise_free_monte_carlo_past_the_memory_limit_is_refused(capsys, monkeypatch, argv):
+    """It ran and grew: 15 GB after 30 s on the bundled knowledge base, nothing refused."""
+    from responder.cli import eval as eval_cli  # noqa: PLC0415
+
+    def no_run(*_, **__):
+        raise AssertionError("evaluated although the memory estimate was refused")
+
+    monkeypatch.setattr(eval_cli, "evaluate", no_run)
+    code = main(["eval", *argv])
+    captured = capsys.readouterr()
+    assert code == 2 and captured.out == ""
+    assert "by Monte Carlo over 100000000 interviews" in captured.err
+    assert "more than the --memory-limit of 1024 MB; use a smaller --trials" in captured.err
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--trials", "99999999999999999999", "--memory-limit", "0"], "--trials must be"),
+        (["--max-states", "0"], "--max-states must be at least 1"),
+        (["--max-states", "-5", "--policy", "gqsa"], "--max-states must be at least 1"),
+    ],
+)
+def test_eval_counts_out_of_range_are_one_line(capsys, argv, message):
+    """--trials 1e20 was an OverflowError traceback; --max-states -5 was taken (every
+    branching tree went to Monte Carlo) and --max-states 0 said 'more than 0 states'."""
+    code = main(["eval", "--method", "monte-carlo" if "--trials" in argv else "auto", *argv])
+    err = capsys.readouterr().err
+    assert code == 2 and message in err and len(err.strip().splitlines()) == 1

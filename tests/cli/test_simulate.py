@@ -275,6 +275,8 @@ BAD = [
     (["--noise-prone", "sym1,headache"], "unknown query name(s) 'headache'"),
     (["--interviews", "0"], "--interviews must be at least 1"),
     (["--extra-errors", "-1"], "--extra-errors must be 0 or more"),
+    # a ValueError traceback from numpy ('high is out of bounds for int64')
+    (["--extra-errors", "99999999999999999999"], "give at most"),
     (["--policy", "best"], "invalid choice: 'best' (choose from 'gbs', 'gisa'"),
 ]
 
@@ -341,3 +343,39 @@ def test_an_option_the_run_does_not_read_is_an_error(capsys, extra, option):
     lines = out.err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("responder: error: "), out.err
     assert f"{option} does not apply" in lines[0]
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--noise-p", "0.3"], "add --noise-model 2, or leave --noise-p out"),
+        (
+            ["--answers", "flip:0.1", "--modes", "evidence", "--noise-eps", "3"],
+            "--noise-eps applies only under persistent noise",
+        ),
+        (
+            ["--answers", "flip:0.1", "--modes", "evidence,strict", "--noise-model", "2"],
+            "add noise to --modes, or leave it out",
+        ),
+    ],
+)
+def test_noise_options_the_run_would_not_read_are_refused(capsys, argv, message):
+    """'simulate --noise-p 0.3' ran model 1 and reported p 0.5; the evidence and strict
+    modes dropped --noise-eps and --noise-model without a word."""
+    code = main(["simulate", "--interviews", "5", *argv])
+    captured = capsys.readouterr()
+    assert code == 2 and captured.out == "" and message in captured.err
+
+
+def test_pick_without_category_suggestions_is_refused(capsys):
+    """'simulate --answers flip:0.1 --pick any' (policy gbs) ran as if --pick were not given."""
+    code = main(["simulate", "--answers", "flip:0.1", "--interviews", "5", "--pick", "any"])
+    captured = capsys.readouterr()
+    assert code == 2 and "use --policy gqsa or gigqsa, or leave --pick out" in captured.err
+
+
+def test_the_default_extra_errors_run_on_a_problem_of_one_question(tmp_path, capsys):
+    path = tmp_path / "one.json"
+    path.write_text('{"matrix": [[1], [0]]}')
+    assert main(["simulate", "--kb", str(path), "--interviews", "5", "--seed", "0"]) == 0
+    assert "E[K]" in capsys.readouterr().out

@@ -68,7 +68,7 @@ def test_an_explicit_eps_past_the_limit_is_refused_with_the_estimate(
     # 3000 interviews x 0.05 s = 150 s > 60 s
     assert code == 2 and out == ""
     assert "estimated 2.5 min for 3000 interviews at eps 5" in err
-    assert "--time-limit 150" in err and "--interviews" in err
+    assert "--time-limit 180" in err and "--interviews" in err  # 150 s and a fifth more
     assert len(err.strip().splitlines()) == 1
 
 
@@ -321,3 +321,23 @@ def test_a_bad_limit_is_an_error_even_where_the_run_does_not_need_it(capsys, arg
     assert out == ""
     (line,) = err.strip().splitlines()
     assert line.endswith("must be a finite number, 0 or more (0 = no limit)")
+
+
+def test_repeated_trees_past_the_time_limit_are_refused_after_the_first(capsys, monkeypatch):
+    """'eval --ties random --repeats 100000' built tree after tree for about 40 minutes:
+    without noise nothing was estimated."""
+    from responder.cli import eval as eval_cli  # noqa: PLC0415
+
+    built = []
+    real = eval_cli.evaluate
+
+    def counting(*args, **kwargs):
+        built.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(eval_cli, "evaluate", counting)
+    code = main(["eval", "--ties", "random", "--seed", "1", "--repeats", "100000"])
+    err = capsys.readouterr().err
+    assert code == 2 and built == [1]
+    assert "for 100000 trees (measured: the first in" in err and "more than the 300 s" in err
+    assert main(["eval", "--ties", "random", "--seed", "1", "--repeats", "3", "--json"]) == 0

@@ -30,6 +30,12 @@ def small_kb(tmp_path):
         (["experiments", "nonsense"], "unknown experiment"),
         (["experiments", "group-id", "--datasets", "0"], "--datasets"),
         (["experiments", "group-id", "--jobs", "0"], "--jobs"),
+        # an OverflowError traceback, and 500 would have started 500 processes at once
+        (["experiments", "group-id", "--jobs", "99999999999999999"], "--jobs must be from 1"),
+        (["experiments", "group-id", "--jobs", "500"], "--jobs must be from 1 to 256"),
+        # an OverflowError traceback, and a run that would not end
+        (["experiments", "group-id", "--trials", "99999999999999999999"], "--trials must be"),
+        (["experiments", "group-id", "--datasets", "99999999999999999999"], "--datasets must"),
     ],
 )
 def test_bad_input_exits_2(argv, needle, capsys, tmp_path):
@@ -131,6 +137,22 @@ def test_without_matplotlib_tables_only(small_kb, tmp_path, capsys, monkeypatch)
 
 def _draw(seed, key):
     return float(np.random.default_rng(task_seed(seed, *key)).random())
+
+
+def test_no_more_processes_start_than_there_are_tasks(monkeypatch):
+    """--jobs 64 on two tasks started 64 worker processes."""
+    from responder.experiments import runner  # noqa: PLC0415
+
+    started = []
+
+    class Pool(runner.ProcessPoolExecutor):
+        def __init__(self, max_workers):
+            started.append(max_workers)
+            super().__init__(max_workers=max_workers)
+
+    monkeypatch.setattr(runner, "ProcessPoolExecutor", Pool)
+    tasks = [Task(_draw, dict(seed=7, key=(1, i))) for i in range(2)]
+    assert len(run_tasks(tasks, jobs=64, progress=False)) == 2 and started == [2]
 
 
 def test_task_seeds_do_not_depend_on_jobs():

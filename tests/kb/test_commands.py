@@ -440,3 +440,40 @@ def test_info_text_gives_the_bound_eval_gives_not_the_plain_entropy(kb_dir, caps
         f"Lower bound on the expected questions: {bound:.3f} to name the chemical, 1.000 its "
         "class (chemicals sharing a profile count as one)"
     )
+
+
+def test_an_import_that_cannot_be_stored_is_one_line_with_the_fix(tmp_path, capsys):
+    """A file where the imported knowledge bases' folder should be printed Python's own
+    '[Errno 17] File exists: ...', with no word of what to do."""
+    from responder.cli import main  # noqa: PLC0415
+
+    csv = tmp_path / "two.csv"
+    csv.write_text("name,class,cough,pinpoint_pupils\nA,x,1,0\nB,y,0,1\n", encoding="utf-8")
+    paths.user_kb_dir().parent.mkdir(parents=True, exist_ok=True)
+    paths.user_kb_dir().write_text("in the way")
+    assert main(["kb", "import", str(csv)]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and "Errno" not in err
+    assert err.startswith(
+        f"responder: error: the knowledge base could not be stored in {paths.user_kb_dir()}: "
+    )
+    assert "or set RESPONDER_HOME to a folder that is" in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("where", ["before", "after kb"])
+def test_kb_import_refuses_a_kb_option_it_would_not_read(tmp_path, capsys, where):
+    """'responder --kb other kb import sheet.csv' imported the CSV and dropped --kb without a
+    word, though every command is documented to take it."""
+    from responder.cli import main  # noqa: PLC0415
+
+    csv = tmp_path / "two.csv"
+    csv.write_text("name,class,cough,pinpoint_pupils\nA,x,1,0\nB,y,0,1\n", encoding="utf-8")
+    argv = (
+        ["--kb", "bundled", "kb", "import", str(csv)]
+        if where == "before"
+        else ["kb", "--kb", "bundled", "import", str(csv)]
+    )
+    assert main(argv) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and "--kb bundled does not apply to kb import" in err
+    assert not (paths.user_kb_dir() / "two").exists()

@@ -651,3 +651,30 @@ def test_phosphine_warns_that_phosphide_on_victims_and_in_vomit_gives_off_the_ga
     assert "phosphine" in protect.targets
     assert "vomit" in protect.text and "water" in protect.text
     assert "odour" in _text(steps, "protection", own_only=True)
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("garbage [[[\n", "next_steps.toml:1: not valid TOML"),
+        ("[[x]]\n", 'next_steps.toml: unknown key "x"'),
+    ],
+)
+def test_kb_check_reports_a_next_steps_file_the_result_screen_would_refuse(
+    tmp_path, monkeypatch, capsys, text, problem
+):
+    """'kb check' said OK while 'kb steps' and the result screen said 'next steps not
+    shown': the file was checked only when a result was shown."""
+    import shutil  # noqa: PLC0415
+
+    from responder.cli import main  # noqa: PLC0415
+
+    monkeypatch.setenv("RESPONDER_HOME", str(tmp_path / "home"))
+    folder = tmp_path / "kb"
+    shutil.copytree(bundled_root(), folder, ignore=shutil.ignore_patterns("cases", "__pycache__"))
+    assert main(["kb", "check", str(folder)]) == 0
+    capsys.readouterr()
+    (folder / "next_steps.toml").write_text(text, encoding="utf-8")
+    assert main(["kb", "check", str(folder)]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and problem in err

@@ -362,6 +362,29 @@ def test_sources_required_without_evidence(tmp_path):
     assert issue.line == line_of(text, 'name = "Soman (GD)"')
 
 
+def test_a_missing_cas_or_source_is_not_answered_with_another_chemicals(tmp_path):
+    """Under --strict, Soman without a CAS number was told 'add cas = "7782-50-5"' (chlorine's)
+    and an imported Sarin 'add cas = "7782-50-5"' too: a value to copy, not a form."""
+    text = NERVE.replace('sources = ["CHEMM: Nerve Agents"]\nprior', "prior")
+    text = text.replace('cas = "96-64-0"\n', "")
+    fixes = [issue.fix for issue in only_errors(write_kb(tmp_path, nerve=text), strict=True)]
+    (cas,) = [fix for fix in fixes if fix.startswith("add cas")]
+    assert cas == (
+        'add cas = "<its CAS number, as its source gives it>" (chlorine\'s is "7782-50-5")'
+    )
+    (sources,) = [fix for fix in fixes if fix.startswith("add sources")]
+    assert "Chlorine" not in sources and "<the title of the document read>" in sources
+    untitled = NERVE.replace('title = "CHEMM: Nerve Agents"\n', "")
+    (title,) = [issue.fix for issue in only_errors(write_kb(tmp_path, nerve=untitled), False)]
+    assert title.startswith('add title = "<source series>: <the document\'s title>"')
+
+
+def only_errors(root: Path, strict: bool) -> list:
+    with pytest.raises(KBError) as info:
+        load_kb(root, strict=strict)
+    return list(info.value.issues)
+
+
 # --- ids ----------------------------------------------------------------------------------
 
 
