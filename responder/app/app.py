@@ -691,13 +691,15 @@ class ResponderApp(App):
             ConfirmScreen(
                 "Start a new interview?",
                 f"The current interview ({counted(it.answered, 'answer')}) stays saved as incident "
-                f"{it.id}; export it first with x if you need a report.",
+                f"{it.id}, finished: it is no longer offered to resume. Export it first with x "
+                "if you need a report.",
             ),
             done,
         )
 
     def new_interview(self) -> None:
-        self.interview.end("new")
+        it = self.interview
+        it.end("completed" if it.reached_result else "new")
         self.start_new()
         self.notify("New interview started.", timeout=3)
 
@@ -773,8 +775,8 @@ class ResponderApp(App):
             self.set_timer(0.02, lambda: self._quit_after_keys(deadline))
             return
         it = self.interview
-        if it is not None and it.reached_result:
-            it.end("completed")
+        # quitting never finishes an incident, even on its result: a victim found later is
+        # added to it after a resume; ctrl+n is how a responder finishes one
         if it is not None and it.unsaved:
             self.ask_unsaved("quit", lambda: self.exit(0))
             return

@@ -142,16 +142,70 @@ async def test_undo_and_changed_answers_replay_exactly():
         assert snapshot(app2.interview) == before
 
 
-async def test_quitting_after_a_result_completes_the_interview():
+async def test_quitting_on_the_result_screen_leaves_the_incident_open_to_add_a_victim(capsys):
+    """ctrl+q on the result screen stored the incident as completed: it was never offered
+    again, so a crew told of another victim later could not add them to it."""
+    from app_helpers import answer_from_row
+
+    from responder.app.screens.result import ResultScreen
+    from responder.cli import main as cli_main
+
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        from app_helpers import answer_from_row
-
         await answer_from_row(pilot, app, "VX")
+        assert isinstance(app.screen, ResultScreen)
         incident = app.interview.id
+        answers = len(app.interview.records)
         await pilot.press("ctrl+q")
         await settle(pilot)
+    assert stored(incident).end_reason is None
+    assert [data.id for data in unfinished()] == [incident]
+    cli_main(["incidents", "list", "--json"])
+    import json
+
+    listed = json.loads(capsys.readouterr().out)
+    assert [(i["id"], i["status"]) for i in listed] == [(incident, "open")]
+
+    again = make_app()
+    async with again.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert isinstance(again.screen, ResumeScreen)
+        await pilot.press("enter")
+        assert await until(pilot, lambda: again.interview is not None)
+        assert again.interview.id == incident
+        # the result opens again by itself; left, once it takes keys, for the interview
+        assert await until(pilot, lambda: isinstance(again.screen, ResultScreen))
+        assert await until(pilot, lambda: again.screen.taking_keys)
+        await pilot.press("escape")
+        assert await until(pilot, lambda: isinstance(again.screen, InterviewScreen))
+        await pilot.press("plus")
+        await settle(pilot)
+        await pilot.press("slash", *"cough", "enter")
+        await settle(pilot)
+        await pilot.press("y")
+        await settle(pilot)
+    kept = stored(incident)
+    assert len(kept.victim_names()) == 2
+    assert len(kept.answers) == answers + 1
+    assert (kept.answers[-1].symptom, kept.answers[-1].victim) == ("cough", 1)
+
+
+async def test_a_new_interview_after_a_result_finishes_the_incident_as_completed():
+    """Starting a new interview is how a responder finishes one: after a result it is
+    stored as completed, and no longer offered for resume."""
+    from app_helpers import answer_from_row
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await answer_from_row(pilot, app, "VX")
+        incident = app.interview.id
+        await pilot.press("ctrl+n")
+        await settle(pilot)
+        await pilot.press("y")
+        await settle(pilot)
+        assert app.interview.id != incident
     assert stored(incident).end_reason == "completed"
     assert unfinished() == []
 
