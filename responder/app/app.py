@@ -175,6 +175,11 @@ class ResponderApp(App):
             return
         here.show_notice(message, severity, timeout)
 
+    def toast_text_width(self) -> int:
+        """The characters a line of a toast holds: app.tcss makes a toast 40% of the screen,
+        36 to 60 columns, and Textual's toast takes a border and two padding columns."""
+        return min(max(int(self.size.width * 0.4), 36), 60) - 3
+
     def _toasts_follow_the_screen(self, screen) -> None:
         """Another screen or a dialog opened: the toasts still showing over the interview's
         answers panel would be drawn over it (Textual shows every notification on the
@@ -651,8 +656,12 @@ class ResponderApp(App):
 
         def done(written) -> None:
             if written:
+                from responder.app.widgets.notice import exported_notice  # noqa: PLC0415
+
                 md, js = written
-                self.notify(f"Exported:\n{md}\n{js}", timeout=10)
+                # a toast over the interview, else the screen's status line
+                width = self.toast_text_width() if self.screen is self.interview_screen else None
+                self.notify(exported_notice(md, js, width), timeout=10, markup=False)
 
         self.push_screen(ExportScreen(self.interview, remaining), done)
 

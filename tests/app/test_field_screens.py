@@ -557,3 +557,42 @@ async def test_the_question_says_a_yes_means_seen_since_the_exposure_without_a_l
         text = " ".join(screen_text(app).split())
         assert "Yes: seen at any time since the exposure, even if gone now" in text
         assert "No: not seen at any time since the exposure" in text
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 36), (200, 50)])
+async def test_the_export_toast_breaks_the_path_only_at_its_separators(home, size):
+    """At 80x24 the toast after an export broke both paths in the middle of a word
+    ('…/exports/i' / 'nterview-…'): the folder is wrapped after its separators and each file
+    name is whole on its own line, so a crew can read and copy them."""
+    from test_snapshots import screen_text
+
+    app = make_app()
+    async with app.run_test(size=size, notifications=True) as pilot:
+        await settle(pilot)
+        await pilot.press("y")
+        await settle(pilot)
+        await pilot.press("x")
+        await settle(pilot)
+        await pilot.press("enter")
+        assert await notified(pilot, app, "Exported to")
+        await settle(pilot)
+        (toast,) = app.screen.query("Toast")
+        region = toast.content_region
+        screen = screen_text(app).splitlines()
+        # the toast's rows as drawn, with the home and the id screen_text masks put back
+        rows = [
+            screen[y][region.x : region.right]
+            .rstrip()
+            .replace("$RESPONDER_HOME", str(home))
+            .replace("INCIDENT-ID", app.interview.id)
+            for y in range(region.y, region.bottom)
+        ]
+    folder = str(home / "data" / "exports") + "/"
+    stem = f"interview-{app.interview.id}"
+    assert rows[0] == "Exported to"
+    names = rows.index(stem if stem in rows else f"{stem}.md")
+    assert all(row.endswith("/") for row in rows[1:names])
+    assert "".join(rows[1:names]) == folder
+    assert rows[names:] in ([f"{stem}.md", f"{stem}.json"], [stem, ".md and .json"])
+    if size[0] >= 120:
+        assert rows[names:] == [f"{stem}.md", f"{stem}.json"]
