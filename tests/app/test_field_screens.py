@@ -494,6 +494,26 @@ async def test_a_dialog_over_the_interview_does_not_show_the_interviews_keys(key
         assert "h History" in screen_text(app).rstrip("\n").split("\n")[-1]
 
 
+@pytest.mark.parametrize("size", [(80, 24), (60, 20)])
+@pytest.mark.parametrize("key", ["question_mark", "x", "slash", "ctrl+s", "E", "ctrl+n"])
+async def test_quit_stays_in_sight_under_every_dialog(key, size):
+    """At 80x24 the symptom search opened on its full list of signs, and the export dialog
+    with a data folder of some length, ran over the keys line: "^q Qu" or nothing was left
+    of the quit the footer always shows. A dialog now stops above the keys line."""
+    from test_snapshots import screen_text
+
+    app = make_app(None, mode=None, scene_first=False)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        await pilot.press("y")
+        await settle(pilot, 3)
+        await pilot.press(key)
+        assert await until(pilot, lambda: not isinstance(app.screen, InterviewScreen))
+        await settle(pilot, 3)
+        last = screen_text(app).rstrip("\n").split("\n")[-1]
+        assert last.strip() == "^q Quit", last
+
+
 @pytest.mark.parametrize("width", [52, 60, 70])
 async def test_below_80_columns_the_footer_still_shows_quit_and_the_answer_keys(width):
     """At 60 columns the footer ended "h History r Result" and "^q Quit" fell off it; below
