@@ -21,7 +21,6 @@ from responder.core.export import (
 )
 from responder.paths import UnsafePathError
 
-
 #: the dialog's width (``wide``) where the screen allows, and what its border and padding take
 DIALOG_WIDTH = 90
 DIALOG_FRAME = 6
