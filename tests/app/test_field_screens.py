@@ -514,6 +514,33 @@ async def test_quit_stays_in_sight_under_every_dialog(key, size):
         assert last.strip() == "^q Quit", last
 
 
+@pytest.mark.parametrize("size", [(80, 24), (60, 20)])
+async def test_the_result_and_history_footers_keep_quit(size):
+    """The result of a class target at 80x24 listed "t To the chemical" and lost "^q Quit"
+    behind the palette's hint, and the history at 60x20 read "^q Qui▏^p palette": the
+    hint, then help, new and export give way (F1, ctrl+p, ctrl+n and x still work)."""
+    from test_snapshots import screen_text
+
+    app = make_app()
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        await pilot.press("t")  # the class as the target
+        await settle(pilot)
+        await answer_from_row(pilot, app, "VX")
+        assert isinstance(app.screen, ResultScreen)
+        await settle(pilot, 3)
+        footer = screen_text(app).rstrip("\n").split("\n")[-1]
+        assert "t To the chemical" in footer and "^q Quit" in footer, footer
+        assert "esc Back" in footer and "/ Symptom" in footer and "z Undo" in footer, footer
+        await pilot.press("escape")
+        assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
+        await pilot.press("h")
+        assert await until(pilot, lambda: type(app.screen).__name__ == "HistoryScreen")
+        await settle(pilot, 3)
+        footer = screen_text(app).rstrip("\n").split("\n")[-1]
+        assert "d Remove" in footer and "^q Quit" in footer, footer
+
+
 @pytest.mark.parametrize("width", [52, 60, 70])
 async def test_below_80_columns_the_footer_still_shows_quit_and_the_answer_keys(width):
     """At 60 columns the footer ended "h History r Result" and "^q Quit" fell off it; below

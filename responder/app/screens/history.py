@@ -11,6 +11,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
 from responder.app.messages import AnswerChanged
+from responder.app.widgets.footer import fit_footer
 from responder.app.widgets.notice import NoticeLine
 from responder.app.widgets.panels import ANSWER_MARK, clip
 from responder.core import views
@@ -70,6 +71,7 @@ class HistoryScreen(Screen):
         self.query_one(DataTable).focus()
 
     def on_resize(self) -> None:
+        fit_footer(self, self.app.size.width, ())
         table = self.query_one(DataTable)
         if (table.size.width or self.app.size.width) != self._filled_width:
             self.fill(table.cursor_row)  # its first layout gives the width of the first fill

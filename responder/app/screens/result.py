@@ -18,6 +18,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from responder.app.messages import ModesChangeRequested, ScreenRequested, UndoRequested
+from responder.app.widgets.footer import fit_footer
 from responder.app.widgets.notice import NoticeLine
 from responder.core import views
 from responder.core.percent import percent, percent_tenths
@@ -252,7 +253,11 @@ class ResultScreen(Screen):
         self._show(result)
         self.refresh_bindings()
 
+    #: keys that leave the footer, in this order, when quit would not fit (F1, ctrl+p)
+    GIVE_WAY = ("result.help", "result.new", "result.export")
+
     def _show(self, result: ResultView) -> None:
+        fit_footer(self, self.app.size.width, self.GIVE_WAY)
         width = max((self.size.width or 80) - 4, 40)
         self.query_one("#result-headline", Static).update(self._headline(result))
         nxt = self.query_one("#result-next", Static)
