@@ -19,6 +19,16 @@ from responder.core.views import ANSWER_TEXT, question_opening
 from responder.engine.state import Answer
 from responder.kb.model import Symptom
 
+#: the characters of a search that "No match for" quotes
+QUOTED = 40
+
+
+def quoted(text: str) -> str:
+    """The search as the no-match message quotes it: cut with "…" when longer, so the part
+    shown is not taken for the whole search."""
+    text = text.strip()
+    return text if len(text) <= QUOTED else text[: QUOTED - 1] + "…"
+
 
 class SymptomSearchScreen(Dialog[tuple[int, Answer] | None]):
     """Pick a symptom by typing part of its name, then answer it.
@@ -111,7 +121,7 @@ class SymptomSearchScreen(Dialog[tuple[int, Answer] | None]):
             )
             if count
             else Text(
-                f"No match for \u201c{text.strip()[:40]}\u201d. Try fewer letters, or another word.",
+                f"No match for \u201c{quoted(text)}\u201d. Try fewer letters, or another word.",
                 style="yellow",
             )
         )
