@@ -13,7 +13,7 @@ from textual.widgets.option_list import Option
 
 from responder.app.screens.dialog import Dialog
 from responder.app.search import rank_symptoms
-from responder.app.widgets.panels import ANSWER_MARK, key_hint
+from responder.app.widgets.panels import ANSWER_MARK, key_hint, wrapped_key_hint
 from responder.core.counted import counted
 from responder.core.views import ANSWER_TEXT, question_opening
 from responder.engine.state import Answer
@@ -172,9 +172,14 @@ class SymptomSearchScreen(Dialog[tuple[int, Answer] | None]):
                     style="yellow",
                 )
             )
-        hint = key_hint(
+        keys = (
             ("y", "yes"), ("n", "no"), ("u", "can't tell"), ("⌫", "other symptom"), ("esc", "close")
-        )
+        )  # fmt: skip
+        # on one line, the keys closer together if need be; else a key and its word together
+        width = self.query_one("#search-prompt", Static).size.width or 64
+        one_line = (key_hint(*keys, gap=gap) for gap in ("   ", "  "))
+        hint = next((h for h in one_line if h.cell_len <= width), None)
+        hint = hint or wrapped_key_hint(width, *keys)
         text = Text("\n").join([*parts, hint])
         self.query_one("#search-prompt", Static).update(text)
         self.query_one(Input).disabled = True
