@@ -160,6 +160,12 @@ def settled(action):
     return run
 
 
+#: the profile's columns: the symptom (24) and the answer ("not asked"), each with its
+#: padding, and the scroll bar; then each candidate's ("yes expected" and its padding)
+PROFILE_FIXED = 26 + 11 + 2
+PROFILE_COLUMN = 14
+
+
 class ResultScreen(Screen):
     """Shown when the target is identified, or when nothing can narrow the list further."""
 
@@ -348,8 +354,9 @@ class ResultScreen(Screen):
 
     def _profile(self, r: ResultView, width: int) -> Table:
         share = r.kind == "class"
-        # as many candidate columns as stay readable: the symptom keeps about 24 columns
-        fit = max(1, min(len(r.columns), (width - 24 - 11) // 13))
+        # as many candidate columns as are read whole ("yes expected" and its padding), beside
+        # the symptom's 24 columns, the answer's ("not asked") and the scroll bar
+        fit = max(1, min(len(r.columns), (width - PROFILE_FIXED) // PROFILE_COLUMN))
         columns = r.columns[:fit]
         single = len(columns) == 1 and len(r.columns) == 1
         caption = r.profile_note
