@@ -425,3 +425,21 @@ async def test_the_resume_list_says_how_many_victims_each_incident_has(knowledge
         assert sorted((row[answers], row[victims]) for row in rows) == [("1", "1"), ("2", "3")]
         assert "Most likely now" in headings
         assert sum(c.get_render_width(table) for c in table.ordered_columns) <= size[0]
+
+
+async def test_the_resume_lists_title_lines_up_at_80x24():
+    """The title's first line began two columns in and its wrapped second line one:
+    'An unfinished ...' was written with a blank of its own before the padding."""
+    from test_snapshots import screen_text
+
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("y")
+        await settle(pilot)
+    again = make_app()
+    async with again.run_test(size=(80, 24)) as pilot:
+        assert await until(pilot, lambda: isinstance(again.screen, ResumeScreen))
+        await settle(pilot)
+        first, second = screen_text(again).split("\n")[:2]
+    assert first.startswith(" An unfinished interview was found.") and second.startswith(" i")
