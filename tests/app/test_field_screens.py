@@ -643,3 +643,30 @@ async def test_the_export_toast_breaks_the_path_only_at_its_separators(home, siz
     assert rows[names:] in ([f"{stem}.md", f"{stem}.json"], [stem, ".md and .json"])
     if size[0] >= 120:
         assert rows[names:] == [f"{stem}.md", f"{stem}.json"]
+
+
+def test_a_path_is_wrapped_after_its_separators_and_a_status_line_gets_one_line():
+    from pathlib import Path
+
+    from responder.app.widgets.notice import exported_notice, wrap_path
+
+    assert wrap_path("/home/crew/.local/share/responder/exports/", 20) == [
+        "/home/crew/.local/",
+        "share/responder/",
+        "exports/",
+    ]
+    # a folder name longer than a line is cut where it must be, nothing lost
+    assert "".join(wrap_path("/a/" + "x" * 25 + "/b/", 10)) == "/a/" + "x" * 25 + "/b/"
+    assert max(map(len, wrap_path("/a/" + "x" * 25 + "/b/", 10))) <= 10
+    md = Path("/srv/exports/interview-20261128-050809-e1d3d1.md")
+    js = md.with_suffix(".json")
+    assert exported_notice(md, js) == (
+        "Exported to /srv/exports/: interview-20261128-050809-e1d3d1.md and "
+        "interview-20261128-050809-e1d3d1.json"
+    )
+    assert exported_notice(md, js, 33).split("\n") == [
+        "Exported to",
+        "/srv/exports/",
+        "interview-20261128-050809-e1d3d1",
+        ".md and .json",
+    ]
