@@ -461,3 +461,23 @@ async def test_the_scene_pages_answered_per_victim_name_the_victim_they_go_to():
         assert any("Victim 2" in t for t in seen) and not all("Victim 2" in t for t in seen)
         onset = kn.symptom_index("onset_minutes")
         assert not state.is_shared(onset)
+
+
+async def test_the_question_panels_title_names_a_long_category_whole_at_80x24():
+    """At 80x24 the question panel's title read "Ask next · Ears, nose, throat and mou…" and
+    "Ask next · Where, and what was going …": the category, whole, is the title then."""
+    app = make_app(None)
+    async with app.run_test(size=SIZE) as pilot:
+        assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
+        for symptom, category in [
+            ("runny_nose", "Ears, nose, throat and mouth"),
+            ("setting_factory", "Where, and what was going on"),
+        ]:
+            show_question(app, symptom)
+            await settle(pilot)
+            title = app.interview_screen.query_one(QuestionPanel).border_title
+            assert title == category, title
+            assert f"─ {category} ─" in screen_text(app)
+        show_question(app, "cough")
+        await settle(pilot)
+        assert app.interview_screen.query_one(QuestionPanel).border_title == "Ask next · Breathing"

@@ -257,8 +257,13 @@ class QuestionPanel(Static):
         if view is None:
             return "Result ready"
         if view.kind == "category" and view.category:
-            return f"Check category: {view.category.label}"
-        return f"Ask next · {view.items[0].symptom.category_label}"
+            label, title = view.category.label, f"Check category: {view.category.label}"
+        else:
+            label = view.items[0].symptom.category_label
+            title = f"Ask next · {label}"
+        # the category whole rather than cut after the words before it: the border's
+        # corners and the blanks around the title take six columns
+        return title if len(title) <= (self.size.width or 44) - 6 else label
 
     @property
     def selected_query(self) -> int | None:
