@@ -214,6 +214,27 @@ async def test_a_toast_sits_over_the_answers_panel_only(size):
         assert all(answers.contains_region(t.region) for t in shown)
 
 
+@pytest.mark.parametrize("size", [(80, 24), (120, 36)])
+async def test_a_toast_stays_over_the_answers_panel_when_the_status_line_has_a_note(size):
+    """With a note under the figures (a class drop, a notice) the status line grows to three
+    rows; the toasts stayed three rows above the bottom and covered the figures' row."""
+    app = make_app()
+    async with app.run_test(size=size, notifications=True) as pilot:
+        await settle(pilot)
+        app.interview_screen.show_notice("a note " * 30, timeout=30)  # two rows of it
+        await settle(pilot, 3)
+        assert app.screen.query_one("#status").region.height == 3
+        app.notify("hello there, a notice of some length to see where it wraps", timeout=10)
+        assert await notified(pilot, app, "hello there")
+        await settle(pilot, 4)
+        shown = list(app.screen.query("Toast"))
+        assert shown
+        status = app.screen.query_one("#status").region
+        assert not any(t.region.overlaps(status) for t in shown)
+        answers = app.screen.query_one("#answers-box").region
+        assert all(answers.contains_region(t.region) for t in shown)
+
+
 async def test_no_toast_over_a_dialog_the_status_line_says_it():
     app = make_app()
     async with app.run_test(size=(80, 24), notifications=True) as pilot:
