@@ -1,5 +1,6 @@
-"""A one-line notice above the footer of a full screen: what a toast would say, without
-covering the result or the history."""
+"""A notice: the line above the footer of a full screen (what a toast would say, without
+covering the result or the history), and the export's notice, its paths broken only at
+their separators."""
 
 from __future__ import annotations
 
