@@ -535,6 +535,26 @@ async def test_quit_stays_in_sight_under_every_dialog(key, size):
         assert last.strip() == "^q Quit", last
 
 
+async def test_the_export_dialogs_buttons_are_reached_at_60x20():
+    """At 60x20 the export dialog was taller than the screen and its buttons were cut off
+    below it, out of reach; a dialog too tall scrolls, and a button Tab reaches is shown."""
+    from textual.widgets import Button
+
+    app = make_app(None, mode=None, scene_first=False)
+    async with app.run_test(size=(60, 20)) as pilot:
+        await settle(pilot)
+        await pilot.press("y")
+        await settle(pilot, 3)
+        await pilot.press("x")
+        assert await until(pilot, lambda: not isinstance(app.screen, InterviewScreen))
+        await settle(pilot, 3)
+        dialog = app.screen.query_one("#dialog")
+        for button in app.screen.query(Button):
+            button.focus()
+            await settle(pilot, 3)
+            assert dialog.region.contains_region(button.region), button.id
+
+
 @pytest.mark.parametrize("size", [(80, 24), (60, 20)])
 async def test_the_result_and_history_footers_keep_quit(size):
     """The result of a class target at 80x24 listed "t To the chemical" and lost "^q Quit"

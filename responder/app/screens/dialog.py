@@ -21,6 +21,8 @@ class Dialog(ModalScreen[ScreenResultType]):
         max-height: 100%;
         /* the keys line below stays in sight: quit is always shown */
         margin-bottom: 1;
+        /* on a short screen the dialog scrolls: its buttons are reached, never cut off */
+        overflow-y: auto;
         border: thick $accent;
         background: $surface;
         padding: 1 2;
