@@ -339,10 +339,19 @@ class ResponderApp(App):
         gc.freeze()
         gc.enable()  # off during start-up when started as the responder command
 
+    def _reached_result(self, data: IncidentData) -> bool:
+        try:
+            interview, _ = Interview.resume(self.knowledge, data, write=False)  # read only
+        except Exception:  # noqa: BLE001 (an incident that cannot be replayed is set aside)
+            return False
+        return interview.reached_result
+
     def _after_resume_choice(self, choice: IncidentData | None) -> None:
         if choice is None:
+            # one that had reached a result is finished as completed, as ctrl+n would
+            completed = {data.number for data in self.unfinished if self._reached_result(data)}
             try:
-                set_aside(self.unfinished)  # one transaction however many were left
+                set_aside(self.unfinished, completed=completed)  # one transaction for all
             except StoreError:
                 pass  # unwritable: offered again next time, nothing is lost
             self.start_new()

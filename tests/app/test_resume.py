@@ -191,6 +191,40 @@ async def test_quitting_on_the_result_screen_leaves_the_incident_open_to_add_a_v
     assert (kept.answers[-1].symptom, kept.answers[-1].victim) == ("cough", 1)
 
 
+async def test_a_new_interview_chosen_on_the_resume_list_completes_those_with_a_result():
+    """Quitting leaves an incident open even on its result; when the next start's resume
+    list is declined with n, one that had reached a result is stored as completed, as
+    ctrl+n would, and one still asking as set aside."""
+    from app_helpers import answer_from_row
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await answer_from_row(pilot, app, "VX")
+        with_result = app.interview.id
+        await pilot.press("ctrl+q")
+        await settle(pilot)
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("n")  # not this one: a new interview
+        assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
+        await pilot.press("y")
+        await settle(pilot)
+        asking = app.interview.id
+        await pilot.press("ctrl+q")
+        await settle(pilot)
+    assert stored(with_result).end_reason == "completed"
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, ResumeScreen)
+        await pilot.press("n")
+        assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
+    assert stored(asking).end_reason == "set-aside"
+    assert unfinished() == []
+
+
 async def test_a_new_interview_after_a_result_finishes_the_incident_as_completed():
     """Starting a new interview is how a responder finishes one: after a result it is
     stored as completed, and no longer offered for resume."""
