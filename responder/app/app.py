@@ -175,6 +175,11 @@ class ResponderApp(App):
             return
         here.show_notice(message, severity, timeout)
 
+    def toast_text_width(self) -> int:
+        """The characters a line of a toast holds: app.tcss makes a toast 40% of the screen,
+        36 to 60 columns, and Textual's toast takes a border and two padding columns."""
+        return min(max(int(self.size.width * 0.4), 36), 60) - 3
+
     def _toasts_follow_the_screen(self, screen) -> None:
         """Another screen or a dialog opened: the toasts still showing over the interview's
         answers panel would be drawn over it (Textual shows every notification on the
@@ -334,10 +339,19 @@ class ResponderApp(App):
         gc.freeze()
         gc.enable()  # off during start-up when started as the responder command
 
+    def _reached_result(self, data: IncidentData) -> bool:
+        try:
+            interview, _ = Interview.resume(self.knowledge, data, write=False)  # read only
+        except Exception:  # noqa: BLE001 (an incident that cannot be replayed is set aside)
+            return False
+        return interview.reached_result
+
     def _after_resume_choice(self, choice: IncidentData | None) -> None:
         if choice is None:
+            # one that had reached a result is finished as completed, as ctrl+n would
+            completed = {data.number for data in self.unfinished if self._reached_result(data)}
             try:
-                set_aside(self.unfinished)  # one transaction however many were left
+                set_aside(self.unfinished, completed=completed)  # one transaction for all
             except StoreError:
                 pass  # unwritable: offered again next time, nothing is lost
             self.start_new()
@@ -651,8 +665,12 @@ class ResponderApp(App):
 
         def done(written) -> None:
             if written:
+                from responder.app.widgets.notice import exported_notice  # noqa: PLC0415
+
                 md, js = written
-                self.notify(f"Exported:\n{md}\n{js}", timeout=10)
+                # a toast over the interview, else the screen's status line
+                width = self.toast_text_width() if self.screen is self.interview_screen else None
+                self.notify(exported_notice(md, js, width), timeout=10, markup=False)
 
         self.push_screen(ExportScreen(self.interview, remaining), done)
 
@@ -691,13 +709,15 @@ class ResponderApp(App):
             ConfirmScreen(
                 "Start a new interview?",
                 f"The current interview ({counted(it.answered, 'answer')}) stays saved as incident "
-                f"{it.id}; export it first with x if you need a report.",
+                f"{it.id}, finished: it is no longer offered to resume. Export it first with x "
+                "if you need a report.",
             ),
             done,
         )
 
     def new_interview(self) -> None:
-        self.interview.end("new")
+        it = self.interview
+        it.end("completed" if it.reached_result else "new")
         self.start_new()
         self.notify("New interview started.", timeout=3)
 
@@ -773,8 +793,8 @@ class ResponderApp(App):
             self.set_timer(0.02, lambda: self._quit_after_keys(deadline))
             return
         it = self.interview
-        if it is not None and it.reached_result:
-            it.end("completed")
+        # quitting never finishes an incident, even on its result: a victim found later is
+        # added to it after a resume; ctrl+n is how a responder finishes one
         if it is not None and it.unsaved:
             self.ask_unsaved("quit", lambda: self.exit(0))
             return

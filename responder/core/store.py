@@ -49,6 +49,7 @@ import sqlite3
 import stat
 import time
 import uuid
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -901,10 +902,13 @@ class IncidentLog:
         self.append(Event("end", time.time(), detail=reason))
 
 
-def set_aside(incidents: list[IncidentData], path: Path | None = None) -> int:
+def set_aside(
+    incidents: list[IncidentData], path: Path | None = None, completed: Collection[int] = ()
+) -> int:
     """End the unfinished ``incidents`` as ``set-aside`` (a new interview was chosen over
-    them) in one transaction, leaving any that another window holds live; returns how many
-    were set aside.
+    them), those numbered in ``completed`` (they had reached a result) as ``completed``, in
+    one transaction, leaving any that another window holds live; returns how many were
+    ended.
 
     Raises
     ------
@@ -926,7 +930,8 @@ def set_aside(incidents: list[IncidentData], path: Path | None = None) -> int:
                 last = conn.execute(
                     "SELECT COALESCE(MAX(seq), 0) FROM events WHERE incident = ?", (number,)
                 ).fetchone()[0]
-                _insert_event(conn, number, last + 1, Event("end", now, detail="set-aside"))
+                reason = "completed" if number in completed else "set-aside"
+                _insert_event(conn, number, last + 1, Event("end", now, detail=reason))
             conn.execute("COMMIT")
         except sqlite3.Error as exc:
             _rollback(conn)

@@ -214,6 +214,27 @@ async def test_a_toast_sits_over_the_answers_panel_only(size):
         assert all(answers.contains_region(t.region) for t in shown)
 
 
+@pytest.mark.parametrize("size", [(80, 24), (120, 36)])
+async def test_a_toast_stays_over_the_answers_panel_when_the_status_line_has_a_note(size):
+    """With a note under the figures (a class drop, a notice) the status line grows to three
+    rows; the toasts stayed three rows above the bottom and covered the figures' row."""
+    app = make_app()
+    async with app.run_test(size=size, notifications=True) as pilot:
+        await settle(pilot)
+        app.interview_screen.show_notice("a note " * 30, timeout=30)  # two rows of it
+        await settle(pilot, 3)
+        assert app.screen.query_one("#status").region.height == 3
+        app.notify("hello there, a notice of some length to see where it wraps", timeout=10)
+        assert await notified(pilot, app, "hello there")
+        await settle(pilot, 4)
+        shown = list(app.screen.query("Toast"))
+        assert shown
+        status = app.screen.query_one("#status").region
+        assert not any(t.region.overlaps(status) for t in shown)
+        answers = app.screen.query_one("#answers-box").region
+        assert all(answers.contains_region(t.region) for t in shown)
+
+
 async def test_no_toast_over_a_dialog_the_status_line_says_it():
     app = make_app()
     async with app.run_test(size=(80, 24), notifications=True) as pilot:
@@ -494,6 +515,73 @@ async def test_a_dialog_over_the_interview_does_not_show_the_interviews_keys(key
         assert "h History" in screen_text(app).rstrip("\n").split("\n")[-1]
 
 
+@pytest.mark.parametrize("size", [(80, 24), (60, 20)])
+@pytest.mark.parametrize("key", ["question_mark", "x", "slash", "ctrl+s", "E", "ctrl+n"])
+async def test_quit_stays_in_sight_under_every_dialog(key, size):
+    """At 80x24 the symptom search opened on its full list of signs, and the export dialog
+    with a data folder of some length, ran over the keys line: "^q Qu" or nothing was left
+    of the quit the footer always shows. A dialog now stops above the keys line."""
+    from test_snapshots import screen_text
+
+    app = make_app(None, mode=None, scene_first=False)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        await pilot.press("y")
+        await settle(pilot, 3)
+        await pilot.press(key)
+        assert await until(pilot, lambda: not isinstance(app.screen, InterviewScreen))
+        await settle(pilot, 3)
+        last = screen_text(app).rstrip("\n").split("\n")[-1]
+        assert last.strip() == "^q Quit", last
+
+
+async def test_the_export_dialogs_buttons_are_reached_at_60x20():
+    """At 60x20 the export dialog was taller than the screen and its buttons were cut off
+    below it, out of reach; a dialog too tall scrolls, and a button Tab reaches is shown."""
+    from textual.widgets import Button
+
+    app = make_app(None, mode=None, scene_first=False)
+    async with app.run_test(size=(60, 20)) as pilot:
+        await settle(pilot)
+        await pilot.press("y")
+        await settle(pilot, 3)
+        await pilot.press("x")
+        assert await until(pilot, lambda: not isinstance(app.screen, InterviewScreen))
+        await settle(pilot, 3)
+        dialog = app.screen.query_one("#dialog")
+        for button in app.screen.query(Button):
+            button.focus()
+            await settle(pilot, 3)
+            assert dialog.region.contains_region(button.region), button.id
+
+
+@pytest.mark.parametrize("size", [(80, 24), (60, 20)])
+async def test_the_result_and_history_footers_keep_quit(size):
+    """The result of a class target at 80x24 listed "t To the chemical" and lost "^q Quit"
+    behind the palette's hint, and the history at 60x20 read "^q Qui▏^p palette": the
+    hint, then help, new and export give way (F1, ctrl+p, ctrl+n and x still work)."""
+    from test_snapshots import screen_text
+
+    app = make_app()
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        await pilot.press("t")  # the class as the target
+        await settle(pilot)
+        await answer_from_row(pilot, app, "VX")
+        assert isinstance(app.screen, ResultScreen)
+        await settle(pilot, 3)
+        footer = screen_text(app).rstrip("\n").split("\n")[-1]
+        assert "t To the chemical" in footer and "^q Quit" in footer, footer
+        assert "esc Back" in footer and "/ Symptom" in footer and "z Undo" in footer, footer
+        await pilot.press("escape")
+        assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
+        await pilot.press("h")
+        assert await until(pilot, lambda: type(app.screen).__name__ == "HistoryScreen")
+        await settle(pilot, 3)
+        footer = screen_text(app).rstrip("\n").split("\n")[-1]
+        assert "d Remove" in footer and "^q Quit" in footer, footer
+
+
 @pytest.mark.parametrize("width", [52, 60, 70])
 async def test_below_80_columns_the_footer_still_shows_quit_and_the_answer_keys(width):
     """At 60 columns the footer ended "h History r Result" and "^q Quit" fell off it; below
@@ -557,3 +645,69 @@ async def test_the_question_says_a_yes_means_seen_since_the_exposure_without_a_l
         text = " ".join(screen_text(app).split())
         assert "Yes: seen at any time since the exposure, even if gone now" in text
         assert "No: not seen at any time since the exposure" in text
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 36), (200, 50)])
+async def test_the_export_toast_breaks_the_path_only_at_its_separators(home, size):
+    """At 80x24 the toast after an export broke both paths in the middle of a word
+    ('…/exports/i' / 'nterview-…'): the folder is wrapped after its separators and each file
+    name is whole on its own line, so a crew can read and copy them."""
+    from test_snapshots import screen_text
+
+    app = make_app()
+    async with app.run_test(size=size, notifications=True) as pilot:
+        await settle(pilot)
+        await pilot.press("y")
+        await settle(pilot)
+        await pilot.press("x")
+        await settle(pilot)
+        await pilot.press("enter")
+        assert await notified(pilot, app, "Exported to")
+        await settle(pilot)
+        (toast,) = app.screen.query("Toast")
+        region = toast.content_region
+        screen = screen_text(app).splitlines()
+        # the toast's rows as drawn, with the home and the id screen_text masks put back
+        rows = [
+            screen[y][region.x : region.right]
+            .rstrip()
+            .replace("$RESPONDER_HOME", str(home))
+            .replace("INCIDENT-ID", app.interview.id)
+            for y in range(region.y, region.bottom)
+        ]
+    folder = str(home / "data" / "exports") + "/"
+    stem = f"interview-{app.interview.id}"
+    assert rows[0] == "Exported to"
+    names = rows.index(stem if stem in rows else f"{stem}.md")
+    assert all(row.endswith("/") for row in rows[1:names])
+    assert "".join(rows[1:names]) == folder
+    assert rows[names:] in ([f"{stem}.md", f"{stem}.json"], [stem, ".md and .json"])
+    if size[0] >= 120:
+        assert rows[names:] == [f"{stem}.md", f"{stem}.json"]
+
+
+def test_a_path_is_wrapped_after_its_separators_and_a_status_line_gets_one_line():
+    from pathlib import Path
+
+    from responder.app.widgets.notice import exported_notice, wrap_path
+
+    assert wrap_path("/home/crew/.local/share/responder/exports/", 20) == [
+        "/home/crew/.local/",
+        "share/responder/",
+        "exports/",
+    ]
+    # a folder name longer than a line is cut where it must be, nothing lost
+    assert "".join(wrap_path("/a/" + "x" * 25 + "/b/", 10)) == "/a/" + "x" * 25 + "/b/"
+    assert max(map(len, wrap_path("/a/" + "x" * 25 + "/b/", 10))) <= 10
+    md = Path("/srv/exports/interview-20261128-050809-e1d3d1.md")
+    js = md.with_suffix(".json")
+    assert exported_notice(md, js) == (
+        "Exported to /srv/exports/: interview-20261128-050809-e1d3d1.md and "
+        "interview-20261128-050809-e1d3d1.json"
+    )
+    assert exported_notice(md, js, 33).split("\n") == [
+        "Exported to",
+        "/srv/exports/",
+        "interview-20261128-050809-e1d3d1",
+        ".md and .json",
+    ]

@@ -735,3 +735,30 @@ def test_help_says_where_a_new_interview_leaves_the_current_one():
     text = dict(KEY_HELP)["interview.new"]
     assert "journal" not in text
     assert text == "Start a new interview (the current one stays saved as an incident)"
+
+
+async def test_the_history_shows_each_symptom_whole_at_80x24():
+    """At 80x24 the history cut the signs a crew re-checks: "all Engine, generator, …",
+    "all Several people ill …", "V1 Dizziness or light-h…", beside an answer column as wide
+    as "? can't tell" with no can't-tell in it. The answer column is as wide as its answers
+    and a long sign wraps in its row."""
+    from test_snapshots import screen_text
+
+    app = make_app(None, mode=None)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        for typed in ("engine", "several", "dizziness", "nausea"):
+            await pilot.press("slash")
+            assert await until(pilot, lambda: isinstance(app.screen, SymptomSearchScreen))
+            await pilot.press(*typed, "enter")
+            await settle(pilot)
+            await pilot.press("y")
+            assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
+        await pilot.press("h")
+        assert await until(pilot, lambda: isinstance(app.screen, HistoryScreen))
+        await settle(pilot, 3)
+        shown = screen_text(app).split()
+        assert len(app.screen.rows) == 4
+        for row in app.screen.rows:
+            for word in f"{row.who} {row.symptom.label}".split():
+                assert word in shown, (word, row.symptom.label)

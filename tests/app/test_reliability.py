@@ -442,13 +442,20 @@ async def test_the_export_dialog_shows_the_full_paths_before_writing(home):
     from textual.widgets import Input, Static  # noqa: PLC0415
 
     app = make_app()
-    async with app.run_test() as pilot:
+    async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         app.action_export() if hasattr(app, "action_export") else app.screen.action_export()
         await pilot.pause()
         app.screen.query_one("#export-dir", Input).value = "../elsewhere"
         await pilot.pause()
-        shown = str(app.screen.query_one("#export-target", Static).render())
+        widget = app.screen.query_one("#export-target", Static)
+        shown = str(widget.render())
         target = (home / "data" / "elsewhere").resolve()
-        assert f"{target}/interview-" in shown and "outside" not in shown
+        # at 80 columns the folder is broken only after a '/', each file name whole on a line
+        lines = shown.split("\n")
+        stem = f"interview-{app.interview.id}"
+        assert lines[0] == "Writes into" and lines[-2:] == [f"{stem}.md", f"{stem}.json"]
+        assert "".join(lines[1:-2]) == f"{target}/" and all(x.endswith("/") for x in lines[1:-2])
+        assert max(map(len, lines)) <= widget.size.width
+        assert "outside" not in shown
         assert not target.exists()  # nothing written yet

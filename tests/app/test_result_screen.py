@@ -230,3 +230,30 @@ async def test_a_result_reached_again_after_an_undo_opens_by_itself():
         await settle(pilot)
         await pilot.press(last.answer.value[0])
         assert await until(pilot, lambda: isinstance(app.screen, ResultScreen))
+
+
+async def test_the_profiles_columns_are_read_whole_at_80x24():
+    """A soman result at 80x24 compared three nerve agents and drew the third one's column past
+    the scroll bar: "yes implie", "yes expect". The profile compares as many as fit whole."""
+    import re
+
+    from test_snapshots import screen_text
+
+    app = make_app(None, mode=None)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        if type(app.screen).__name__ == "SceneScreen":
+            await pilot.press("escape")
+            await settle(pilot)
+        await answer_from_row(pilot, app, "Soman (GD)", limit=60)
+        assert isinstance(app.screen, ResultScreen)
+        assert len(app.screen.result.columns) >= 3, app.screen.result.columns
+        pages = []
+        for _ in range(12):
+            pages.append(screen_text(app))
+            await pilot.press("pagedown")
+            await settle(pilot)
+        lines = [line for page in pages for line in page.splitlines()]
+        assert any("yes expected" in line for line in lines), "the profile was not reached"
+        cut = [line for line in lines if re.search(r"\bexpect(?!ed)|\bimplie(?!d)", line)]
+        assert cut == []

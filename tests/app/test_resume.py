@@ -142,16 +142,104 @@ async def test_undo_and_changed_answers_replay_exactly():
         assert snapshot(app2.interview) == before
 
 
-async def test_quitting_after_a_result_completes_the_interview():
+async def test_quitting_on_the_result_screen_leaves_the_incident_open_to_add_a_victim(capsys):
+    """ctrl+q on the result screen stored the incident as completed: it was never offered
+    again, so a crew told of another victim later could not add them to it."""
+    from app_helpers import answer_from_row
+
+    from responder.app.screens.result import ResultScreen
+    from responder.cli import main as cli_main
+
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        from app_helpers import answer_from_row
-
         await answer_from_row(pilot, app, "VX")
+        assert isinstance(app.screen, ResultScreen)
         incident = app.interview.id
+        answers = len(app.interview.records)
         await pilot.press("ctrl+q")
         await settle(pilot)
+    assert stored(incident).end_reason is None
+    assert [data.id for data in unfinished()] == [incident]
+    cli_main(["incidents", "list", "--json"])
+    import json
+
+    listed = json.loads(capsys.readouterr().out)
+    assert [(i["id"], i["status"]) for i in listed] == [(incident, "open")]
+
+    again = make_app()
+    async with again.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert isinstance(again.screen, ResumeScreen)
+        await pilot.press("enter")
+        assert await until(pilot, lambda: again.interview is not None)
+        assert again.interview.id == incident
+        # the result opens again by itself; left, once it takes keys, for the interview
+        assert await until(pilot, lambda: isinstance(again.screen, ResultScreen))
+        assert await until(pilot, lambda: again.screen.taking_keys)
+        await pilot.press("escape")
+        assert await until(pilot, lambda: isinstance(again.screen, InterviewScreen))
+        await pilot.press("plus")
+        await settle(pilot)
+        await pilot.press("slash", *"cough", "enter")
+        await settle(pilot)
+        await pilot.press("y")
+        await settle(pilot)
+    kept = stored(incident)
+    assert len(kept.victim_names()) == 2
+    assert len(kept.answers) == answers + 1
+    assert (kept.answers[-1].symptom, kept.answers[-1].victim) == ("cough", 1)
+
+
+async def test_a_new_interview_chosen_on_the_resume_list_completes_those_with_a_result():
+    """Quitting leaves an incident open even on its result; when the next start's resume
+    list is declined with n, one that had reached a result is stored as completed, as
+    ctrl+n would, and one still asking as set aside."""
+    from app_helpers import answer_from_row
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await answer_from_row(pilot, app, "VX")
+        with_result = app.interview.id
+        await pilot.press("ctrl+q")
+        await settle(pilot)
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("n")  # not this one: a new interview
+        assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
+        await pilot.press("y")
+        await settle(pilot)
+        asking = app.interview.id
+        await pilot.press("ctrl+q")
+        await settle(pilot)
+    assert stored(with_result).end_reason == "completed"
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, ResumeScreen)
+        await pilot.press("n")
+        assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
+    assert stored(asking).end_reason == "set-aside"
+    assert unfinished() == []
+
+
+async def test_a_new_interview_after_a_result_finishes_the_incident_as_completed():
+    """Starting a new interview is how a responder finishes one: after a result it is
+    stored as completed, and no longer offered for resume."""
+    from app_helpers import answer_from_row
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await answer_from_row(pilot, app, "VX")
+        incident = app.interview.id
+        await pilot.press("ctrl+n")
+        await settle(pilot)
+        await pilot.press("y")
+        await settle(pilot)
+        assert app.interview.id != incident
     assert stored(incident).end_reason == "completed"
     assert unfinished() == []
 
@@ -371,3 +459,21 @@ async def test_the_resume_list_says_how_many_victims_each_incident_has(knowledge
         assert sorted((row[answers], row[victims]) for row in rows) == [("1", "1"), ("2", "3")]
         assert "Most likely now" in headings
         assert sum(c.get_render_width(table) for c in table.ordered_columns) <= size[0]
+
+
+async def test_the_resume_lists_title_lines_up_at_80x24():
+    """The title's first line began two columns in and its wrapped second line one:
+    'An unfinished ...' was written with a blank of its own before the padding."""
+    from test_snapshots import screen_text
+
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("y")
+        await settle(pilot)
+    again = make_app()
+    async with again.run_test(size=(80, 24)) as pilot:
+        assert await until(pilot, lambda: isinstance(again.screen, ResumeScreen))
+        await settle(pilot)
+        first, second = screen_text(again).split("\n")[:2]
+    assert first.startswith(" An unfinished interview was found.") and second.startswith(" i")

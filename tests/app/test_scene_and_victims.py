@@ -182,6 +182,33 @@ async def test_every_scene_page_shows_all_its_options_and_the_keys_line_at_80x24
                 await pilot.press("enter")
 
 
+async def test_every_scene_label_is_read_whole_at_80x24_and_the_keys_line_stays_at_60x20():
+    """At 80x24 the pages of two columns cut their longer labels: "Engine, generator, heater
+    or …" (the carbon monoxide clue), "Swimming pool or water treatm…", "Sweet smell (like
+    ether or ch…". A long label now wraps in its column while the rows allow."""
+    app = make_app(None, scene_first=True)  # the bundled knowledge base: 20 places
+    async with app.run_test(size=SIZE) as pilot:
+        assert await until(pilot, lambda: isinstance(app.screen, SceneScreen))
+        steps = views.scene_steps(app.interview)
+        for k, step in enumerate(steps):
+            await settle(pilot)
+            text = screen_text(app)
+            words = " ".join(text.split())
+            assert "…" not in text, step.category.id
+            for option in step.options:
+                for word in option.observation.label.split():
+                    assert f" {word} " in f" {words} ", (step.category.id, word)
+            if k < len(steps) - 1:
+                await pilot.press("enter")
+        await pilot.press("left")
+        await pilot.resize_terminal(60, 20)  # the places' page: too few rows to wrap them all
+        await settle(pilot)
+        text = screen_text(app)
+        assert "skip the scene" in text
+        for option in steps[-2].options:
+            assert f" {option.key} " in text
+
+
 async def test_undo_a_new_interview_and_a_resume_go_by_every_victims_answers():
     """With a second victim who had no answers yet, z was off and ctrl+n said "This
     interview has no answers yet" although the first victim had answers; and a resumed
@@ -434,3 +461,23 @@ async def test_the_scene_pages_answered_per_victim_name_the_victim_they_go_to():
         assert any("Victim 2" in t for t in seen) and not all("Victim 2" in t for t in seen)
         onset = kn.symptom_index("onset_minutes")
         assert not state.is_shared(onset)
+
+
+async def test_the_question_panels_title_names_a_long_category_whole_at_80x24():
+    """At 80x24 the question panel's title read "Ask next · Ears, nose, throat and mou…" and
+    "Ask next · Where, and what was going …": the category, whole, is the title then."""
+    app = make_app(None)
+    async with app.run_test(size=SIZE) as pilot:
+        assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
+        for symptom, category in [
+            ("runny_nose", "Ears, nose, throat and mouth"),
+            ("setting_factory", "Where, and what was going on"),
+        ]:
+            show_question(app, symptom)
+            await settle(pilot)
+            title = app.interview_screen.query_one(QuestionPanel).border_title
+            assert title == category, title
+            assert f"─ {category} ─" in screen_text(app)
+        show_question(app, "cough")
+        await settle(pilot)
+        assert app.interview_screen.query_one(QuestionPanel).border_title == "Ask next · Breathing"

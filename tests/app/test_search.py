@@ -231,3 +231,47 @@ async def test_a_scene_fact_asked_of_each_victim_names_the_victim_not_the_scene(
         await settle(pilot)
         prompt = static_text(app.screen.query_one("#search-prompt"))
         assert "On scene:  Public place or transport?" in prompt, prompt
+
+
+async def test_a_long_search_without_a_match_is_quoted_cut_with_an_ellipsis():
+    """240 characters with no match read 'No match for “cough cough … coug”': the first 40
+    characters quoted as if they were the whole search."""
+    from app_helpers import static_text
+
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("slash")
+        assert await until(pilot, lambda: isinstance(app.screen, SymptomSearchScreen))
+        app.screen.query_one("Input").value = "cough " * 40
+        await settle(pilot)
+        said = " ".join(static_text(app.screen.query_one("#search-prompt")).split())
+        assert said == (
+            "No match for \u201ccough cough cough cough cough cough cou…\u201d. "
+            "Try fewer letters, or another word."
+        )
+        app.screen.query_one("Input").value = "xqzzv"
+        await settle(pilot)
+        said = " ".join(static_text(app.screen.query_one("#search-prompt")).split())
+        assert said.startswith("No match for \u201cxqzzv\u201d.")
+
+
+@pytest.mark.parametrize("width", [80, 60])
+async def test_the_answer_steps_keys_keep_each_key_beside_its_word(width):
+    """At 80x24 the answer step's keys ended 'esc' on one line and 'close' on the next."""
+    from app_helpers import static_text
+
+    app = make_app()
+    async with app.run_test(size=(width, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("slash", *"cough", "enter")
+        assert await until(pilot, lambda: isinstance(app.screen, SymptomSearchScreen))
+        await settle(pilot)
+        lines = static_text(app.screen.query_one("#search-prompt")).splitlines()
+        for key, word in [
+            ("y", "yes"),
+            ("u", "can't tell"),
+            ("⌫", "other symptom"),
+            ("esc", "close"),
+        ]:
+            assert any(f" {key}  {word}" in line for line in lines), (key, lines)

@@ -19,6 +19,10 @@ class Dialog(ModalScreen[ScreenResultType]):
         max-width: 100%;
         height: auto;
         max-height: 100%;
+        /* the keys line below stays in sight: quit is always shown */
+        margin-bottom: 1;
+        /* on a short screen the dialog scrolls: its buttons are reached, never cut off */
+        overflow-y: auto;
         border: thick $accent;
         background: $surface;
         padding: 1 2;

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Input, Static
 
 from responder.app.screens.dialog import Dialog
+from responder.app.widgets.notice import wrap_path
 from responder.core.export import (
     export_interview,
     export_paths,
@@ -18,6 +20,10 @@ from responder.core.export import (
     resolve_export_dir,
 )
 from responder.paths import UnsafePathError
+
+#: the dialog's width (``wide``) where the screen allows, and what its border and padding take
+DIALOG_WIDTH = 90
+DIALOG_FRAME = 6
 
 
 class ExportScreen(Dialog[tuple | None]):
@@ -50,6 +56,9 @@ class ExportScreen(Dialog[tuple | None]):
     def on_input_changed(self, event: Input.Changed) -> None:
         self.show_target()
 
+    def on_resize(self) -> None:
+        self.show_target()
+
     def show_target(self) -> None:
         """Show, in full, the two files Enter will write (before anything is written)."""
         folder = resolve_export_dir(self.query_one(Input).value)
@@ -59,8 +68,12 @@ class ExportScreen(Dialog[tuple | None]):
             self.query_one("#export-target", Static).update("")
             self.query_one("#export-error", Static).update(f"Cannot export: {exc}.")
             return
-        where = " — outside responder's data folder" if outside_data_dir(folder) else ""
-        self.query_one("#export-target", Static).update(f"Writes {md}\nand {js}{where}")
+        where = ["(outside responder's data folder)"] if outside_data_dir(folder) else []
+        shown = self.query_one("#export-target", Static)
+        width = shown.size.width or min(DIALOG_WIDTH, self.app.size.width) - DIALOG_FRAME
+        # the folder broken only after a separator, each file name whole on its own line
+        lines = ["Writes into", *wrap_path(f"{md.parent}/", width), md.name, js.name, *where]
+        shown.update(Text("\n".join(lines)))
         file = file_in_the_way(folder)
         problem = f"Cannot export: {not_a_folder_message(file)}." if file else ""
         self.query_one("#export-error", Static).update(problem)

@@ -170,7 +170,7 @@ class HelpScreen(Dialog[None]):
             keys = "1-9" if binding_id == "victim.1" else keys_for(screen, binding_id)
             table.add_row(keys if screen else "", text)
         table.add_row("ctrl+p", "Command palette: every action by name")
-        table.add_row("ctrl+q", "Quit (the interview stays saved)")
+        table.add_row("ctrl+q", "Quit (the interview stays saved, to resume at the next start)")
         with Vertical(id="dialog", classes="wide tall"):
             yield Static("Help · Esc to close", classes="dialog-title")
             with VerticalScroll():

@@ -11,6 +11,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
 from responder.app.messages import AnswerChanged
+from responder.app.widgets.footer import fit_footer
 from responder.app.widgets.notice import NoticeLine
 from responder.app.widgets.panels import ANSWER_MARK, clip
 from responder.core import views
@@ -70,6 +71,7 @@ class HistoryScreen(Screen):
         self.query_one(DataTable).focus()
 
     def on_resize(self) -> None:
+        fit_footer(self, self.app.size.width, ())
         table = self.query_one(DataTable)
         if (table.size.width or self.app.size.width) != self._filled_width:
             self.fill(table.cursor_row)  # its first layout gives the width of the first fill
@@ -91,11 +93,12 @@ class HistoryScreen(Screen):
         rows = self.rows
         table = self.query_one(DataTable)
         # the answer comes right after the number so a narrow terminal never hides it; the
-        # symptom takes what the number, answer, time and category leave
+        # symptom takes what the number, answer, time and category leave, and wraps in it
         width = table.size.width or self.app.size.width
         self._filled_width = width
         n_w = len(str(max(len(rows), 1)))
-        answer_w, time_w = len("? can't tell"), len("HH:MM:SS")
+        answer_w = max([len("Answer"), *(len(self._answer(r).plain) for r in rows)])
+        time_w = len("HH:MM:SS")
         cat_need = max((len(r.symptom.category_label) for r in rows), default=8)
         note_need = max((len(self._note(r)) for r in rows), default=0)
         fixed = n_w + answer_w + time_w + CELL_PADDING * (5 + bool(note_need)) + SCROLLBAR
@@ -112,17 +115,16 @@ class HistoryScreen(Screen):
         if note_need:
             table.add_column("", width=max(note_w, 1))
         for k, row in enumerate(rows, start=1):
-            mark, style = ANSWER_MARK[row.record.answer]
             cells = [
                 str(k),
-                Text(f"{mark} {ANSWER_TEXT[row.record.answer]}", style=style),
-                clip(self._named(row), sym_w),
+                self._answer(row),
+                Text(self._named(row)),  # whole, over as many lines as it needs
                 datetime.fromtimestamp(row.record.at).strftime("%H:%M:%S"),
                 clip(row.symptom.category_label, cat_w),
             ]
             if note_need:
                 cells.append(Text(clip(self._note(row), max(note_w, 1)), style="dim italic"))
-            table.add_row(*cells, key=f"{row.record.victim}:{row.symptom.index}")
+            table.add_row(*cells, key=f"{row.record.victim}:{row.symptom.index}", height=None)
         if rows:
             target = len(rows) - 1 if cursor is None else min(cursor, len(rows) - 1)
             table.move_cursor(row=target)
@@ -134,6 +136,11 @@ class HistoryScreen(Screen):
             if rows
             else "No answers yet. Esc goes back to the interview."
         )
+
+    @staticmethod
+    def _answer(row: HistoryRow) -> Text:
+        mark, style = ANSWER_MARK[row.record.answer]
+        return Text(f"{mark} {ANSWER_TEXT[row.record.answer]}", style=style)
 
     def _note(self, row: HistoryRow) -> str:
         note = []

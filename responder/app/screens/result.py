@@ -18,6 +18,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from responder.app.messages import ModesChangeRequested, ScreenRequested, UndoRequested
+from responder.app.widgets.footer import fit_footer
 from responder.app.widgets.notice import NoticeLine
 from responder.core import views
 from responder.core.percent import percent, percent_tenths
@@ -159,6 +160,12 @@ def settled(action):
     return run
 
 
+#: the profile's columns: the symptom (24) and the answer ("not asked"), each with its
+#: padding, and the scroll bar; then each candidate's ("yes expected" and its padding)
+PROFILE_FIXED = 26 + 11 + 2
+PROFILE_COLUMN = 14
+
+
 class ResultScreen(Screen):
     """Shown when the target is identified, or when nothing can narrow the list further."""
 
@@ -252,7 +259,11 @@ class ResultScreen(Screen):
         self._show(result)
         self.refresh_bindings()
 
+    #: keys that leave the footer, in this order, when quit would not fit (F1, ctrl+p)
+    GIVE_WAY = ("result.help", "result.new", "result.export")
+
     def _show(self, result: ResultView) -> None:
+        fit_footer(self, self.app.size.width, self.GIVE_WAY)
         width = max((self.size.width or 80) - 4, 40)
         self.query_one("#result-headline", Static).update(self._headline(result))
         nxt = self.query_one("#result-next", Static)
@@ -343,8 +354,9 @@ class ResultScreen(Screen):
 
     def _profile(self, r: ResultView, width: int) -> Table:
         share = r.kind == "class"
-        # as many candidate columns as stay readable: the symptom keeps about 24 columns
-        fit = max(1, min(len(r.columns), (width - 24 - 11) // 13))
+        # as many candidate columns as are read whole ("yes expected" and its padding), beside
+        # the symptom's 24 columns, the answer's ("not asked") and the scroll bar
+        fit = max(1, min(len(r.columns), (width - PROFILE_FIXED) // PROFILE_COLUMN))
         columns = r.columns[:fit]
         single = len(columns) == 1 and len(r.columns) == 1
         caption = r.profile_note

@@ -51,7 +51,7 @@ class ResumeScreen(Screen[IncidentData | None]):
     def compose(self) -> ComposeResult:
         n = len(self.unfinished)
         yield Static(
-            f" {'An unfinished interview was' if n == 1 else f'{n} unfinished interviews were'} "
+            f"{'An unfinished interview was' if n == 1 else f'{n} unfinished interviews were'} "
             "found. Its answers below were read back from the incident database on disk.",
             classes="screen-title",
         )

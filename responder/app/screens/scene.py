@@ -9,6 +9,8 @@ it shows in the history, can be changed or undone, and the interview goes on fro
 
 from __future__ import annotations
 
+import textwrap
+
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
@@ -23,6 +25,32 @@ from responder.engine.state import Answer
 
 #: rows the dialog leaves free: the title line, the status line's three and the keys line
 SCREEN_ROWS_KEPT = 5
+#: the dialog's width where the screen allows: two columns of 32-character labels
+DIALOG_WIDTH = 80
+#: an option's key and its mark before its label: " 1 " and " ✓ "
+KEY_CELL = 6
+
+
+def option_lines(option: views.SceneOption, column: int, wrap: bool = True) -> list[Text]:
+    """One option in a column ``column`` characters wide (its last one left blank): the key,
+    the mark and the label, wrapped at its words under the label's start, or cut to a line."""
+    room = column - KEY_CELL - 1
+    style = "dim" if option.implied else ""
+    label = option.observation.label
+    parts = textwrap.wrap(label, room) if wrap else [label]
+    lines = []
+    for n, part in enumerate(parts or [""]):
+        cell = Text()
+        if n == 0:
+            cell.append(f" {option.key} ", style="bold reverse")
+            cell.append(f" {'✓' if option.answer is Answer.YES else ' '} ", style=style)
+        else:
+            cell.append(" " * KEY_CELL)
+        cell.append(part, style=style)
+        if not wrap:
+            cell.truncate(column - 1, overflow="ellipsis")
+        lines.append(cell)
+    return lines
 
 
 class SceneScreen(ModalScreen[None]):
@@ -34,7 +62,7 @@ class SceneScreen(ModalScreen[None]):
         align: center middle;
     }
     SceneScreen > #scene-dialog {
-        width: 78;
+        width: 80;
         max-width: 100%;
         height: auto;
         max-height: 100%;
@@ -43,6 +71,8 @@ class SceneScreen(ModalScreen[None]):
         margin: 1 0 4 0;
         border: round $accent;
         border-title-style: bold;
+    }
+    SceneScreen #scene-check {
         padding: 0 1;
     }
     SceneScreen #scene-options {
@@ -85,28 +115,35 @@ class SceneScreen(ModalScreen[None]):
         dialog.border_title = step.title
         dialog.border_subtitle = "never sniff to find out: ask witnesses"
         self.query_one("#scene-check", Static).update(Text(step.instruction, style="italic"))
-        lines = Text()
-        width = max((len(o.observation.label) for o in step.options), default=10) + 8
         # one option a line unless two fit side by side, or one a line would not fit the
-        # room left between the title and the status line (the border, the check and the
-        # keys line take four): then two, the longer labels cut
+        # room left between the title and the status line (besides the border, the check
+        # and the keys line): then two, a long label wrapped in its column while the rows
+        # allow, cut only past them
         room = (self.size.height or 24) - SCREEN_ROWS_KEPT
         dialog.styles.max_height = max(room, 6)
-        rows = room - 4
-        columns = 2 if width * 2 <= 74 or len(step.options) > rows else 1
-        width = min(width, 37) if columns == 2 else width
-        for k, option in enumerate(step.options):
-            cell = Text()
-            cell.append(f" {option.key} ", style="bold reverse")
-            mark = "✓" if option.answer is Answer.YES else " "
-            cell.append(
-                f" {mark} {option.observation.label}", style="dim" if option.implied else ""
-            )
-            cell.truncate(width - 1 if columns == 2 else 74, overflow="ellipsis")
-            if columns == 2 and k % 2 == 0:
-                cell.pad_right(width - len(cell.plain))
-            lines.append_text(cell)
-            if columns == 1 or k % 2 == 1 or k == len(step.options) - 1:
+        inside = min(DIALOG_WIDTH, self.size.width or DIALOG_WIDTH) - 2  # the border
+        check = len(textwrap.wrap(step.instruction, inside - 2))  # its padding
+        free = room - 3 - check  # the border's two lines and the keys line
+        longest = max((len(o.observation.label) for o in step.options), default=10)
+        columns = 2 if (longest + KEY_CELL + 1) * 2 <= inside else 1
+        if len(step.options) > free:
+            columns = 2
+        column = inside // columns
+        options = [step.options[k : k + columns] for k in range(0, len(step.options), columns)]
+        rows = [[option_lines(o, column) for o in row] for row in options]
+        while sum(max(map(len, row)) for row in rows) > free:
+            tallest = max(range(len(rows)), key=lambda r: max(map(len, rows[r])))
+            if max(map(len, rows[tallest])) == 1:
+                break
+            rows[tallest] = [option_lines(o, column, wrap=False) for o in options[tallest]]
+        lines = Text()
+        for row in rows:
+            for n in range(max(map(len, row))):
+                for k, cell in enumerate(row):
+                    part = cell[n].copy() if n < len(cell) else Text()
+                    if k < len(row) - 1:
+                        part.pad_right(column - len(part.plain))
+                    lines.append_text(part)
                 lines.append("\n")
         lines.rstrip()  # the last option's line break would take a line of its own
         self.query_one("#scene-options", Static).update(lines)

@@ -13,11 +13,21 @@ from textual.widgets.option_list import Option
 
 from responder.app.screens.dialog import Dialog
 from responder.app.search import rank_symptoms
-from responder.app.widgets.panels import ANSWER_MARK, key_hint
+from responder.app.widgets.panels import ANSWER_MARK, key_hint, wrapped_key_hint
 from responder.core.counted import counted
 from responder.core.views import ANSWER_TEXT, question_opening
 from responder.engine.state import Answer
 from responder.kb.model import Symptom
+
+#: the characters of a search that "No match for" quotes
+QUOTED = 40
+
+
+def quoted(text: str) -> str:
+    """The search as the no-match message quotes it: cut with "…" when longer, so the part
+    shown is not taken for the whole search."""
+    text = text.strip()
+    return text if len(text) <= QUOTED else text[: QUOTED - 1] + "…"
 
 
 class SymptomSearchScreen(Dialog[tuple[int, Answer] | None]):
@@ -111,7 +121,7 @@ class SymptomSearchScreen(Dialog[tuple[int, Answer] | None]):
             )
             if count
             else Text(
-                f"No match for \u201c{text.strip()[:40]}\u201d. Try fewer letters, or another word.",
+                f"No match for \u201c{quoted(text)}\u201d. Try fewer letters, or another word.",
                 style="yellow",
             )
         )
@@ -162,9 +172,14 @@ class SymptomSearchScreen(Dialog[tuple[int, Answer] | None]):
                     style="yellow",
                 )
             )
-        hint = key_hint(
+        keys = (
             ("y", "yes"), ("n", "no"), ("u", "can't tell"), ("⌫", "other symptom"), ("esc", "close")
-        )
+        )  # fmt: skip
+        # on one line, the keys closer together if need be; else a key and its word together
+        width = self.query_one("#search-prompt", Static).size.width or 64
+        one_line = (key_hint(*keys, gap=gap) for gap in ("   ", "  "))
+        hint = next((h for h in one_line if h.cell_len <= width), None)
+        hint = hint or wrapped_key_hint(width, *keys)
         text = Text("\n").join([*parts, hint])
         self.query_one("#search-prompt", Static).update(text)
         self.query_one(Input).disabled = True

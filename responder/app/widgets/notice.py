@@ -1,7 +1,10 @@
-"""A one-line notice above the footer of a full screen: what a toast would say, without
-covering the result or the history."""
+"""A notice: the line above the footer of a full screen (what a toast would say, without
+covering the result or the history), and the export's notice, its paths broken only at
+their separators."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 from rich.text import Text
 from textual.widgets import Static
@@ -45,3 +48,34 @@ class NoticeLine(Static):
         self._timer = None
         self.message = ""
         self.display = False
+
+
+def wrap_path(path: str, width: int) -> list[str]:
+    """``path`` on lines of at most ``width`` characters, broken after a separator so each
+    line is a whole run of folder names (a name longer than a line is cut where it must)."""
+    lines, line = [], ""
+    for part in path.replace("/", "/\0").split("\0"):
+        if line and len(line) + len(part) > width:
+            lines.append(line)
+            line = ""
+        while len(part) > width:
+            lines.append(part[:width])
+            part = part[width:]
+        line += part
+    if line:
+        lines.append(line)
+    return lines
+
+
+def exported_notice(markdown: Path, json: Path, width: int | None = None) -> str:
+    """What an export wrote, for a toast ``width`` characters wide: the folder wrapped at its
+    separators, then each file name whole on its own line (the common name and both endings
+    when a name is wider). With no width, one line for a status line that wraps at spaces."""
+    folder = str(markdown.parent).rstrip("/") + "/"
+    if width is None:
+        return f"Exported to {folder}: {markdown.name} and {json.name}"
+    if max(len(markdown.name), len(json.name)) <= width:
+        names = [markdown.name, json.name]
+    else:
+        names = [markdown.stem, f"{markdown.suffix} and {json.suffix}"]
+    return "\n".join(["Exported to", *wrap_path(folder, width), *names])

@@ -9,6 +9,7 @@ import textwrap
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
+from textual import events
 from textual.containers import VerticalScroll
 from textual.widget import Widget
 from textual.widgets import DataTable, Static
@@ -257,8 +258,13 @@ class QuestionPanel(Static):
         if view is None:
             return "Result ready"
         if view.kind == "category" and view.category:
-            return f"Check category: {view.category.label}"
-        return f"Ask next · {view.items[0].symptom.category_label}"
+            label, title = view.category.label, f"Check category: {view.category.label}"
+        else:
+            label = view.items[0].symptom.category_label
+            title = f"Ask next · {label}"
+        # the category whole rather than cut after the words before it: the border's
+        # corners and the blanks around the title take six columns
+        return title if len(title) <= (self.size.width or 44) - 6 else label
 
     @property
     def selected_query(self) -> int | None:
@@ -664,7 +670,11 @@ class StatusLine(Static):
         super().__init__(*args, **kwargs)
         self._shown: tuple | None = None  # what show() was given, to draw again on a resize
 
-    def on_resize(self) -> None:
+    def on_resize(self, event: events.Resize) -> None:
+        # toasts sit over the answers panel: above its lower edge, this line (one to three
+        # rows) and the keys, never over the figures
+        for rack in self.screen.query("ToastRack"):
+            rack.styles.margin = (0, 0, event.size.height + 2, 0)
         # the figures are cut and the note wrapped for one width: a new width draws them anew
         if self._shown is not None:
             self.show(*self._shown)
