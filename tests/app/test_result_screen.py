@@ -233,8 +233,8 @@ async def test_a_result_reached_again_after_an_undo_opens_by_itself():
 
 
 async def test_the_profiles_columns_are_read_whole_at_80x24():
-    """A soman result at 80x24 compared three nerve agents and drew the third one's column past
-    the scroll bar: "yes implie", "yes expect". The profile compares as many as fit whole."""
+    """A nerve agent result at 80x24 compared three nerve agents and drew the third one's column
+    past the scroll bar: "yes implie", "yes expect". The profile compares as many as fit whole."""
     import re
 
     from test_snapshots import screen_text
@@ -245,7 +245,7 @@ async def test_the_profiles_columns_are_read_whole_at_80x24():
         if type(app.screen).__name__ == "SceneScreen":
             await pilot.press("escape")
             await settle(pilot)
-        await answer_from_row(pilot, app, "Soman (GD)", limit=60)
+        await answer_from_row(pilot, app, "Tabun (GA)", limit=60)
         assert isinstance(app.screen, ResultScreen)
         assert len(app.screen.result.columns) >= 3, app.screen.result.columns
         pages = []
