@@ -132,11 +132,11 @@ class _CsvReader:
     def error(self, line: int | None, problem: str, fix: str) -> None:
         self.issues.append(KBIssue(str(self.path), line, problem, fix))
 
-    def field_ok(self, line: int, check, value: str, what: str) -> bool:
+    def field_ok(self, line: int, check, value: str, what: str, empty_ok: bool = True) -> bool:
         """Whether a cell passes its field check (:mod:`responder.kb.fields`: length and
         printable characters); the problem is reported on its line otherwise."""
         try:
-            check(value, what, empty_ok=True)
+            check(value, what, empty_ok=empty_ok)
         except FieldError as exc:
             self.error(line, exc.problem, exc.fix)
             return False
@@ -400,7 +400,10 @@ def csv_to_files(path: str | Path, source: str | None = None) -> dict[str, str]:
     """
     path = Path(path)
     rd = _CsvReader(path, source)
-    if source is not None and not rd.field_ok(None, check_text, source, "--source text"):
+    # an empty --source would stand for no source at all: every row must name one
+    if source is not None and not rd.field_ok(
+        None, check_text, source, "--source text", empty_ok=False
+    ):
         raise KBError(rd.issues)
     records = rd.read()
     head_line, header = records[0]

@@ -101,6 +101,15 @@ def test_round_trip(tmp_path, capsys, home):
     assert kb.to_problem().group_names == ("irritant_gases", "nerve_agents")
 
 
+@pytest.mark.parametrize("source", ["", "   "])
+def test_an_empty_source_is_refused_not_taken_for_the_default(tmp_path, capsys, home, source):
+    path = write(tmp_path, CSV)
+    code, out, err = run(["kb", "import", str(path), "--source", source], capsys)
+    assert code == 2 and out == ""
+    assert "--source text is empty" in err and "Traceback" not in err
+    assert not paths.user_kb_dir().exists() or not any(paths.user_kb_dir().iterdir())
+
+
 def test_without_category_row_everything_is_uncategorised(tmp_path):
     text = "\n".join(line for line in CSV.splitlines() if not line.startswith("category"))
     kb, folder = import_csv(write(tmp_path, text))
