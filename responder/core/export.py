@@ -10,6 +10,7 @@ from __future__ import annotations
 import errno
 import json
 import time
+import unicodedata
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -21,7 +22,9 @@ from responder.core.session import Interview
 from responder.core.views import DISCLAIMER
 from responder.durable import atomic_write_text
 from responder.engine.state import Status
+from responder.kb.fields import shown
 from responder.kb.next_steps import KIND_LABELS, common_heading_text, result_steps
+from responder.paths import UnsafePathError
 
 
 def exports_dir() -> Path:
@@ -48,8 +51,15 @@ def export_paths(interview: Interview, folder: Path) -> tuple[Path, Path]:
     ------
     responder.paths.UnsafePathError
         The interview's id (read back from the incident database) would name a file
-        elsewhere.
+        elsewhere, or the folder holds a control character (a pasted escape sequence, not
+        a folder anyone means).
     """
+    bad = next((c for c in str(folder) if unicodedata.category(c) == "Cc"), None)
+    if bad is not None:
+        raise UnsafePathError(
+            f"the folder {shown(str(folder))} holds the control character U+{ord(bad):04X}; "
+            "type the folder again without it"
+        )
     stem = f"interview-{interview.id}"
     return (
         paths.path_inside(folder, f"{stem}.md", "interview id"),

@@ -437,6 +437,28 @@ def test_export_paths_are_resolved_from_the_exports_folder(home, knowledge):
     assert sorted(p.name for p in md.parent.iterdir()) == sorted([md.name, js.name])
 
 
+async def test_the_export_dialog_refuses_a_folder_with_a_pasted_escape(home):
+    from conftest import make_app  # noqa: PLC0415
+    from textual.widgets import Input, Static  # noqa: PLC0415
+
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        app.action_export() if hasattr(app, "action_export") else app.screen.action_export()
+        await pilot.pause()
+        app.screen.query_one("#export-dir", Input).value = "reports\x1b[2J"
+        await pilot.pause()
+        error = str(app.screen.query_one("#export-error", Static).render())
+        assert "holds the control character U+001B" in error and "\x1b" not in error
+        assert str(app.screen.query_one("#export-target", Static).render()) == ""
+        await pilot.press("enter")
+        await pilot.pause()
+        assert "holds the control character" in str(
+            app.screen.query_one("#export-error", Static).render()
+        )
+        assert not any((home / "data").rglob("interview-*"))
+
+
 async def test_the_export_dialog_shows_the_full_paths_before_writing(home):
     from conftest import make_app  # noqa: PLC0415
     from textual.widgets import Input, Static  # noqa: PLC0415

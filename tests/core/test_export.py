@@ -91,6 +91,18 @@ def test_an_interview_id_that_would_leave_the_exports_folder_is_refused(
     assert written == [] and not folder.exists()
 
 
+@pytest.mark.parametrize("name", ["exp\x1b[2Jorts", "exp\torts", "exp\x7forts"])
+def test_a_folder_holding_a_control_character_is_refused_and_named_safely(
+    knowledge, tmp_path, name
+):
+    it = Interview(knowledge, InterviewConfig("chemical", "symptom", "strict"))
+    folder = tmp_path / name
+    with pytest.raises(UnsafePathError, match="holds the control character U\\+00") as info:
+        export_interview(it, folder)
+    assert not any(ch in str(info.value) for ch in "\x1b\t\x7f")
+    assert not folder.exists() and [p for p in tmp_path.rglob("*")] == []
+
+
 def test_an_export_file_linked_elsewhere_is_refused(knowledge, tmp_path):
     it = Interview(knowledge, InterviewConfig("chemical", "symptom", "strict"))
     folder, elsewhere = tmp_path / "exports", tmp_path / "elsewhere"
