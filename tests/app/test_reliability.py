@@ -437,17 +437,24 @@ def test_export_paths_are_resolved_from_the_exports_folder(home, knowledge):
     assert sorted(p.name for p in md.parent.iterdir()) == sorted([md.name, js.name])
 
 
+async def type_export_folder(app, pilot, folder: str) -> None:
+    """Open the export dialog and type ``folder`` into it."""
+    from textual.widgets import Input  # noqa: PLC0415
+
+    await pilot.pause()
+    app.action_export() if hasattr(app, "action_export") else app.screen.action_export()
+    await pilot.pause()
+    app.screen.query_one("#export-dir", Input).value = folder
+    await pilot.pause()
+
+
 async def test_the_export_dialog_refuses_a_folder_with_a_pasted_escape(home):
     from conftest import make_app  # noqa: PLC0415
-    from textual.widgets import Input, Static  # noqa: PLC0415
+    from textual.widgets import Static  # noqa: PLC0415
 
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
-        app.action_export() if hasattr(app, "action_export") else app.screen.action_export()
-        await pilot.pause()
-        app.screen.query_one("#export-dir", Input).value = "reports\x1b[2J"
-        await pilot.pause()
+        await type_export_folder(app, pilot, "reports\x1b[2J")
         error = str(app.screen.query_one("#export-error", Static).render())
         assert "holds the control character U+001B" in error and "\x1b" not in error
         assert str(app.screen.query_one("#export-target", Static).render()) == ""
@@ -461,15 +468,11 @@ async def test_the_export_dialog_refuses_a_folder_with_a_pasted_escape(home):
 
 async def test_the_export_dialog_shows_the_full_paths_before_writing(home):
     from conftest import make_app  # noqa: PLC0415
-    from textual.widgets import Input, Static  # noqa: PLC0415
+    from textual.widgets import Static  # noqa: PLC0415
 
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
-        app.action_export() if hasattr(app, "action_export") else app.screen.action_export()
-        await pilot.pause()
-        app.screen.query_one("#export-dir", Input).value = "../elsewhere"
-        await pilot.pause()
+        await type_export_folder(app, pilot, "../elsewhere")
         widget = app.screen.query_one("#export-target", Static)
         shown = str(widget.render())
         target = (home / "data" / "elsewhere").resolve()
