@@ -17,6 +17,14 @@ async def settle(pilot, times: int = 2) -> None:
         await pilot.pause(0)
 
 
+async def skip_scene_step(pilot, app) -> None:
+    """Wait for the first screen and leave the scene step with Esc where it opens."""
+    await settle(pilot)
+    if type(app.screen).__name__ == "SceneScreen":
+        await pilot.press("escape")
+        await settle(pilot)
+
+
 def suggested(app) -> int | None:
     """The symptom (query index) the question panel has selected now."""
     panel = app.interview_screen.query_one(QuestionPanel)

@@ -5,7 +5,7 @@ the status line keeps to two lines."""
 from __future__ import annotations
 
 import pytest
-from app_helpers import answer_from_row, settle, static_text, until
+from app_helpers import answer_from_row, settle, skip_scene_step, static_text, until
 from conftest import make_app
 from test_snapshots import screen_text
 
@@ -241,10 +241,7 @@ async def test_the_profiles_columns_are_read_whole_at_80x24():
 
     app = make_app(None, mode=None)
     async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        if type(app.screen).__name__ == "SceneScreen":
-            await pilot.press("escape")
-            await settle(pilot)
+        await skip_scene_step(pilot, app)
         await answer_from_row(pilot, app, "Tabun (GA)", limit=60)
         assert isinstance(app.screen, ResultScreen)
         assert len(app.screen.result.columns) >= 3, app.screen.result.columns

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from app_helpers import settle, until
+from app_helpers import settle, skip_scene_step, until
 from conftest import SIZE, make_app
 
 from responder.app.screens.interview import InterviewScreen
@@ -146,10 +146,7 @@ def test_a_misspelling_never_outranks_what_was_typed_right_and_nonsense_stays_un
 async def test_slash_finds_a_misspelt_sign_and_answers_it():
     app = make_app(None, mode=None)
     async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        if type(app.screen).__name__ == "SceneScreen":
-            await pilot.press("escape")
-            await settle(pilot)
+        await skip_scene_step(pilot, app)
         await pilot.press("slash", *"siezure", "enter")
         await settle(pilot)
         await pilot.press("y")

@@ -66,13 +66,19 @@ def test_an_identical_profile_set_is_named_in_full_on_the_first_line(knowledge):
     assert r.leader == "Sulfur mustard / Lewisite"
 
 
-def test_several_left_count_profiles_and_chemicals_as_the_list_shows_them(bundled):
+def cough_then_cant_tell(bundled) -> Interview:
+    """A strict interview: cough yes, every other symptom "can't tell"."""
     it = Interview(bundled, InterviewConfig(mode="strict"))
     cough = next(s.index for s in bundled.symptoms if s.id == "cough")
     it.answer(cough, Answer.YES)
     for s in bundled.symptoms:
         if s.index != cough:
             it.answer(s.index, Answer.UNKNOWN)
+    return it
+
+
+def test_several_left_count_profiles_and_chemicals_as_the_list_shows_them(bundled):
+    it = cough_then_cant_tell(bundled)
     r = views.result(it)
     assert r.kind == "several" and not r.confident
     profiles, chemicals = len(r.candidates), sum(len(c.objects) for c in r.candidates)
@@ -369,12 +375,7 @@ def test_not_confident_blames_cant_tell_only_when_an_answer_was_cant_tell(bundle
 
 
 def test_not_confident_after_cant_tell_answers_says_so(bundled):
-    it = Interview(bundled, InterviewConfig(mode="strict"))
-    cough = next(s.index for s in bundled.symptoms if s.id == "cough")
-    it.answer(cough, Answer.YES)
-    for s in bundled.symptoms:
-        if s.index != cough:
-            it.answer(s.index, Answer.UNKNOWN)
+    it = cough_then_cant_tell(bundled)
     r = views.result(it)
     assert r.kind == "several"
     assert '(some answers were "can\'t tell", or no symptom separates them)' in r.status
