@@ -12,6 +12,7 @@ interview can be driven and tested without a terminal.
 from __future__ import annotations
 
 import time
+from contextlib import nullcontext
 from dataclasses import replace
 
 from responder.config import ConfigError, InterviewConfig, NoiseSettings
@@ -19,7 +20,13 @@ from responder.core.answers import AnswerLog, AnswerRecord
 from responder.core.counted import counted
 from responder.core.modes import exclusive_groups, state_for
 from responder.core.percent import percent
-from responder.core.store import IncidentData, IncidentLog, StoreError, new_incident_id
+from responder.core.store import (
+    IncidentData,
+    IncidentLog,
+    StoreError,
+    new_incident_id,
+    short_waits,
+)
 from responder.engine.diagnostics import auto_eps, default_eps, min_hamming_distance
 from responder.engine.evidence import EvidenceSettings
 from responder.engine.noise import NoiseSettingsError
@@ -72,6 +79,9 @@ class Interview:
         self.incident = incident
         self.journal_enabled = incident is not None  # whether changes are stored at all
         self.journal_error: str | None = None  # why the last write failed, if it did
+        # another program held the database at the last write: later automatic writes
+        # only glance at it (store.short_waits) until one succeeds or the user retries
+        self._store_busy = False
         self.started = time.time()
         self._id = new_incident_id(self.started)
         self._delta: int | None = None
@@ -205,40 +215,53 @@ class Interview:
         """The modes as the incident database keeps them (:meth:`InterviewConfig.to_dict`)."""
         return self.config.to_dict()
 
-    def _log(self, fn, config_only: bool = False) -> None:
+    def _log(self, fn, config_only: bool = False, patient: bool = False) -> None:
         """Store one change. The incident is created with the first answer, and then holds
-        every answer so far (also after an earlier failure to create it)."""
+        every answer so far (also after an earlier failure to create it). While another
+        program holds the database, a change is kept in memory at once rather than waited
+        for on every answer; ``patient`` (the user's retry, the end of input) waits the
+        full busy timeout again."""
+        quick = self._store_busy and not patient
         try:
-            if self.incident is None:
-                if not self.journal_enabled or config_only or not self.records:
-                    return  # nothing to keep yet; the incident will carry the modes
-                self.incident = IncidentLog.create(
-                    self.knowledge.describe(),
-                    self.stored_config(),
-                    self._id,
-                    self.started,
-                    victims=self.victims,
-                    current_victim=self.victim,
-                    answers=[
-                        (
-                            self.knowledge.symptoms[r.query].id,
-                            r.answer.value,
-                            r.at,
-                            r.volunteered,
-                            r.victim,
-                        )
-                        for r in self.records
-                    ],
-                )
-            else:
-                fn()
+            with short_waits() if quick else nullcontext():
+                self._write(fn, config_only)
             self.journal_error = None
+            self._store_busy = False
         except StoreError as exc:
-            self.journal_error = str(exc)
+            if not (quick and exc.busy and self.journal_error):
+                self.journal_error = str(exc)  # else the first try's message, its full wait
+            self._store_busy = exc.busy
+
+    def _write(self, fn, config_only: bool) -> None:
+        """Create the incident (with every answer so far) or write one change."""
+        if self.incident is None:
+            if not self.journal_enabled or config_only or not self.records:
+                return  # nothing to keep yet; the incident will carry the modes
+            self.incident = IncidentLog.create(
+                self.knowledge.describe(),
+                self.stored_config(),
+                self._id,
+                self.started,
+                victims=self.victims,
+                current_victim=self.victim,
+                answers=[
+                    (
+                        self.knowledge.symptoms[r.query].id,
+                        r.answer.value,
+                        r.at,
+                        r.volunteered,
+                        r.victim,
+                    )
+                    for r in self.records
+                ],
+            )
+        else:
+            fn()
 
     def save(self) -> bool:
-        """Try again to write what is not saved yet; True when nothing is left unsaved."""
-        self._log(lambda: self.incident.flush())
+        """Try again to write what is not saved yet, waiting the full busy timeout (the
+        user's retry, the end of input); True when nothing is left unsaved."""
+        self._log(lambda: self.incident.flush(), patient=True)
         return self.unsaved == 0
 
     @property

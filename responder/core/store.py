@@ -49,7 +49,9 @@ import sqlite3
 import stat
 import time
 import uuid
-from collections.abc import Collection
+from collections.abc import Collection, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -78,6 +80,12 @@ MAX_VICTIMS = 10_000
 MAX_TIMESTAMP = 32503680000.0
 #: Seconds a write waits for another window's write to the same file to finish.
 BUSY_TIMEOUT = 5.0
+#: Seconds an automatic retry waits once a write found the file busy (:func:`short_waits`):
+#: an answer given while another program holds the file is kept in memory at once
+#: instead of freezing the screen or the protocol for BUSY_TIMEOUT on every answer.
+RETRY_TIMEOUT = 0.05
+#: The busy timeout of the writes in this context; None is BUSY_TIMEOUT.
+_WAIT: ContextVar[float | None] = ContextVar("store_wait", default=None)
 DAMAGED_DIR = "damaged"
 #: The folder beside the database where earlier versions kept their journals.
 JOURNAL_DIR = paths.journal_dir().name
@@ -126,7 +134,26 @@ NEWEST_PLAUSIBLE_SCHEMA = 1000
 
 class StoreError(OSError):
     """The incident database cannot be written or opened (disk full, folder not writable,
-    a newer schema, the incident open in another window). The message says which."""
+    a newer schema, the incident open in another window). The message says which;
+    ``busy`` is True when another program held the file (trying again may succeed)."""
+
+    busy: bool = False
+
+
+def _busy_timeout() -> float:
+    wait = _WAIT.get()
+    return BUSY_TIMEOUT if wait is None else wait
+
+
+@contextmanager
+def short_waits() -> Iterator[None]:
+    """Writes inside wait at most :data:`RETRY_TIMEOUT` for a busy file (an automatic
+    retry); elsewhere they wait :data:`BUSY_TIMEOUT` (a first try, or the user's retry)."""
+    token = _WAIT.set(RETRY_TIMEOUT)
+    try:
+        yield
+    finally:
+        _WAIT.reset(token)
 
 
 class NewerDatabase(StoreError):
@@ -210,15 +237,25 @@ def new_incident_id(at: float) -> str:
 # -- opening the database --------------------------------------------------------------------
 
 
+def _is_busy(exc: BaseException) -> bool:
+    return getattr(exc, "sqlite_errorname", "") in ("SQLITE_BUSY", "SQLITE_LOCKED")
+
+
 def _error_text(exc: BaseException) -> str:
     if isinstance(exc, OSError) and exc.strerror:
         return exc.strerror
-    if getattr(exc, "sqlite_errorname", "") in ("SQLITE_BUSY", "SQLITE_LOCKED"):
+    if _is_busy(exc):
         return (
-            f"{exc} (another program has held it for over {BUSY_TIMEOUT:g} s, such as an "
+            f"{exc} (another program has held it for over {_busy_timeout():g} s, such as an "
             "sqlite3 shell or a backup; close it and try again)"
         )
     return str(exc) or type(exc).__name__
+
+
+def _store_error(message: str, exc: BaseException) -> StoreError:
+    error = StoreError(message)
+    error.busy = _is_busy(exc)
+    return error
 
 
 def _is_damage(exc: sqlite3.Error) -> bool:
@@ -230,7 +267,7 @@ def _is_damage(exc: sqlite3.Error) -> bool:
 
 def _connect(path: Path) -> sqlite3.Connection:
     conn = sqlite3.connect(
-        str(path), timeout=BUSY_TIMEOUT, isolation_level=None, check_same_thread=False
+        str(path), timeout=_busy_timeout(), isolation_level=None, check_same_thread=False
     )
     # damaged text reads as text (with U+FFFD), never as an exception while reading
     conn.text_factory = lambda raw: raw.decode("utf-8", "replace")
@@ -304,8 +341,8 @@ def open_database(path: Path | None = None, import_journals: bool = True) -> Dat
                 conn.close()
                 conn = None
             if not _is_damage(exc):
-                raise StoreError(
-                    f"cannot open the incident database {path}: {_error_text(exc)}"
+                raise _store_error(
+                    f"cannot open the incident database {path}: {_error_text(exc)}", exc
                 ) from None
             problem = _error_text(exc)
         except UnicodeDecodeError:
@@ -721,7 +758,7 @@ def _dumps(data) -> str:
 def _write_error(path: Path, exc: BaseException) -> StoreError:
     if isinstance(exc, StoreError):
         return exc
-    return StoreError(f"cannot write to the incident database {path}: {_error_text(exc)}")
+    return _store_error(f"cannot write to the incident database {path}: {_error_text(exc)}", exc)
 
 
 class IncidentLog:
@@ -856,6 +893,7 @@ class IncidentLog:
             return
         conn = self.db.conn
         try:
+            conn.execute(f"PRAGMA busy_timeout = {round(_busy_timeout() * 1000)}")
             conn.execute("BEGIN IMMEDIATE")
             last = conn.execute(
                 "SELECT COALESCE(MAX(seq), 0) FROM events WHERE incident = ?", (self.number,)

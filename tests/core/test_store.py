@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import time
 
 import pytest
 from core_fixtures import home, knowledge  # noqa: F401 (pytest fixtures)
 
 from responder import paths
 from responder.config import InterviewConfig
+from responder.core import store
 from responder.core.session import Interview
 from responder.core.store import (
     SCHEMA_VERSION,
@@ -147,6 +149,70 @@ def test_save_retries_the_pending_writes(knowledge, home):
     (home / "data").unlink()
     assert it.save() and it.unsaved == 0 and it.journal_error is None
     assert [a.answer for a in stored(it).answers] == ["yes"]
+
+
+def _held_by_another_program():
+    """A connection holding the incident database as an sqlite3 shell or a backup does."""
+    holder = sqlite3.connect(paths.incident_db(), isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")
+    return holder
+
+
+def _timed(call) -> float:
+    start = time.perf_counter()
+    call()
+    return time.perf_counter() - start
+
+
+def test_answers_while_another_program_holds_the_database_wait_once(
+    knowledge, home, monkeypatch
+):
+    """Every answer waited the full busy timeout (5 s: the screen or the protocol froze on
+    each) while another program held the file; now only the first does, the rest are kept
+    in memory at once, and the user's retry waits in full again."""
+    monkeypatch.setattr(store, "BUSY_TIMEOUT", 0.6)
+    it = Interview.start(knowledge, STRICT)
+    it.answer(0, Answer.YES)  # the incident exists
+    holder = _held_by_another_program()
+    try:
+        first = _timed(lambda: it.answer(1, Answer.NO))
+        assert first >= 0.6 and it.unsaved == 1
+        said = it.journal_error
+        assert "held it for over 0.6 s" in said
+        later = [_timed(lambda q=q: it.answer(q, Answer.YES)) for q in (2, 3)]
+        assert max(later) < 0.3 and it.unsaved == 3
+        assert it.journal_error == said  # still the first try's message and wait
+        assert _timed(lambda: it.save()) >= 0.6 and it.unsaved == 3  # the user's retry
+    finally:
+        holder.rollback()
+        holder.close()
+    it.answer(4, Answer.UNKNOWN)  # free again: everything written, in order
+    assert it.unsaved == 0 and it.journal_error is None
+    assert [a.symptom for a in stored(it).answers] == [
+        knowledge.symptoms[q].id for q in range(5)
+    ]
+    holder = _held_by_another_program()  # busy again later: the first try waits in full
+    try:
+        assert _timed(lambda: it.answer(5, Answer.NO)) >= 0.6 and it.unsaved == 1
+    finally:
+        holder.rollback()
+        holder.close()
+
+
+def test_an_incident_not_yet_created_while_the_database_is_held_waits_once(
+    knowledge, home, monkeypatch
+):
+    monkeypatch.setattr(store, "BUSY_TIMEOUT", 0.6)
+    open_database().close()
+    holder = _held_by_another_program()
+    try:
+        it = Interview.start(knowledge, STRICT)
+        assert _timed(lambda: it.answer(0, Answer.YES)) >= 0.6 and it.incident is None
+        assert _timed(lambda: it.answer(1, Answer.NO)) < 0.3 and it.unsaved == 2
+    finally:
+        holder.rollback()
+        holder.close()
+    assert it.save() and [a.answer for a in stored(it).answers] == ["yes", "no"]
 
 
 def test_unfinished_lists_newest_first_and_skips_finished_and_empty(home):
