@@ -164,9 +164,7 @@ def _timed(call) -> float:
     return time.perf_counter() - start
 
 
-def test_answers_while_another_program_holds_the_database_wait_once(
-    knowledge, home, monkeypatch
-):
+def test_answers_while_another_program_holds_the_database_wait_once(knowledge, home, monkeypatch):
     """Every answer waited the full busy timeout (5 s: the screen or the protocol froze on
     each) while another program held the file; now only the first does, the rest are kept
     in memory at once, and the user's retry waits in full again."""
@@ -188,9 +186,7 @@ def test_answers_while_another_program_holds_the_database_wait_once(
         holder.close()
     it.answer(4, Answer.UNKNOWN)  # free again: everything written, in order
     assert it.unsaved == 0 and it.journal_error is None
-    assert [a.symptom for a in stored(it).answers] == [
-        knowledge.symptoms[q].id for q in range(5)
-    ]
+    assert [a.symptom for a in stored(it).answers] == [knowledge.symptoms[q].id for q in range(5)]
     holder = _held_by_another_program()  # busy again later: the first try waits in full
     try:
         assert _timed(lambda: it.answer(5, Answer.NO)) >= 0.6 and it.unsaved == 1
