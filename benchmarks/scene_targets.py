@@ -43,6 +43,7 @@ from responder.app.search import rank_symptoms  # noqa: E402
 from responder.cli.interview import Protocol  # noqa: E402
 from responder.config import InterviewConfig, NoiseSettings  # noqa: E402
 from responder.core.session import Interview  # noqa: E402
+from responder.engine.compare import wilson  # noqa: E402
 from responder.kb.loader import load_bundled  # noqa: E402
 
 FLIP_SEEDS = tuple(range(5, 13))
@@ -231,6 +232,20 @@ def measure(quick: bool, progress=lambda text: None) -> Battery:
     return battery
 
 
+def _pooled_first(label: str, runs: dict) -> Target:
+    """Truth first over every seed's interviews at once, with its 95% interval: one seed's
+    1,000 interviews pin a share only to about two points either way. Reported, not judged."""
+    n = sum(run["interviews"] for run in runs.values())
+    first = round(sum(run["top1"]["share"] * run["interviews"] for run in runs.values()))
+    low, high = wilson(first, n)
+    return Target(
+        f"10% flips, {label} step, {_seeds(runs)} pooled: truth first",
+        f"{first / n:.1%} ({low:.1%}-{high:.1%}, {n:,} interviews)",
+        "reported",
+        None,
+    )
+
+
 def _seeds(runs: dict) -> str:
     return f"seed {min(runs)}" if len(runs) == 1 else f"seeds {min(runs)}-{max(runs)}"
 
@@ -265,6 +280,7 @@ def targets(battery: Battery) -> list[Target]:
                 min(first) >= 0.90,
             )
         )
+        found.append(_pooled_first(label, runs))
         found.append(
             Target(
                 f"10% flips, {label} step: silently wrong",

@@ -30,8 +30,8 @@ def validate_row(answers, half, top1, top5, on_top):
     }
 
 
-def flip_run(first, wrong):
-    return {"top1": {"share": first}, "silently_wrong": {"share": wrong}}
+def flip_run(first, wrong, interviews=1000):
+    return {"interviews": interviews, "top1": {"share": first}, "silently_wrong": {"share": wrong}}
 
 
 def battery_at_the_bars():
@@ -64,9 +64,25 @@ def met(battery):
 
 
 def test_every_figure_at_its_bar_meets_it():
-    judged = met(battery_at_the_bars())
+    judged = {line: ok for line, ok in met(battery_at_the_bars()).items() if ok is not None}
     assert len(judged) == 6 + 3 + 2 + 1 + 1 + 1
     assert all(judged.values()), judged
+
+
+def test_the_seeds_pooled_weigh_each_seed_by_its_interviews_and_are_not_judged():
+    battery = battery_at_the_bars()
+    battery.flips["no scene"] = {5: flip_run(0.90, 0.0, 1000), 6: flip_run(0.96, 0.0, 3000)}
+    (pooled,) = [
+        t
+        for t in scene_targets.targets(battery)
+        if t.line.endswith("seeds 5-6 pooled: truth first")
+    ]
+    assert pooled.met is None and pooled.measured.startswith("94.5% (")  # (900 + 2880) / 4000
+    # Wilson's 95% interval for 3,780 of 4,000, from its formula
+    n, p, z = 4000, 0.945, 1.959964
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z / (1 + z * z / n) * (p * (1 - p) / n + z * z / (4 * n * n)) ** 0.5
+    assert pooled.measured == f"94.5% ({centre - half:.1%}-{centre + half:.1%}, 4,000 interviews)"
 
 
 @pytest.mark.parametrize(
@@ -119,7 +135,7 @@ def test_a_figure_just_past_its_bar_fails_that_line_only(change, line):
     change(battery)
     judged = met(battery)
     assert judged.pop(line) is False
-    assert all(judged.values()), judged
+    assert all(ok is not False for ok in judged.values()), judged
 
 
 def test_the_median_without_the_scene_step_is_reported_not_judged():
