@@ -388,7 +388,9 @@ def test_the_runner_up_a_result_is_weighed_against_is_named_in_full(bundled):
     seven opioids with one profile; the row is named in full, as the candidates list does.
     Since bromine's pool setting (twenty-fifth pass) bromine comes second on these answers
     alone; "no burns in the mouth" (on bromine's row, not on chlorine's) puts the opioid row
-    second again."""
+    second again. Since carfentanil's own odour cell (twenty-sixth pass) the row holds the
+    other six analogues and fluorine came just above it; "no frostbite", the honest answer
+    at a pool (frostbite is from the liquefied gas), puts the opioid row second again."""
     it = Interview(bundled, InterviewConfig(mode="evidence"))
     ids = (
         "odour_bleach",
@@ -402,6 +404,7 @@ def test_the_runner_up_a_result_is_weighed_against_is_named_in_full(bundled):
     for sid in ids:
         it.answer(next(s.index for s in bundled.symptoms if s.id == sid), Answer.YES)
     it.answer(next(s.index for s in bundled.symptoms if s.id == "mouth_burns"), Answer.NO)
+    it.answer(next(s.index for s in bundled.symptoms if s.id == "frostbite"), Answer.NO)
     second = views.candidates(it)[1]
     assert len(second.chemicals) > 1  # an identical-profile row
     r = views.result(it)
