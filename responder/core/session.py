@@ -280,9 +280,10 @@ class Interview:
 
     def end(self, reason: str) -> None:
         """Mark the incident ended (``completed``, ``new``); once that is saved, its lock and
-        connection are released."""
+        connection are released. The last write of an interview, so it waits the full busy
+        timeout as the user's retry does, also after an answer found the file held."""
         if self.incident is not None:
-            self._log(lambda: self.incident.end(reason))
+            self._log(lambda: self.incident.end(reason), patient=True)
             if not self.unsaved:
                 self.incident.close()
 
