@@ -740,7 +740,10 @@ class ResponderApp(App):
                 self._redraw()
 
         self.push_screen(
-            UnsavedScreen(action, retry, lambda: it.unsaved, it.journal_error or ""), done
+            UnsavedScreen(
+                action, retry, lambda: it.unsaved, it.journal_error or "", lambda: it.store_busy
+            ),
+            done,
         )
 
     # -- settings -------------------------------------------------------------------------

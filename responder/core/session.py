@@ -265,6 +265,12 @@ class Interview:
         return self.unsaved == 0
 
     @property
+    def store_busy(self) -> bool:
+        """The last write failed because another program held the incident database (an
+        sqlite3 shell, a backup): closing it, not freeing disk space, lets a retry work."""
+        return self._store_busy and self.unsaved > 0
+
+    @property
     def unsaved(self) -> int:
         """Changes not yet on disk: pending events, or every answer while the incident could
         not be created. 0 means everything shown is saved."""

@@ -207,7 +207,7 @@ async def test_quit_with_unsaved_answers_asks_and_a_retry_saves_them_before_quit
         await settle(pilot)
         assert isinstance(app.screen, UnsavedScreen) and app.is_running
         detail = str(app.screen.query_one("#unsaved-detail").render())
-        assert "tried again 1 time" in detail
+        assert "tried again 1 time" in detail and "Free some disk space" in detail
         await pilot.press("escape")  # back to the interview, answers still on screen
         assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
         await pilot.press("ctrl+q")
@@ -260,6 +260,44 @@ async def test_new_interview_with_unsaved_answers_asks_and_offers_to_retry(disk)
         assert app.interview.asked == 0
     data, _ = find_incident(old.id)
     assert len(data.answers) == 2 and data.end_reason == "new"
+
+
+async def test_quit_while_another_program_holds_the_database_says_to_close_it(monkeypatch):
+    """The dialog said 'Free some disk space (or fix the folder), then retry' whatever kept
+    the answers from the disk; while an sqlite3 shell or a backup holds the file, freeing
+    space does nothing: it says to close that program, and the disk advice comes back for a
+    full disk."""
+    from responder.core import store  # noqa: PLC0415
+
+    monkeypatch.setattr(store, "BUSY_TIMEOUT", 0.2)
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
+        await pilot.press("y")  # the incident exists
+        await settle(pilot)
+        holder = sqlite3.connect(paths.incident_db(), isolation_level=None)
+        holder.execute("BEGIN EXCLUSIVE")
+        try:
+            await pilot.press("n")
+            await settle(pilot)
+            assert app.interview.unsaved == 1
+            await pilot.press("ctrl+q")
+            assert await until(pilot, lambda: isinstance(app.screen, UnsavedScreen))
+            detail = " ".join(str(app.screen.query_one("#unsaved-detail").render()).split())
+            assert "disk space" not in detail
+            assert "close the program that holds the incident database" in detail.lower()
+            await pilot.press("escape")
+            assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
+        finally:
+            holder.rollback()
+            holder.close()
+        await pilot.press("ctrl+q")  # let go: a retry saves the answer and quits
+        assert await until(pilot, lambda: isinstance(app.screen, UnsavedScreen))
+        await pilot.press("r")
+        await settle(pilot)
+    assert app.return_code == 0
+    [data] = scan_incidents().unfinished
+    assert [a.answer for a in data.answers] == ["yes", "no"]
 
 
 async def test_a_mode_switch_that_cannot_be_saved_says_so(disk):

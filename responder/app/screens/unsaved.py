@@ -28,6 +28,9 @@ class UnsavedScreen(Dialog[str]):
         The count of changes not saved now.
     error : str
         Why the last write failed.
+    busy : callable, optional
+        Whether another program holds the database now (the advice is to close it, not
+        to free disk space).
     """
 
     BINDINGS = [
@@ -37,13 +40,19 @@ class UnsavedScreen(Dialog[str]):
     ]
 
     def __init__(
-        self, action: str, retry: Callable[[], str | None], unsaved: Callable[[], int], error: str
+        self,
+        action: str,
+        retry: Callable[[], str | None],
+        unsaved: Callable[[], int],
+        error: str,
+        busy: Callable[[], bool] = lambda: False,
     ):
         super().__init__()
         self.action = action
         self.retry = retry
         self.unsaved = unsaved
         self.error = error
+        self.busy = busy
         self.tries = 0
 
     def compose(self) -> ComposeResult:
@@ -60,11 +69,16 @@ class UnsavedScreen(Dialog[str]):
 
     def _detail(self) -> str:
         again = f" (tried again {counted(self.tries, 'time')})" if self.tries else ""
+        fix = (
+            "Close the program that holds the incident database (an sqlite3 shell, a "
+            "backup), then retry"
+            if self.busy()
+            else "Free some disk space (or fix the folder), then retry"
+        )
         return (
             f"They could not be written to the incident database{again}: {self.error}\n"
-            "They are only in this window. Free some disk space (or fix the folder), then "
-            f"retry: once they are saved, responder will {self.action}. Going on without "
-            "them loses them."
+            f"They are only in this window. {fix}: once they are saved, responder will "
+            f"{self.action}. Going on without them loses them."
         )
 
     def on_mount(self) -> None:
