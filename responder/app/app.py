@@ -130,6 +130,10 @@ class ResponderApp(App):
         self._pending_notices: list[tuple[str, str]] = []
         #: the toasts shown over the answers panel: (message, severity, when it goes)
         self._toasts: list[tuple[str, str, float]] = []
+        #: the "NOT saved" notices shown, taken down once everything is written, and the
+        #: most changes they said were waiting
+        self._unsaved_said: list[str] = []
+        self._unsaved_most = 0
         #: the scene step opening a new interview is on its way or up
         self._scene_opening = False
         #: the notices of start-up, shown again in full once that scene step closes
@@ -421,7 +425,37 @@ class ResponderApp(App):
 
     # -- changes to the interview ---------------------------------------------------------
 
+    def notify_unsaved(self, message: str, timeout: float) -> None:
+        """An error notice that changes are not saved, taken down by :meth:`_said_saved`
+        once they are."""
+        self._unsaved_said.append(message)
+        self._unsaved_most = max(self._unsaved_most, self.interview.unsaved)
+        self.notify(message, severity="error", timeout=timeout)
+
+    def _said_saved(self) -> None:
+        """Everything is written again: the "NOT saved" notices still showing would say the
+        opposite of what is so for the rest of their time; they go, and one line says the
+        changes that were waiting are saved now."""
+        it = self.interview
+        if not self._unsaved_said or it is None or it.unsaved:
+            return
+        said, self._unsaved_said = set(self._unsaved_said), []
+        for notification in list(self._notifications):
+            if notification.message in said:
+                self._unnotify(notification)
+        self._toasts = [t for t in self._toasts if t[0] not in said]
+        screen = self.interview_screen
+        if screen is not None and screen.notice_text in {" ".join(m.split()) for m in said}:
+            screen.clear_notice()
+        waiting, self._unsaved_most = self._unsaved_most, 0
+        were, are = ("was", "is") if waiting == 1 else ("were", "are")
+        self.notify(
+            f"Saved: the {counted(waiting, 'change')} that {were} waiting {are} written now.",
+            timeout=4,
+        )
+
     def _redraw(self, **kwargs) -> None:
+        self._said_saved()
         if self.interview_screen is not None and self.interview_screen.is_mounted:
             self.interview_screen.refresh_view(**kwargs)
         if self.interview is not None:
@@ -432,10 +466,9 @@ class ResponderApp(App):
         it.answer(query, answer, volunteered=volunteered)
         self._say_displaced()
         if it.unsaved:
-            self.notify(
+            self.notify_unsaved(
                 f"Answer kept on screen but NOT saved ({counted(it.unsaved, 'change')} waiting; "
                 f"retried with the next answer): {it.journal_error}",
-                severity="error",
                 timeout=30,
             )
         # A class the answer lowered sharply is said on the status line, not in a
@@ -587,11 +620,10 @@ class ResponderApp(App):
                 "with the next change"
             )
         )
-        self.notify(
-            f"{message[0].upper()}{message[1:]}. {saved}.",
-            severity="error" if it.unsaved else "information",
-            timeout=15 if it.unsaved else 4,
-        )
+        if it.unsaved:
+            self.notify_unsaved(f"{message[0].upper()}{message[1:]}. {saved}.", timeout=15)
+        else:
+            self.notify(f"{message[0].upper()}{message[1:]}. {saved}.", timeout=4)
         if self.interview_screen is not None:
             self.interview_screen.note = None
             if now.mode == "noise" and it.eps_for(now.noise) > it.safe_eps:

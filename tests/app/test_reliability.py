@@ -300,6 +300,25 @@ async def test_quit_while_another_program_holds_the_database_says_to_close_it(mo
     assert [a.answer for a in data.answers] == ["yes", "no"]
 
 
+async def test_a_not_saved_toast_goes_once_the_changes_are_saved(disk):
+    """'Answer kept on screen but NOT saved (2 changes waiting ...)' stayed over the answers
+    panel for its 30 s after the next answer had written them all, telling the responder
+    the opposite of what was so; it goes as they are written, and a toast says they are."""
+    from app_helpers import notified, toasts  # noqa: PLC0415
+
+    app = make_app()
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await _answer_twice_unsaved(pilot, app, disk)
+        assert await notified(pilot, app, "NOT saved (2 changes waiting")
+        disk["now"] = False
+        await pilot.press("u")
+        await settle(pilot)
+        assert app.interview.unsaved == 0
+        assert await notified(pilot, app, "Saved: the 2 changes that were waiting are written now")
+        assert not [t for t in toasts(app) if "NOT saved" in t]
+        assert not [n for n in app._notifications if "NOT saved" in n.message]
+
+
 async def test_a_mode_switch_that_cannot_be_saved_says_so(disk):
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
