@@ -161,10 +161,12 @@ class ResponderApp(App):
         title: str = "",
         severity: str = "information",
         timeout: float | None = None,
-        markup: bool = True,
+        markup: bool = False,
     ) -> None:
         """A toast on the interview screen (over the answers panel); anywhere else (a
-        dialog, the result, history or browse screen) the screen's status line says it."""
+        dialog, the result, history or browse screen) the screen's status line says it.
+        Plain text unless ``markup``: messages quote paths, error texts and names, whose
+        brackets are no style ('[old]' vanished, '[/]' stopped the app)."""
         screen = self.screen if self.screen_stack else None
         if screen is not None and screen is self.interview_screen:
             seconds = self.NOTIFICATION_TIMEOUT if timeout is None else timeout
@@ -702,7 +704,7 @@ class ResponderApp(App):
                 md, js = written
                 # a toast over the interview, else the screen's status line
                 width = self.toast_text_width() if self.screen is self.interview_screen else None
-                self.notify(exported_notice(md, js, width), timeout=10, markup=False)
+                self.notify(exported_notice(md, js, width), timeout=10)
 
         self.push_screen(ExportScreen(self.interview, remaining), done)
 

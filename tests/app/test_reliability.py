@@ -541,3 +541,17 @@ async def test_the_export_dialog_shows_the_full_paths_before_writing(home):
         assert max(map(len, lines)) <= widget.size.width
         assert "outside" not in shown
         assert not target.exists()  # nothing written yet
+
+
+async def test_the_unsaved_dialog_quotes_an_error_with_brackets_as_it_is():
+    """The dialog's error quotes the database's path: '[/]' in it stopped the app with a
+    MarkupError, '[old]' vanished."""
+    error = "cannot write to the incident database /media/usb [old]/a[/]b/incidents.sqlite"
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
+        app.push_screen(UnsavedScreen("quit", lambda: error, lambda: 1, error))
+        assert await until(pilot, lambda: isinstance(app.screen, UnsavedScreen))
+        await settle(pilot)
+        detail = "".join(str(app.screen.query_one("#unsaved-detail").render()).split())
+        assert "".join(error.split()) in detail

@@ -44,7 +44,7 @@ class ExportScreen(Dialog[tuple | None]):
             )
             yield Input(value=str(exports_dir()), id="export-dir")
             yield Static(id="export-target", classes="hint")
-            yield Static(id="export-error", classes="error")
+            yield Static(id="export-error", classes="error", markup=False)  # quotes a path
             with Horizontal(classes="buttons"):
                 yield Button("Export (enter)", variant="primary", id="export")
                 yield Button("Cancel (esc)", id="cancel")

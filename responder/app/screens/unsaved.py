@@ -57,8 +57,9 @@ class UnsavedScreen(Dialog[str]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog", classes="wide"):
-            yield Static(self._title(), id="unsaved-title", classes="dialog-title")
-            yield Static(self._detail(), id="unsaved-detail", classes="hint")
+            # the error quotes the database's path: its brackets are no style
+            yield Static(self._title(), id="unsaved-title", classes="dialog-title", markup=False)
+            yield Static(self._detail(), id="unsaved-detail", classes="hint", markup=False)
             with Horizontal(classes="buttons"):
                 yield Button("Retry saving (r)", variant="primary", id="retry")
                 yield Button(f"{self.action.capitalize()} without them (d)", id="discard")
