@@ -356,9 +356,11 @@ def cmd_list(args) -> int:
 def _unlisted(page, shown: int) -> str:
     """What the table left out, and how to list it."""
     total = counted(page.total, "incident")
+    skipped = f" after the newest {page.skip}" if page.skip else ""
+    if not shown and page.skip < page.total:  # --limit 0: there were some to list
+        return f"Listed 0 of {total}{skipped} (--limit 0); --limit N for the N newest, --all for every one."
     if not shown:
         return f"No incident past the newest {page.skip} of {total}."
-    skipped = f" after the newest {page.skip}" if page.skip else ""
     older = page.total - page.skip - shown
     more = f"--skip {page.skip + shown} for older ones, " if older > 0 else ""
     return f"Listed {shown} of {total}{skipped}; {more}--all for every one."

@@ -334,6 +334,15 @@ def test_the_table_lists_the_newest_page_and_says_how_to_list_the_rest(home, cap
     assert last == "Listed 3 of 5 incidents after the newest 2; --all for every one."
     assert listed("--all")[0] == newest
     assert listed("--skip", "9")[1] == "No incident past the newest 9 of 5 incidents."
+    # --limit 0 said "No incident past the newest 0 of 5 incidents", as if there were none
+    assert listed("--limit", "0") == (
+        [],
+        "Listed 0 of 5 incidents (--limit 0); --limit N for the N newest, --all for every one.",
+    )
+    assert listed("--skip", "2", "--limit", "0")[1] == (
+        "Listed 0 of 5 incidents after the newest 2 (--limit 0); --limit N for the N newest, "
+        "--all for every one."
+    )
     every = json.loads(run(capsys, "incidents", "list", "--json")[1])
     assert [d["id"] for d in every] == newest  # JSON lists every incident unless told
     one = json.loads(run(capsys, "incidents", "list", "--json", "--limit", "1", "--skip", "1")[1])
