@@ -555,3 +555,16 @@ async def test_the_unsaved_dialog_quotes_an_error_with_brackets_as_it_is():
         await settle(pilot)
         detail = "".join(str(app.screen.query_one("#unsaved-detail").render()).split())
         assert "".join(error.split()) in detail
+
+
+async def test_the_status_line_wraps_a_long_not_saved_note_with_single_spaces(disk):
+    """At 80x24 the note's last row read '... database is  loc…': the rows past the second
+    were joined to it with a space after the space each wrapped row ends with."""
+    from responder.app.widgets.panels import StatusLine  # noqa: PLC0415
+
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await _answer_twice_unsaved(pilot, app, disk)
+        rows = str(app.interview_screen.query_one(StatusLine).render()).splitlines()
+        assert len(rows) == 3 and rows[1].lstrip().startswith("NOT SAVED")
+        assert all("  " not in row.strip() for row in rows[1:]), rows
