@@ -26,6 +26,7 @@ from textual.signal import Signal
 from textual.widgets._toast import ToastRack  # its toast ids (no public name for them)
 
 from responder.app import messages
+from responder.app.widgets.notice import wrap_message
 from responder.config import ConfigError, NoiseSettings
 from responder.core import views
 from responder.core.counted import counted
@@ -171,7 +172,9 @@ class ResponderApp(App):
         if screen is not None and screen is self.interview_screen:
             seconds = self.NOTIFICATION_TIMEOUT if timeout is None else timeout
             self._toasts.append((message, severity, time.monotonic() + seconds))
-            super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
+            # broken at spaces as the toast would, a path only after a separator
+            shown = wrap_message(message, self.toast_text_width())
+            super().notify(shown, title=title, severity=severity, timeout=timeout, markup=markup)
             return
         here = screen if hasattr(screen, "show_notice") else None
         if isinstance(screen, ModalScreen) or here is None:
@@ -442,8 +445,9 @@ class ResponderApp(App):
         if not self._unsaved_said or it is None or it.unsaved:
             return
         said, self._unsaved_said = set(self._unsaved_said), []
+        unspaced = {"".join(m.split()) for m in said}  # as a toast shows it, wrapped
         for notification in list(self._notifications):
-            if notification.message in said:
+            if "".join(notification.message.split()) in unspaced:
                 self._unnotify(notification)
         self._toasts = [t for t in self._toasts if t[0] not in said]
         screen = self.interview_screen

@@ -568,3 +568,29 @@ async def test_the_status_line_wraps_a_long_not_saved_note_with_single_spaces(di
         rows = str(app.interview_screen.query_one(StatusLine).render()).splitlines()
         assert len(rows) == 3 and rows[1].lstrip().startswith("NOT SAVED")
         assert all("  " not in row.strip() for row in rows[1:]), rows
+
+
+async def test_a_not_saved_toast_breaks_the_database_path_only_after_a_separator(disk, home):
+    """At 80x24 the toast read '.../data/incidents.sqli' and 'te: database is locked': a
+    path is broken only after a '/', each name whole, as the export's notice is."""
+    from app_helpers import notified  # noqa: PLC0415
+    from test_snapshots import screen_text  # noqa: PLC0415
+
+    app = make_app()
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await _answer_twice_unsaved(pilot, app, disk)
+        assert await notified(pilot, app, "Answer kept")
+        await settle(pilot)
+        (toast,) = [t for t in app.screen.query("Toast") if t.parent.display]
+        region = toast.content_region
+        screen = screen_text(app).splitlines()
+        rows = [
+            screen[y][region.x : region.right].strip().replace("$RESPONDER_HOME", str(home))
+            for y in range(region.y, region.bottom)
+        ]
+    text = " ".join(rows)
+    assert "NOT saved (2 changes waiting" in text
+    path = str(paths.incident_db())
+    assert path in "".join(rows) or path in text
+    for name in path.strip("/").split("/"):
+        assert any(name in row for row in rows), (name, rows)
