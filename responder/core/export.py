@@ -67,15 +67,6 @@ def export_paths(interview: Interview, folder: Path) -> tuple[Path, Path]:
     )
 
 
-def file_in_the_way(folder: Path) -> Path | None:
-    """The file standing where ``folder`` or one of the folders above it should be (an
-    export could not create the folder), or None."""
-    for place in (folder, *folder.parents):
-        if place.exists() or place.is_symlink():
-            return None if place.is_dir() else place
-    return None
-
-
 def not_a_folder_message(file: Path) -> str:
     return f"{file} is a file, not a folder; give a folder (it is created if needed)"
 
@@ -489,7 +480,7 @@ def export_interview(
     """
     directory = resolve_export_dir(directory)
     md, js = export_paths(interview, directory)
-    if (file := file_in_the_way(directory)) is not None:
+    if (file := paths.file_in_the_way(directory)) is not None:
         raise NotADirectoryError(errno.ENOTDIR, not_a_folder_message(file), str(file))
     directory.mkdir(parents=True, exist_ok=True)
     data = report(interview, remaining)
@@ -511,7 +502,6 @@ __all__ = [
     "export_interview",
     "export_paths",
     "exports_dir",
-    "file_in_the_way",
     "not_a_folder_message",
     "outside_data_dir",
     "report",

@@ -250,6 +250,27 @@ def test_ending_an_incident_waits_in_full_while_another_program_holds_it(
     assert data.end_reason == "completed" and len(data.answers) == 2
 
 
+@pytest.mark.parametrize("in_the_way", ["data", "."])
+def test_a_file_where_the_data_folder_should_be_is_named_with_what_to_do(home, in_the_way):
+    """'cannot create the folder of the incident database .../data: File exists' (or 'Not a
+    directory' for a file further up) said neither that the path is a file nor what to
+    do; the app showed it at start and the protocol's --save stopped on it."""
+    home.parent.mkdir(parents=True, exist_ok=True)
+    if in_the_way == ".":
+        home.write_text("a file where the home folder should be")
+        file = home
+    else:
+        home.mkdir()
+        file = home / "data"
+        file.write_text("a file where the data folder should be")
+    with pytest.raises(StoreError) as caught:
+        open_database()
+    said = str(caught.value)
+    assert f"{file} is a file where a folder should be" in said
+    assert "move it away" in said
+    assert "File exists" not in said and "Not a directory" not in said
+
+
 def test_unfinished_lists_newest_first_and_skips_finished_and_empty(home):
     made = []
     for started in (100.0, 200.0, 300.0):
