@@ -185,6 +185,16 @@ def disk(monkeypatch) -> dict:
     return full
 
 
+async def retried(pilot, app) -> None:
+    """Wait for the retry 'r' started on the unsaved-changes dialog (it runs off the
+    screen's thread) to end: the dialog says the outcome, or went."""
+    await until(
+        pilot,
+        lambda: not isinstance(app.screen, UnsavedScreen) or not app.screen.trying,
+    )
+    await settle(pilot)
+
+
 async def _answer_twice_unsaved(pilot, app, disk) -> None:
     assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
     disk["now"] = True
@@ -204,7 +214,7 @@ async def test_quit_with_unsaved_answers_asks_and_a_retry_saves_them_before_quit
         assert await until(pilot, lambda: isinstance(app.screen, UnsavedScreen))
         assert app.is_running
         await pilot.press("r")  # the disk is still full: it says so and stays
-        await settle(pilot)
+        await retried(pilot, app)
         assert isinstance(app.screen, UnsavedScreen) and app.is_running
         detail = str(app.screen.query_one("#unsaved-detail").render())
         assert "tried again 1 time" in detail and "Free some disk space" in detail
@@ -214,7 +224,7 @@ async def test_quit_with_unsaved_answers_asks_and_a_retry_saves_them_before_quit
         assert await until(pilot, lambda: isinstance(app.screen, UnsavedScreen))
         disk["now"] = False  # space again
         await pilot.press("r")
-        await settle(pilot)
+        await retried(pilot, app)
     assert app.return_code == 0
     [data] = scan_incidents().unfinished
     assert [(knowledge_index(app, a.symptom), a.answer) for a in data.answers] == [
@@ -294,7 +304,7 @@ async def test_quit_while_another_program_holds_the_database_says_to_close_it(mo
         await pilot.press("ctrl+q")  # let go: a retry saves the answer and quits
         assert await until(pilot, lambda: isinstance(app.screen, UnsavedScreen))
         await pilot.press("r")
-        await settle(pilot)
+        await retried(pilot, app)
     assert app.return_code == 0
     [data] = scan_incidents().unfinished
     assert [a.answer for a in data.answers] == ["yes", "no"]
@@ -594,3 +604,37 @@ async def test_a_not_saved_toast_breaks_the_database_path_only_after_a_separator
     assert path in "".join(rows) or path in text
     for name in path.strip("/").split("/"):
         assert any(name in row for row in rows), (name, rows)
+
+
+async def test_a_retry_says_it_is_trying_while_it_waits_and_is_not_queued_twice():
+    """'r' on the unsaved-changes dialog waits up to the busy timeout (5 s) while another
+    program holds the database, and the screen froze meanwhile, saying nothing: it looked
+    hung, and an 'r' pressed again queued a second 5 s wait. The dialog now says it is
+    trying while it waits, keys still work, and a second 'r' starts no second try."""
+    import threading  # noqa: PLC0415
+
+    calls, release = [], threading.Event()
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
+
+        def retry():
+            calls.append(1)
+            release.wait(5)
+            return "database is locked"
+
+        app.push_screen(UnsavedScreen("quit", retry, lambda: 1, "database is locked"))
+        assert await until(pilot, lambda: isinstance(app.screen, UnsavedScreen))
+
+        def title() -> str:
+            return str(app.screen.query_one("#unsaved-title").render())
+
+        await pilot.press("r")
+        assert await until(pilot, lambda: "Trying again" in title(), 3.0)
+        await pilot.press("r", "escape", "d")  # taken while it waits: no second try
+        await settle(pilot)
+        assert isinstance(app.screen, UnsavedScreen) and len(calls) == 1
+        release.set()
+        assert await until(pilot, lambda: "NOT saved" in title(), 5.0)
+        detail = str(app.screen.query_one("#unsaved-detail").render())
+        assert "tried again 1 time" in detail and len(calls) == 1

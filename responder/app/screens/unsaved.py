@@ -54,6 +54,8 @@ class UnsavedScreen(Dialog[str]):
         self.error = error
         self.busy = busy
         self.tries = 0
+        #: a retry is on its way (it may wait the busy timeout for another program)
+        self.trying = False
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog", classes="wide"):
@@ -91,7 +93,31 @@ class UnsavedScreen(Dialog[str]):
         ]()
 
     def action_retry(self) -> None:
-        error = self.retry()
+        """Try the write again off the screen's thread: while another program holds the
+        database it waits up to the busy timeout (5 s), and the dialog says so meanwhile
+        instead of freezing; keys pressed then start nothing."""
+        if self.trying:
+            self.app.bell()
+            return
+        self.trying = True
+        self.query_one("#unsaved-title", Static).update(
+            f"Trying again to save {counted(self.unsaved(), 'change')}…"
+        )
+        self.query_one("#unsaved-detail", Static).update(
+            "Waiting for the incident database (a few seconds at most while another program "
+            "holds it)."
+        )
+        self.run_worker(self._retry_in_thread, thread=True, exclusive=True, group="retry")
+
+    def _retry_in_thread(self) -> None:
+        try:
+            error = self.retry()
+        except Exception as exc:  # noqa: BLE001 (said on the dialog, never lost)
+            error = str(exc) or type(exc).__name__
+        self.app.call_from_thread(self._retried, error)
+
+    def _retried(self, error: str | None) -> None:
+        self.trying = False
         if error is None:
             self.dismiss("saved")
             return
@@ -101,7 +127,13 @@ class UnsavedScreen(Dialog[str]):
         self.query_one("#unsaved-detail", Static).update(self._detail())
 
     def action_discard(self) -> None:
+        if self.trying:
+            self.app.bell()
+            return
         self.dismiss("discard")
 
     def action_back(self) -> None:
+        if self.trying:
+            self.app.bell()
+            return
         self.dismiss("back")
