@@ -755,7 +755,8 @@ class ResponderApp(App):
 
     def new_interview(self) -> None:
         it = self.interview
-        it.end("completed" if it.reached_result else "new")
+        # changes left unsaved were given up (the dialog's d): the end is not waited for
+        it.end("completed" if it.reached_result else "new", patient=not it.unsaved)
         self.start_new()
         self.notify("New interview started.", timeout=3)
 

@@ -284,12 +284,13 @@ class Interview:
     def id(self) -> str:
         return self.incident.id if self.incident else self._id
 
-    def end(self, reason: str) -> None:
+    def end(self, reason: str, patient: bool = True) -> None:
         """Mark the incident ended (``completed``, ``new``); once that is saved, its lock and
         connection are released. The last write of an interview, so it waits the full busy
-        timeout as the user's retry does, also after an answer found the file held."""
+        timeout as the user's retry does, also after an answer found the file held; not
+        ``patient`` when the responder chose to go on without the unsaved changes."""
         if self.incident is not None:
-            self._log(lambda: self.incident.end(reason), patient=True)
+            self._log(lambda: self.incident.end(reason), patient=patient)
             if not self.unsaved:
                 self.incident.close()
 

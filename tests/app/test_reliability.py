@@ -329,6 +329,41 @@ async def test_a_not_saved_toast_goes_once_the_changes_are_saved(disk):
         assert not [n for n in app._notifications if "NOT saved" in n.message]
 
 
+async def test_a_new_interview_without_the_unsaved_changes_does_not_wait_for_the_database(
+    monkeypatch,
+):
+    """ctrl+n, then d (go on without them) while another program holds the database: the
+    end of the old incident is not waited for as a retry is, the responder chose to leave
+    those changes; the new interview starts at once."""
+    import time  # noqa: PLC0415
+
+    from responder.core import store  # noqa: PLC0415
+
+    monkeypatch.setattr(store, "BUSY_TIMEOUT", 0.3)
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
+        await pilot.press("y")
+        await settle(pilot)
+        holder = sqlite3.connect(paths.incident_db(), isolation_level=None)
+        holder.execute("BEGIN EXCLUSIVE")
+        try:
+            await pilot.press("n")
+            await settle(pilot)
+            old = app.interview
+            assert old.unsaved == 1
+            monkeypatch.setattr(store, "BUSY_TIMEOUT", 3.0)
+            await pilot.press("ctrl+n")
+            assert await until(pilot, lambda: isinstance(app.screen, UnsavedScreen))
+            start = time.perf_counter()
+            await pilot.press("d")
+            assert await until(pilot, lambda: app.interview is not old)
+            assert time.perf_counter() - start < 1.5
+        finally:
+            holder.rollback()
+            holder.close()
+
+
 async def test_a_mode_switch_that_cannot_be_saved_says_so(disk):
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
