@@ -361,8 +361,16 @@ class ResponderApp(App):
             completed = {data.number for data in self.unfinished if self._reached_result(data)}
             try:
                 set_aside(self.unfinished, completed=completed)  # one transaction for all
-            except StoreError:
-                pass  # unwritable: offered again next time, nothing is lost
+            except StoreError as exc:  # nothing is lost: offered again next time, as said
+                n = len(self.unfinished)
+                what = (
+                    "The unfinished interview was"
+                    if n == 1
+                    else f"The {n} unfinished interviews were"
+                )
+                self.notices.append(
+                    (f"{what} not set aside ({exc}); offered again at the next start.", "warning")
+                )
             self.start_new()
             return
         try:
