@@ -184,8 +184,10 @@ class _Knowledge:
 
 def _find(key: str):
     from responder.core.store import StoreError, find_incident  # noqa: PLC0415
+    from responder.kb.fields import shown  # noqa: PLC0415
 
-    if not key.strip():
+    key = key.strip()  # an id or number pasted with the blanks around it
+    if not key:
         # the start of every id: it named whichever incident was alone
         raise InputError(
             "the incident ID is empty; give its id, its number or the start of its id "
@@ -197,7 +199,7 @@ def _find(key: str):
         raise InputError(str(exc)) from None
     _notes(notices)
     if data is None:
-        raise InputError(f"no incident {key!r} (see `responder incidents list`)")
+        raise InputError(f"no incident '{shown(key)}' (see `responder incidents list`)")
     return data
 
 

@@ -539,3 +539,14 @@ def test_a_database_another_program_holds_says_what_to_do(home, capsys, monkeypa
     assert code == 2 and out == "" and err.count("\n") == 1
     assert "database is locked (another program has held it for over 0.2 s" in err
     assert err.rstrip().endswith("close it and try again)")
+
+
+def test_an_id_pasted_with_spaces_is_found_and_a_huge_one_is_quoted_short(home, capsys):
+    """'incidents show " 1 "' (a number or an id pasted with the blanks around it) answered
+    "no incident ' 1 '"; and a 5,000-digit ID was quoted whole in a 5,000-character line."""
+    [newest] = store_incidents(1)
+    for key in (" 1 ", f"{newest}\t", f"  {newest[:15]}"):
+        code, out, err = run(capsys, "incidents", "show", key)
+        assert code == 0 and f"Incident {newest}" in out, (key, err)
+    code, _, err = run(capsys, "incidents", "show", "9" * 5000)
+    assert code == 2 and len(err) < 200 and "5,000 characters" in err
