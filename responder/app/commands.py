@@ -113,16 +113,17 @@ class InterviewCommands(Provider):
         )
 
     def _actions(self) -> list[tuple[str, str, str, object]]:
-        """:data:`ACTIONS`, then one entry per victim of the incident to turn to (1-9)."""
+        """:data:`ACTIONS`, then one entry per victim of the incident to turn to: keys 1-9
+        reach nine, and an incident the protocol saved may hold more."""
         it = self.app.interview
         victims = [
             (
                 f"Ask victim {v + 1}" + (f" ({name})" if name else ""),
-                f"Answers now go to {it.victim_label(v)} (key {v + 1})",
+                f"Answers now go to {it.victim_label(v)}" + (f" (key {v + 1})" if v < 9 else ""),
                 "screen:select_victim",
                 v,
             )
-            for v, name in enumerate(it.victims[:9])
+            for v, name in enumerate(it.victims)
         ]
         return [*ACTIONS, *(victims if len(victims) > 1 else [])]
 

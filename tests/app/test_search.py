@@ -309,3 +309,23 @@ async def test_every_interview_action_is_in_the_palette():
         await run("answers count: evidence / strict")
         assert app.interview.mode != mode
         assert "Ask victim 2" not in found  # only the victims there are
+
+
+async def test_a_victim_past_the_ninth_is_reached_from_the_palette():
+    """An incident saved by 'interview --jsonl --save' may hold more than nine victims (the
+    protocol adds one per name); resumed in the app, the tenth and later had no number key
+    and no other way to be asked. The palette lists every victim."""
+    from responder.app.commands import InterviewCommands
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await skip_scene_step(pilot, app)
+        for k in range(2, 13):
+            app.interview.add_victim(f"p{k}")
+        app.interview.select_victim(0)
+        provider = InterviewCommands(app.interview_screen)
+        hits = [h async for h in provider.search("ask victim 12")]
+        assert str(hits[0].text) == "Ask victim 12 (p12)"
+        hits[0].command()
+        await settle(pilot)
+        assert app.interview.victim == 11
