@@ -108,3 +108,12 @@ def path_inside(folder: str | Path, name: str, what: str, *, resolve: bool = Tru
         f'the {what} "{shown}" {problem}, so it cannot name a file in {folder}; the data '
         "it was read from is damaged or was edited by hand"
     )
+
+
+def file_in_the_way(folder: Path) -> Path | None:
+    """The file standing where ``folder`` or one of the folders above it should be (the
+    folder could not be created), or None."""
+    for place in (folder, *folder.parents):
+        if place.exists() or place.is_symlink():
+            return None if place.is_dir() else place
+    return None

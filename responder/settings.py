@@ -204,7 +204,18 @@ def save_settings(settings: Settings, path: Path | None = None) -> Path:
         The folder cannot be written.
     """
     path = path or settings_path()
-    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        file = paths.file_in_the_way(path.parent)
+        if file is None:
+            raise
+        raise OSError(
+            f"{file} is a file where a folder should be; move it away (the folder is created "
+            "when needed)"
+        ) from exc
+    if path.is_dir():
+        raise OSError(f"{path} is a folder where the settings file should be; move it away")
     previous = None
     if path.is_file():
         try:

@@ -149,3 +149,21 @@ def test_the_app_and_the_cli_resolve_auto_alike():
     args = argparse.Namespace(noise_eps="auto", noise_prone="all", noise_model=1, noise_p=0.25)
     noise, _ = noise_from_args(args, kb.problem)
     assert it.state.noise.eps == noise.eps == auto_eps(it.delta) >= 1
+
+
+@pytest.mark.parametrize("in_the_way", ["config", "settings.toml"])
+def test_a_settings_path_that_is_not_a_file_in_a_folder_says_what_to_do(home, in_the_way):
+    """ctrl+s said 'Settings not saved: [Errno 17] File exists: .../config' for a file where
+    the config folder should be, and '[Errno 21] Is a directory' for a folder named
+    settings.toml: an errno, and nothing of what to do."""
+    home.mkdir(parents=True)
+    if in_the_way == "config":
+        (home / "config").write_text("a file where the config folder should be")
+        words = f"{home / 'config'} is a file where a folder should be; move it away"
+    else:
+        settings_path().mkdir(parents=True)
+        words = f"{settings_path()} is a folder where the settings file should be; move it away"
+    with pytest.raises(OSError) as caught:
+        save_settings(Settings())
+    said = str(caught.value)
+    assert words in said and "Errno" not in said

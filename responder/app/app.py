@@ -26,6 +26,7 @@ from textual.signal import Signal
 from textual.widgets._toast import ToastRack  # its toast ids (no public name for them)
 
 from responder.app import messages
+from responder.app.widgets.notice import wrap_message
 from responder.config import ConfigError, NoiseSettings
 from responder.core import views
 from responder.core.counted import counted
@@ -130,6 +131,10 @@ class ResponderApp(App):
         self._pending_notices: list[tuple[str, str]] = []
         #: the toasts shown over the answers panel: (message, severity, when it goes)
         self._toasts: list[tuple[str, str, float]] = []
+        #: the "NOT saved" notices shown, taken down once everything is written, and the
+        #: most changes they said were waiting
+        self._unsaved_said: list[str] = []
+        self._unsaved_most = 0
         #: the scene step opening a new interview is on its way or up
         self._scene_opening = False
         #: the notices of start-up, shown again in full once that scene step closes
@@ -157,15 +162,19 @@ class ResponderApp(App):
         title: str = "",
         severity: str = "information",
         timeout: float | None = None,
-        markup: bool = True,
+        markup: bool = False,
     ) -> None:
         """A toast on the interview screen (over the answers panel); anywhere else (a
-        dialog, the result, history or browse screen) the screen's status line says it."""
+        dialog, the result, history or browse screen) the screen's status line says it.
+        Plain text unless ``markup``: messages quote paths, error texts and names, whose
+        brackets are no style ('[old]' vanished, '[/]' stopped the app)."""
         screen = self.screen if self.screen_stack else None
         if screen is not None and screen is self.interview_screen:
             seconds = self.NOTIFICATION_TIMEOUT if timeout is None else timeout
             self._toasts.append((message, severity, time.monotonic() + seconds))
-            super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
+            # broken at spaces as the toast would, a path only after a separator
+            shown = wrap_message(message, self.toast_text_width())
+            super().notify(shown, title=title, severity=severity, timeout=timeout, markup=markup)
             return
         here = screen if hasattr(screen, "show_notice") else None
         if isinstance(screen, ModalScreen) or here is None:
@@ -352,8 +361,16 @@ class ResponderApp(App):
             completed = {data.number for data in self.unfinished if self._reached_result(data)}
             try:
                 set_aside(self.unfinished, completed=completed)  # one transaction for all
-            except StoreError:
-                pass  # unwritable: offered again next time, nothing is lost
+            except StoreError as exc:  # nothing is lost: offered again next time, as said
+                n = len(self.unfinished)
+                what = (
+                    "The unfinished interview was"
+                    if n == 1
+                    else f"The {n} unfinished interviews were"
+                )
+                self.notices.append(
+                    (f"{what} not set aside ({exc}); offered again at the next start.", "warning")
+                )
             self.start_new()
             return
         try:
@@ -421,7 +438,38 @@ class ResponderApp(App):
 
     # -- changes to the interview ---------------------------------------------------------
 
+    def notify_unsaved(self, message: str, timeout: float) -> None:
+        """An error notice that changes are not saved, taken down by :meth:`_said_saved`
+        once they are."""
+        self._unsaved_said.append(message)
+        self._unsaved_most = max(self._unsaved_most, self.interview.unsaved)
+        self.notify(message, severity="error", timeout=timeout)
+
+    def _said_saved(self) -> None:
+        """Everything is written again: the "NOT saved" notices still showing would say the
+        opposite of what is so for the rest of their time; they go, and one line says the
+        changes that were waiting are saved now."""
+        it = self.interview
+        if not self._unsaved_said or it is None or it.unsaved:
+            return
+        said, self._unsaved_said = set(self._unsaved_said), []
+        unspaced = {"".join(m.split()) for m in said}  # as a toast shows it, wrapped
+        for notification in list(self._notifications):
+            if "".join(notification.message.split()) in unspaced:
+                self._unnotify(notification)
+        self._toasts = [t for t in self._toasts if t[0] not in said]
+        screen = self.interview_screen
+        if screen is not None and screen.notice_text in {" ".join(m.split()) for m in said}:
+            screen.clear_notice()
+        waiting, self._unsaved_most = self._unsaved_most, 0
+        were, are = ("was", "is") if waiting == 1 else ("were", "are")
+        self.notify(
+            f"Saved: the {counted(waiting, 'change')} that {were} waiting {are} written now.",
+            timeout=4,
+        )
+
     def _redraw(self, **kwargs) -> None:
+        self._said_saved()
         if self.interview_screen is not None and self.interview_screen.is_mounted:
             self.interview_screen.refresh_view(**kwargs)
         if self.interview is not None:
@@ -432,10 +480,9 @@ class ResponderApp(App):
         it.answer(query, answer, volunteered=volunteered)
         self._say_displaced()
         if it.unsaved:
-            self.notify(
+            self.notify_unsaved(
                 f"Answer kept on screen but NOT saved ({counted(it.unsaved, 'change')} waiting; "
                 f"retried with the next answer): {it.journal_error}",
-                severity="error",
                 timeout=30,
             )
         # A class the answer lowered sharply is said on the status line, not in a
@@ -587,11 +634,10 @@ class ResponderApp(App):
                 "with the next change"
             )
         )
-        self.notify(
-            f"{message[0].upper()}{message[1:]}. {saved}.",
-            severity="error" if it.unsaved else "information",
-            timeout=15 if it.unsaved else 4,
-        )
+        if it.unsaved:
+            self.notify_unsaved(f"{message[0].upper()}{message[1:]}. {saved}.", timeout=15)
+        else:
+            self.notify(f"{message[0].upper()}{message[1:]}. {saved}.", timeout=4)
         if self.interview_screen is not None:
             self.interview_screen.note = None
             if now.mode == "noise" and it.eps_for(now.noise) > it.safe_eps:
@@ -670,7 +716,7 @@ class ResponderApp(App):
                 md, js = written
                 # a toast over the interview, else the screen's status line
                 width = self.toast_text_width() if self.screen is self.interview_screen else None
-                self.notify(exported_notice(md, js, width), timeout=10, markup=False)
+                self.notify(exported_notice(md, js, width), timeout=10)
 
         self.push_screen(ExportScreen(self.interview, remaining), done)
 
@@ -717,7 +763,8 @@ class ResponderApp(App):
 
     def new_interview(self) -> None:
         it = self.interview
-        it.end("completed" if it.reached_result else "new")
+        # changes left unsaved were given up (the dialog's d): the end is not waited for
+        it.end("completed" if it.reached_result else "new", patient=not it.unsaved)
         self.start_new()
         self.notify("New interview started.", timeout=3)
 
@@ -740,7 +787,10 @@ class ResponderApp(App):
                 self._redraw()
 
         self.push_screen(
-            UnsavedScreen(action, retry, lambda: it.unsaved, it.journal_error or ""), done
+            UnsavedScreen(
+                action, retry, lambda: it.unsaved, it.journal_error or "", lambda: it.store_busy
+            ),
+            done,
         )
 
     # -- settings -------------------------------------------------------------------------

@@ -18,7 +18,31 @@ ACTIONS = (
         "screen:answer",
         "unknown",
     ),
+    (
+        "Answer: none of these",
+        "No to every value of the suggested sign's group (pupils of normal size)",
+        "screen:answer_none",
+        None,
+    ),
     ("Undo last answer", "Remove the most recent answer", "screen:undo", None),
+    (
+        "Scene step",
+        "What was smelt, seen and going on: smell, cloud, form, place, pattern, onset, route",
+        "screen:scene",
+        None,
+    ),
+    (
+        "Add a victim",
+        "Another victim of the same incident: answers now go to them; the scene stays shared",
+        "screen:add_victim",
+        None,
+    ),
+    (
+        "Remove the victim added by mistake",
+        "Only the victim added last, while they have no answers of their own",
+        "screen:remove_victim",
+        None,
+    ),
     (
         "Volunteer a symptom",
         "Answer any symptom by typing part of its name",
@@ -38,6 +62,12 @@ ACTIONS = (
         "screen:toggle_suggest",
         None,
     ),
+    (
+        "Toggle answers count: evidence / strict",
+        "Evidence: no answer rules a chemical out; strict: the paper's elimination",
+        "screen:toggle_evidence",
+        None,
+    ),
     ("Toggle noise tolerance", "Allow some answers to be wrong", "screen:toggle_noise", None),
     (
         "Noise settings",
@@ -45,7 +75,7 @@ ACTIONS = (
         "app:action_noise_settings",
         None,
     ),
-    ("Show result", "The identified chemical, class or set", "app:show_result", None),
+    ("Show result", "The identified chemical, class or set", "screen:result", None),
     ("Browse knowledge base", "Chemicals and symptoms, with search", "app:action_browse", None),
     ("Export interview", "Markdown report and JSON with timestamps", "app:action_export", None),
     (
@@ -82,17 +112,32 @@ class InterviewCommands(Provider):
             self.app, "interview_screen", None
         )
 
+    def _actions(self) -> list[tuple[str, str, str, object]]:
+        """:data:`ACTIONS`, then one entry per victim of the incident to turn to: keys 1-9
+        reach nine, and an incident the protocol saved may hold more."""
+        it = self.app.interview
+        victims = [
+            (
+                f"Ask victim {v + 1}" + (f" ({name})" if name else ""),
+                f"Answers now go to {it.victim_label(v)}" + (f" (key {v + 1})" if v < 9 else ""),
+                "screen:select_victim",
+                v,
+            )
+            for v, name in enumerate(it.victims)
+        ]
+        return [*ACTIONS, *(victims if len(victims) > 1 else [])]
+
     async def discover(self) -> Hits:
         if not self._available():
             return
-        for title, help_text, target, arg in ACTIONS:
+        for title, help_text, target, arg in self._actions():
             yield DiscoveryHit(title, partial(self._run, target, arg), help=help_text)
 
     async def search(self, query: str) -> Hits:
         if not self._available():
             return
         matcher = self.matcher(query)
-        for title, help_text, target, arg in ACTIONS:
+        for title, help_text, target, arg in self._actions():
             score = matcher.match(title)
             if score > 0:
                 yield Hit(

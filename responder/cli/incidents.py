@@ -184,8 +184,10 @@ class _Knowledge:
 
 def _find(key: str):
     from responder.core.store import StoreError, find_incident  # noqa: PLC0415
+    from responder.kb.fields import shown  # noqa: PLC0415
 
-    if not key.strip():
+    key = key.strip()  # an id or number pasted with the blanks around it
+    if not key:
         # the start of every id: it named whichever incident was alone
         raise InputError(
             "the incident ID is empty; give its id, its number or the start of its id "
@@ -197,7 +199,7 @@ def _find(key: str):
         raise InputError(str(exc)) from None
     _notes(notices)
     if data is None:
-        raise InputError(f"no incident {key!r} (see `responder incidents list`)")
+        raise InputError(f"no incident '{shown(key)}' (see `responder incidents list`)")
     return data
 
 
@@ -356,9 +358,11 @@ def cmd_list(args) -> int:
 def _unlisted(page, shown: int) -> str:
     """What the table left out, and how to list it."""
     total = counted(page.total, "incident")
+    skipped = f" after the newest {page.skip}" if page.skip else ""
+    if not shown and page.skip < page.total:  # --limit 0: there were some to list
+        return f"Listed 0 of {total}{skipped} (--limit 0); --limit N for the N newest, --all for every one."
     if not shown:
         return f"No incident past the newest {page.skip} of {total}."
-    skipped = f" after the newest {page.skip}" if page.skip else ""
     older = page.total - page.skip - shown
     more = f"--skip {page.skip + shown} for older ones, " if older > 0 else ""
     return f"Listed {shown} of {total}{skipped}; {more}--all for every one."

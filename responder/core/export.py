@@ -67,15 +67,6 @@ def export_paths(interview: Interview, folder: Path) -> tuple[Path, Path]:
     )
 
 
-def file_in_the_way(folder: Path) -> Path | None:
-    """The file standing where ``folder`` or one of the folders above it should be (an
-    export could not create the folder), or None."""
-    for place in (folder, *folder.parents):
-        if place.exists() or place.is_symlink():
-            return None if place.is_dir() else place
-    return None
-
-
 def not_a_folder_message(file: Path) -> str:
     return f"{file} is a file, not a folder; give a folder (it is created if needed)"
 
@@ -246,6 +237,12 @@ def _weighing(w) -> dict:
     return out | ({"victim": w.who} if w.who else {})
 
 
+def _cell(text) -> str:
+    """Text for a Markdown table cell: a '|' in it (a victim named 'bus|stop') would end the
+    cell and move every later one a column right, a line break would end the row."""
+    return " ".join(str(text).split()).replace("|", "\\|")
+
+
 def _victim_prefix(row: dict) -> str:
     """Whose answer a profile or weighing row is, with several victims ("V2 · ")."""
     return f"{row['victim']} · " if row.get("victim") else ""
@@ -310,7 +307,7 @@ def to_markdown(data: dict) -> str:
             )
             marks = ", ".join(_MARK.get(m, m) for m in r["marks"] if m)
             out.append(
-                f"| {_victim_prefix(r)}{r['symptom']} | {r['answer'] or '—'} | {exp} "
+                f"| {_cell(_victim_prefix(r) + r['symptom'])} | {r['answer'] or '—'} | {exp} "
                 f"{('— ' + marks) if marks else ''} |"
             )
         if result.get("profile_note"):
@@ -361,7 +358,8 @@ def to_markdown(data: dict) -> str:
             "| --- | --- | --- |",
         ]
         out += [
-            f"| {' / '.join(c['chemicals'])} | {c['class']} | {c['contradicted_answers']} |"
+            f"| {_cell(' / '.join(c['chemicals']))} | {_cell(c['class'])} | "
+            f"{c['contradicted_answers']} |"
             for c in data["closest"]
         ]
     # with several victims, a column says whose each answer is (the scene's: "all")
@@ -377,7 +375,7 @@ def to_markdown(data: dict) -> str:
         ans = {"yes": "yes", "no": "no", "unknown": "can't tell"}[a["answer"]]
         who = [a["victim_label"]] if several else []
         cells = [a["at"], *who, a["symptom"], a["category"], ans, "yes" if a["volunteered"] else ""]
-        out.append("| " + " | ".join(cells) + " |")
+        out.append("| " + " | ".join(map(_cell, cells)) + " |")
     if not data["answers"]:
         out.append("| — | no answers yet |" + " |" * (3 + len(whose)))
     if data.get("changed_answers"):
@@ -397,7 +395,8 @@ def to_markdown(data: dict) -> str:
             "| --- | --- | --- | --- |",
         ]
         out += [
-            f"| {' / '.join(c['chemicals'])} | {c['class']} | {percent_tenths(c['probability'])} | "
+            f"| {_cell(' / '.join(c['chemicals']))} | {_cell(c['class'])} | "
+            f"{percent_tenths(c['probability'])} | "
             f"{c['contradicted_answers']} |"
             for c in data["candidates"][:25]
         ]
@@ -406,7 +405,7 @@ def to_markdown(data: dict) -> str:
     if data["classes"]:
         out += ["", "## Classes", "", "| Class | Probability |", "| --- | --- |"]
         out += [
-            f"| {c['class']} | {percent_tenths(c['probability'])} |"
+            f"| {_cell(c['class'])} | {percent_tenths(c['probability'])} |"
             for c in data["classes"]
             if c["probability"] > 0
         ]
@@ -481,7 +480,7 @@ def export_interview(
     """
     directory = resolve_export_dir(directory)
     md, js = export_paths(interview, directory)
-    if (file := file_in_the_way(directory)) is not None:
+    if (file := paths.file_in_the_way(directory)) is not None:
         raise NotADirectoryError(errno.ENOTDIR, not_a_folder_message(file), str(file))
     directory.mkdir(parents=True, exist_ok=True)
     data = report(interview, remaining)
@@ -503,7 +502,6 @@ __all__ = [
     "export_interview",
     "export_paths",
     "exports_dir",
-    "file_in_the_way",
     "not_a_folder_message",
     "outside_data_dir",
     "report",

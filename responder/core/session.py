@@ -265,6 +265,12 @@ class Interview:
         return self.unsaved == 0
 
     @property
+    def store_busy(self) -> bool:
+        """The last write failed because another program held the incident database (an
+        sqlite3 shell, a backup): closing it, not freeing disk space, lets a retry work."""
+        return self._store_busy and self.unsaved > 0
+
+    @property
     def unsaved(self) -> int:
         """Changes not yet on disk: pending events, or every answer while the incident could
         not be created. 0 means everything shown is saved."""
@@ -278,11 +284,13 @@ class Interview:
     def id(self) -> str:
         return self.incident.id if self.incident else self._id
 
-    def end(self, reason: str) -> None:
+    def end(self, reason: str, patient: bool = True) -> None:
         """Mark the incident ended (``completed``, ``new``); once that is saved, its lock and
-        connection are released."""
+        connection are released. The last write of an interview, so it waits the full busy
+        timeout as the user's retry does, also after an answer found the file held; not
+        ``patient`` when the responder chose to go on without the unsaved changes."""
         if self.incident is not None:
-            self._log(lambda: self.incident.end(reason))
+            self._log(lambda: self.incident.end(reason), patient=patient)
             if not self.unsaved:
                 self.incident.close()
 

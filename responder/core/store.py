@@ -325,8 +325,15 @@ def open_database(path: Path | None = None, import_journals: bool = True) -> Dat
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
+        file = paths.file_in_the_way(path.parent)
+        problem = (
+            f"{file} is a file where a folder should be; move it away (the folder is "
+            "created when needed)"
+            if file is not None
+            else _error_text(exc)
+        )
         raise StoreError(
-            f"cannot create the folder of the incident database {path.parent}: {_error_text(exc)}"
+            f"cannot create the folder of the incident database {path.parent}: {problem}"
         ) from None
     conn = None
     set_aside: list[tuple[int, Path]] = []  # (its notice, where the file went)

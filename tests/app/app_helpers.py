@@ -102,8 +102,9 @@ def static_text(widget) -> str:
 
 def toasts(app) -> list[str]:
     """The text of every notification on the screen now (Textual's ``Toast`` widgets; the
-    app must run with ``run_test(notifications=True)``)."""
-    return [str(toast.render()) for toast in app.screen.query("Toast")]
+    app must run with ``run_test(notifications=True)``), its line breaks (the app wraps a
+    toast's text itself, a path after its separators) read as spaces."""
+    return [" ".join(str(toast.render()).split()) for toast in app.screen.query("Toast")]
 
 
 async def notified(pilot, app, words: str) -> bool:

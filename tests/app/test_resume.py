@@ -96,6 +96,36 @@ async def test_declining_resume_sets_the_interview_aside():
     assert stored(incident).answers  # the answers stay on disk
 
 
+async def test_declining_resume_while_the_database_is_held_says_it_is_offered_again(
+    monkeypatch,
+):
+    """n on the resume list while another program held the database: the set-aside failed
+    without a word, so the crew believed the old incident put away, and it came back at
+    the next start. The notice says it was not set aside and will be offered again."""
+    import sqlite3  # noqa: PLC0415
+
+    from responder import paths  # noqa: PLC0415
+    from responder.core import store  # noqa: PLC0415
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await _give_answers(pilot, app)
+    monkeypatch.setattr(store, "BUSY_TIMEOUT", 0.2)
+    app2 = make_app()
+    holder = sqlite3.connect(paths.incident_db(), isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        async with app2.run_test(size=SIZE, notifications=True) as pilot:
+            assert await until(pilot, lambda: isinstance(app2.screen, ResumeScreen))
+            await pilot.press("n")
+            assert await until(pilot, lambda: isinstance(app2.screen, InterviewScreen))
+            assert await notified(pilot, app2, "not set aside")
+    finally:
+        holder.rollback()
+        holder.close()
+    assert len(unfinished()) == 1  # offered again, as the notice said
+
+
 async def test_a_torn_write_at_the_end_of_the_log_is_ignored():
     """A write cut off by a kill leaves a partial frame at the end of the write-ahead log;
     it is not part of any committed change, so it is ignored and the next answer goes on."""

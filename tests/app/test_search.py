@@ -272,3 +272,60 @@ async def test_the_answer_steps_keys_keep_each_key_beside_its_word(width):
             ("esc", "close"),
         ]:
             assert any(f" {key}  {word}" in line for line in lines), (key, lines)
+
+
+async def test_every_interview_action_is_in_the_palette():
+    """The interview screen says every action is also in the palette, and the README that
+    the mode keys a narrow footer leaves out stay there; yet it had no evidence/strict (v),
+    no scene step (s), no adding (+), removing (-) or turning between victims (1-9) and no
+    'none of these' (0). Each binding's action is now there, and runs from it."""
+    from responder.app.commands import ACTIONS, InterviewCommands
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await skip_scene_step(pilot, app)
+        screen = app.interview_screen
+        provider = InterviewCommands(screen)
+        found = {h.text: h for h in [h async for h in provider.discover()]}
+        actions = {b.action.split("(")[0] for b in screen.BINDINGS}
+        positional = {"move", "scroll_candidates"}  # keys of the list in view, not actions
+        offered = {target.split(":")[1].removeprefix("action_") for _, _, target, _ in ACTIONS}
+        offered.add("select_victim")  # one entry per victim there is, run below
+        assert actions - positional - offered == set()
+
+        async def run(query: str) -> None:
+            hits = [h async for h in provider.search(query)]
+            hits[0].command()
+            await settle(pilot)
+
+        await run("add a victim")
+        assert len(app.interview.victims) == 2 and app.interview.victim == 1
+        await run("ask victim 1")
+        assert app.interview.victim == 0
+        await run("ask victim 2")
+        await run("remove the victim added by mistake")
+        assert len(app.interview.victims) == 1
+        mode = app.interview.mode
+        await run("answers count: evidence / strict")
+        assert app.interview.mode != mode
+        assert "Ask victim 2" not in found  # only the victims there are
+
+
+async def test_a_victim_past_the_ninth_is_reached_from_the_palette():
+    """An incident saved by 'interview --jsonl --save' may hold more than nine victims (the
+    protocol adds one per name); resumed in the app, the tenth and later had no number key
+    and no other way to be asked. The palette lists every victim."""
+    from responder.app.commands import InterviewCommands
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await skip_scene_step(pilot, app)
+        for k in range(2, 13):
+            app.interview.add_victim(f"p{k}")
+        app.interview.select_victim(0)
+        provider = InterviewCommands(app.interview_screen)
+        hits = [h async for h in provider.search("ask victim 12")]
+        assert str(hits[0].text) == "Ask victim 12 (p12)"
+        hits[0].command()
+        await settle(pilot)
+        assert app.interview.victim == 11

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from app_helpers import notified, toasts
 
 from responder.config import InterviewConfig
@@ -89,3 +90,24 @@ async def test_every_settings_field_fits_the_dialog_at_80x24(home):
         assert box.region.x + box.outer_size.width <= form.region.right - 2  # its scrollbar
         field = box.parent
         assert box.region.x + box.outer_size.width <= field.region.right
+
+
+@pytest.mark.parametrize("folder", ["field laptop [old]", "a[/]b"])
+async def test_a_notice_shows_a_path_with_brackets_as_it_is(tmp_path, monkeypatch, folder):
+    """Notices were read as Textual markup: 'Settings saved to .../field laptop [old]/...'
+    showed '.../field laptop /...' (the brackets taken for a style), and a '[/]' in a path
+    or an error message stopped the app with a MarkupError; they are plain text."""
+    from conftest import SIZE, make_app
+
+    home = tmp_path / folder / "home"
+    monkeypatch.setenv("RESPONDER_HOME", str(home))
+    app = make_app()
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await pilot.pause()
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        await pilot.press("ctrl+s")
+        assert await notified(pilot, app, "Settings saved to")
+        shown = "".join("".join(toasts(app)).split())  # wrapped: compared without spaces
+        assert "".join(f"{home}/config/settings.toml".split()) in shown
+    assert app.return_code in (None, 0)

@@ -334,6 +334,15 @@ def test_the_table_lists_the_newest_page_and_says_how_to_list_the_rest(home, cap
     assert last == "Listed 3 of 5 incidents after the newest 2; --all for every one."
     assert listed("--all")[0] == newest
     assert listed("--skip", "9")[1] == "No incident past the newest 9 of 5 incidents."
+    # --limit 0 said "No incident past the newest 0 of 5 incidents", as if there were none
+    assert listed("--limit", "0") == (
+        [],
+        "Listed 0 of 5 incidents (--limit 0); --limit N for the N newest, --all for every one.",
+    )
+    assert listed("--skip", "2", "--limit", "0")[1] == (
+        "Listed 0 of 5 incidents after the newest 2 (--limit 0); --limit N for the N newest, "
+        "--all for every one."
+    )
     every = json.loads(run(capsys, "incidents", "list", "--json")[1])
     assert [d["id"] for d in every] == newest  # JSON lists every incident unless told
     one = json.loads(run(capsys, "incidents", "list", "--json", "--limit", "1", "--skip", "1")[1])
@@ -530,3 +539,14 @@ def test_a_database_another_program_holds_says_what_to_do(home, capsys, monkeypa
     assert code == 2 and out == "" and err.count("\n") == 1
     assert "database is locked (another program has held it for over 0.2 s" in err
     assert err.rstrip().endswith("close it and try again)")
+
+
+def test_an_id_pasted_with_spaces_is_found_and_a_huge_one_is_quoted_short(home, capsys):
+    """'incidents show " 1 "' (a number or an id pasted with the blanks around it) answered
+    "no incident ' 1 '"; and a 5,000-digit ID was quoted whole in a 5,000-character line."""
+    [newest] = store_incidents(1)
+    for key in (" 1 ", f"{newest}\t", f"  {newest[:15]}"):
+        code, out, err = run(capsys, "incidents", "show", key)
+        assert code == 0 and f"Incident {newest}" in out, (key, err)
+    code, _, err = run(capsys, "incidents", "show", "9" * 5000)
+    assert code == 2 and len(err) < 200 and "5,000 characters" in err

@@ -314,3 +314,21 @@ def test_a_victim_with_no_answers_is_listed_as_such_not_as_if_examined(knowledge
     md = to_markdown(data)
     assert "- Victims: 3 (Victim 1, Victim 2 (driver), Victim 3: no answers recorded)" in md
     assert md.count("no answers recorded") == 1
+
+
+def test_a_victim_name_holding_a_bar_keeps_the_answers_table_whole(knowledge):
+    """A victim named 'a|b' (the protocol takes any printable name) split the Markdown
+    answers table's row: 'b)' stood in the Symptom column and every cell after it moved
+    one column right. A '|' in a cell is escaped."""
+    it = Interview(knowledge, InterviewConfig())
+    cough = knowledge.symptom_index("cough")
+    it.answer(cough, Answer.NO, at=1_700_000_000.0)
+    it.add_victim("bus|stop")
+    it.answer(cough, Answer.YES, at=1_700_000_060.0)
+    md = to_markdown(report(it))
+    lines = md.splitlines()
+    header = lines.index("| Time | Victim | Symptom | Category | Answer | Volunteered |")
+    rows = lines[header + 2 : header + 4]
+    assert "| Victim 2 (bus\\|stop) | Cough |" in rows[1]
+    for row in rows:  # six cells on every row: bars only between cells, escaped in them
+        assert len(row.replace("\\|", "").split("|")) == 6 + 2, row

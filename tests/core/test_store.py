@@ -211,6 +211,66 @@ def test_an_incident_not_yet_created_while_the_database_is_held_waits_once(
     assert it.save() and [a.answer for a in stored(it).answers] == ["yes", "no"]
 
 
+def test_ending_an_incident_waits_in_full_while_another_program_holds_it(
+    knowledge, home, monkeypatch
+):
+    """The end of an interview (the end of protocol input with a result, ctrl+n) is the
+    last write, as the user's retry is: it only glanced at a busy file (0.05 s) once an
+    answer had found it held, so 'interview --jsonl --save' ended with exit 2 and the
+    incident open when the other program let go a moment later."""
+    import threading  # noqa: PLC0415
+
+    monkeypatch.setattr(store, "BUSY_TIMEOUT", 3.0)
+    it = Interview.start(knowledge, STRICT)
+    it.answer(0, Answer.YES)
+    # another program holding the file, letting go from another thread a moment later
+    holder = sqlite3.connect(paths.incident_db(), isolation_level=None, check_same_thread=False)
+    holder.execute("BEGIN EXCLUSIVE")
+    released = threading.Event()
+
+    def let_go() -> None:
+        holder.rollback()
+        holder.close()
+        released.set()
+
+    try:
+        monkeypatch.setattr(store, "BUSY_TIMEOUT", 0.3)
+        it.answer(1, Answer.NO)  # the first try waits and fails: later ones glance
+        assert it.unsaved == 1
+        monkeypatch.setattr(store, "BUSY_TIMEOUT", 3.0)
+        timer = threading.Timer(0.5, let_go)
+        timer.start()
+        it.end("completed")
+    finally:
+        timer.join()
+        if not released.is_set():
+            let_go()
+    assert it.unsaved == 0 and it.journal_error is None
+    data = stored(it)
+    assert data.end_reason == "completed" and len(data.answers) == 2
+
+
+@pytest.mark.parametrize("in_the_way", ["data", "."])
+def test_a_file_where_the_data_folder_should_be_is_named_with_what_to_do(home, in_the_way):
+    """'cannot create the folder of the incident database .../data: File exists' (or 'Not a
+    directory' for a file further up) said neither that the path is a file nor what to
+    do; the app showed it at start and the protocol's --save stopped on it."""
+    home.parent.mkdir(parents=True, exist_ok=True)
+    if in_the_way == ".":
+        home.write_text("a file where the home folder should be")
+        file = home
+    else:
+        home.mkdir()
+        file = home / "data"
+        file.write_text("a file where the data folder should be")
+    with pytest.raises(StoreError) as caught:
+        open_database()
+    said = str(caught.value)
+    assert f"{file} is a file where a folder should be" in said
+    assert "move it away" in said
+    assert "File exists" not in said and "Not a directory" not in said
+
+
 def test_unfinished_lists_newest_first_and_skips_finished_and_empty(home):
     made = []
     for started in (100.0, 200.0, 300.0):

@@ -27,7 +27,7 @@ class ConfirmScreen(Dialog[bool]):
         with Vertical(id="dialog"):
             yield Static(self.question, classes="dialog-title")
             if self.detail:
-                yield Static(self.detail, classes="hint")
+                yield Static(self.detail, classes="hint", markup=False)
             with Horizontal(classes="buttons"):
                 yield Button("Yes (y)", variant="primary", id="yes")
                 yield Button("No (n)", id="no")

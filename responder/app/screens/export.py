@@ -14,12 +14,11 @@ from responder.core.export import (
     export_interview,
     export_paths,
     exports_dir,
-    file_in_the_way,
     not_a_folder_message,
     outside_data_dir,
     resolve_export_dir,
 )
-from responder.paths import UnsafePathError
+from responder.paths import UnsafePathError, file_in_the_way
 
 #: the dialog's width (``wide``) where the screen allows, and what its border and padding take
 DIALOG_WIDTH = 90
@@ -44,7 +43,7 @@ class ExportScreen(Dialog[tuple | None]):
             )
             yield Input(value=str(exports_dir()), id="export-dir")
             yield Static(id="export-target", classes="hint")
-            yield Static(id="export-error", classes="error")
+            yield Static(id="export-error", classes="error", markup=False)  # quotes a path
             with Horizontal(classes="buttons"):
                 yield Button("Export (enter)", variant="primary", id="export")
                 yield Button("Cancel (esc)", id="cancel")

@@ -261,6 +261,12 @@ class InterviewScreen(Screen):
         if self.main is not None:
             self._update_status()
 
+    @property
+    def notice_text(self) -> str | None:
+        """The notice on the status line now, as :meth:`show_notice` was given it (spaces
+        folded), or None."""
+        return None if self._notice is None else self._notice.plain
+
     def clear_notice(self) -> None:
         if self._notice_timer is not None:
             self._notice_timer.stop()

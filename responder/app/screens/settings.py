@@ -52,6 +52,7 @@ class SettingsScreen(Dialog[Settings | None]):
                     f"Saved in {settings_path()}. Defaults apply to new interviews; a "
                     "knowledge base change applies when responder next starts.",
                     classes="hint",
+                    markup=False,  # a path: its brackets are no style
                 )
                 with Horizontal(classes="field"):
                     yield Label("Identify", classes="field-label")

@@ -28,6 +28,9 @@ class UnsavedScreen(Dialog[str]):
         The count of changes not saved now.
     error : str
         Why the last write failed.
+    busy : callable, optional
+        Whether another program holds the database now (the advice is to close it, not
+        to free disk space).
     """
 
     BINDINGS = [
@@ -37,19 +40,28 @@ class UnsavedScreen(Dialog[str]):
     ]
 
     def __init__(
-        self, action: str, retry: Callable[[], str | None], unsaved: Callable[[], int], error: str
+        self,
+        action: str,
+        retry: Callable[[], str | None],
+        unsaved: Callable[[], int],
+        error: str,
+        busy: Callable[[], bool] = lambda: False,
     ):
         super().__init__()
         self.action = action
         self.retry = retry
         self.unsaved = unsaved
         self.error = error
+        self.busy = busy
         self.tries = 0
+        #: a retry is on its way (it may wait the busy timeout for another program)
+        self.trying = False
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog", classes="wide"):
-            yield Static(self._title(), id="unsaved-title", classes="dialog-title")
-            yield Static(self._detail(), id="unsaved-detail", classes="hint")
+            # the error quotes the database's path: its brackets are no style
+            yield Static(self._title(), id="unsaved-title", classes="dialog-title", markup=False)
+            yield Static(self._detail(), id="unsaved-detail", classes="hint", markup=False)
             with Horizontal(classes="buttons"):
                 yield Button("Retry saving (r)", variant="primary", id="retry")
                 yield Button(f"{self.action.capitalize()} without them (d)", id="discard")
@@ -60,11 +72,16 @@ class UnsavedScreen(Dialog[str]):
 
     def _detail(self) -> str:
         again = f" (tried again {counted(self.tries, 'time')})" if self.tries else ""
+        fix = (
+            "Close the program that holds the incident database (an sqlite3 shell, a "
+            "backup), then retry"
+            if self.busy()
+            else "Free some disk space (or fix the folder), then retry"
+        )
         return (
             f"They could not be written to the incident database{again}: {self.error}\n"
-            "They are only in this window. Free some disk space (or fix the folder), then "
-            f"retry: once they are saved, responder will {self.action}. Going on without "
-            "them loses them."
+            f"They are only in this window. {fix}: once they are saved, responder will "
+            f"{self.action}. Going on without them loses them."
         )
 
     def on_mount(self) -> None:
@@ -76,7 +93,31 @@ class UnsavedScreen(Dialog[str]):
         ]()
 
     def action_retry(self) -> None:
-        error = self.retry()
+        """Try the write again off the screen's thread: while another program holds the
+        database it waits up to the busy timeout (5 s), and the dialog says so meanwhile
+        instead of freezing; keys pressed then start nothing."""
+        if self.trying:
+            self.app.bell()
+            return
+        self.trying = True
+        self.query_one("#unsaved-title", Static).update(
+            f"Trying again to save {counted(self.unsaved(), 'change')}…"
+        )
+        self.query_one("#unsaved-detail", Static).update(
+            "Waiting for the incident database (a few seconds at most while another program "
+            "holds it)."
+        )
+        self.run_worker(self._retry_in_thread, thread=True, exclusive=True, group="retry")
+
+    def _retry_in_thread(self) -> None:
+        try:
+            error = self.retry()
+        except Exception as exc:  # noqa: BLE001 (said on the dialog, never lost)
+            error = str(exc) or type(exc).__name__
+        self.app.call_from_thread(self._retried, error)
+
+    def _retried(self, error: str | None) -> None:
+        self.trying = False
         if error is None:
             self.dismiss("saved")
             return
@@ -86,7 +127,13 @@ class UnsavedScreen(Dialog[str]):
         self.query_one("#unsaved-detail", Static).update(self._detail())
 
     def action_discard(self) -> None:
+        if self.trying:
+            self.app.bell()
+            return
         self.dismiss("discard")
 
     def action_back(self) -> None:
+        if self.trying:
+            self.app.bell()
+            return
         self.dismiss("back")

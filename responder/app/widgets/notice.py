@@ -67,6 +67,48 @@ def wrap_path(path: str, width: int) -> list[str]:
     return lines
 
 
+def wrap_message(message: str, width: int) -> str:
+    """``message`` on lines of at most ``width`` characters for a toast, broken at spaces as
+    the toast would, but a path too long for the rest of its line broken only after its
+    separators (the toast cut 'incidents.sqlite' into 'incidents.sqli' and 'te'). Line
+    breaks already in the message stay."""
+    out = []
+    for paragraph in message.split("\n"):
+        lines, line = [], ""
+        for word in paragraph.split():
+            joined = f"{line} {word}" if line else word
+            if len(joined) <= width:
+                line = joined
+                continue
+            if "/" not in word:
+                if line:
+                    lines.append(line)
+                line = word
+                while len(line) > width:  # a word longer than a line: cut where it must be
+                    lines.append(line[:width])
+                    line = line[width:]
+                continue
+            pieces = word.replace("/", "/\0").split("\0")
+            # as much of the path as fits on this line, the rest after a separator
+            lead = f"{line} " if line else ""
+            k = 0
+            while k < len(pieces) and len(lead + "".join(pieces[: k + 1])) <= width:
+                k += 1
+            if "".join(pieces[:k]) == "/":  # a lone root at a line's end reads as a slash
+                k = 0
+            if k:
+                lines.append(lead + "".join(pieces[:k]))
+            elif line:
+                lines.append(line)
+            rest = wrap_path("".join(pieces[k:]), width)
+            lines += rest[:-1]
+            line = rest[-1] if rest else ""
+        if line:
+            lines.append(line)
+        out.append("\n".join(lines))
+    return "\n".join(out)
+
+
 def exported_notice(markdown: Path, json: Path, width: int | None = None) -> str:
     """What an export wrote, for a toast ``width`` characters wide: the folder wrapped at its
     separators, then each file name whole on its own line (the common name and both endings

@@ -701,10 +701,11 @@ class StatusLine(Static):
                 line = Text(" │ ").join([line, extra])
             else:
                 rows = list(extra.wrap(self.app.console, room)) if self.is_attached else [extra]
+                for row in rows:  # a wrapped row keeps the space it broke at
+                    row.rstrip()
                 if len(rows) > 2:
                     rows = [rows[0], Text(" ").join(rows[1:])]
                 for row in rows:
-                    row.rstrip()
                     row.truncate(room, overflow="ellipsis")
                 line = Text("\n").join([line, *rows])
         self.update(line)
