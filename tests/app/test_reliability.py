@@ -272,6 +272,24 @@ async def test_new_interview_with_unsaved_answers_asks_and_offers_to_retry(disk)
     assert len(data.answers) == 2 and data.end_reason == "new"
 
 
+async def _second_answer_while_held(pilot, app) -> sqlite3.Connection:
+    """A first answer stored, then a second given while another program (an sqlite3 shell)
+    holds the incident database; returns that program's connection, still holding it."""
+    assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
+    await pilot.press("y")  # the incident exists
+    await settle(pilot)
+    holder = sqlite3.connect(paths.incident_db(), isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        await pilot.press("n")
+        await settle(pilot)
+    except BaseException:
+        holder.rollback()
+        holder.close()
+        raise
+    return holder
+
+
 async def test_quit_while_another_program_holds_the_database_says_to_close_it(monkeypatch):
     """The dialog said 'Free some disk space (or fix the folder), then retry' whatever kept
     the answers from the disk; while an sqlite3 shell or a backup holds the file, freeing
@@ -282,14 +300,8 @@ async def test_quit_while_another_program_holds_the_database_says_to_close_it(mo
     monkeypatch.setattr(store, "BUSY_TIMEOUT", 0.2)
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
-        assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
-        await pilot.press("y")  # the incident exists
-        await settle(pilot)
-        holder = sqlite3.connect(paths.incident_db(), isolation_level=None)
-        holder.execute("BEGIN EXCLUSIVE")
+        holder = await _second_answer_while_held(pilot, app)
         try:
-            await pilot.press("n")
-            await settle(pilot)
             assert app.interview.unsaved == 1
             await pilot.press("ctrl+q")
             assert await until(pilot, lambda: isinstance(app.screen, UnsavedScreen))
@@ -342,14 +354,8 @@ async def test_a_new_interview_without_the_unsaved_changes_does_not_wait_for_the
     monkeypatch.setattr(store, "BUSY_TIMEOUT", 0.3)
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
-        assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
-        await pilot.press("y")
-        await settle(pilot)
-        holder = sqlite3.connect(paths.incident_db(), isolation_level=None)
-        holder.execute("BEGIN EXCLUSIVE")
+        holder = await _second_answer_while_held(pilot, app)
         try:
-            await pilot.press("n")
-            await settle(pilot)
             old = app.interview
             assert old.unsaved == 1
             monkeypatch.setattr(store, "BUSY_TIMEOUT", 3.0)
