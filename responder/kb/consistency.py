@@ -56,6 +56,14 @@ def _exclusive_groups(
             cid = known(sid, line, f'exclusive group "{v["id"]}"')
             if cid is None:
                 continue
+            if cid in members:  # written twice (or by an alias beside its id)
+                ck.error(
+                    doc.rel,
+                    line,
+                    f'exclusive group "{v["id"]}" lists "{cid}" twice',
+                    "list each sign once: remove the repeat",
+                )
+                continue
             if cid in member_of:
                 ck.error(
                     doc.rel,

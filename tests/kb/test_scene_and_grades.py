@@ -292,6 +292,16 @@ def test_the_bundled_rescuers_rule_gives_several_victims_wherever_rescuers_fall_
         (('answer = "yes"', 'answer = "maybe"'), 'answer = "maybe"', 'has answer "maybe"'),
         (('{ cough = "no" }', '{ cough = "sometimes" }'), "then =", 'gives "cough" the answer'),
         (('{ cough = "no" }', '{ walking_talking = "no" }'), "then =", "implies itself"),
+        # a member written twice was 'in exclusive groups "pupil_size" and "pupil_size"',
+        # whose fix ('remove it from one') named no other group
+        (
+            (
+                'members = ["pinpoint_pupils", "dilated_pupils"]',
+                'members = ["pinpoint_pupils", "dilated_pupils", "pinpoint_pupils"]',
+            ),
+            "members =",
+            'exclusive group "pupil_size" lists "pinpoint_pupils" twice',
+        ),
     ],
 )
 def test_bad_consistency_tables_get_one_clear_message(tmp_path, edit, snippet, words):
