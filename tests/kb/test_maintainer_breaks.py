@@ -39,3 +39,31 @@ def test_an_observation_missing_a_required_key_is_one_error_not_one_per_chemical
     assert issue.file.endswith("scene.toml")
     assert issue.line == line_of(text, 'id = "odour_none"')
     assert f"no `{key}`" in issue.problem
+
+
+@pytest.mark.parametrize(
+    ("rel", "old", "new", "key"),
+    [
+        (
+            "chemicals/irritant_gases.toml",
+            'title = "CDC: Case Definition: Chlorine"',
+            'tittle = "CDC: Case Definition: Chlorine"',
+            "tittle",
+        ),
+        ("chemicals/irritant_gases.toml", 'name = "Chlorine"', 'nmae = "Chlorine"', "nmae"),
+        (
+            "scene.toml",
+            'label = "No smell noticed"\ncategory = "odour"',
+            'label = "No smell noticed"\ncatgory = "odour"',
+            "catgory",
+        ),
+    ],
+)
+def test_a_misspelt_required_key_is_one_message_at_its_line(tmp_path, rel, old, new, key):
+    """'tittle = ...' in an evidence table gave two messages: the table 'has no `title`' at
+    its header, then 'unknown key `tittle` ... did you mean "title"?' a line on."""
+    root, text = bundled_copy(tmp_path, rel, old, new)
+    issue = only_error(root)
+    assert issue.problem.startswith(f"unknown key `{key}`")
+    assert issue.line == line_of(text, f"{key} = ")
+    assert issue.fix.startswith("did you mean")
