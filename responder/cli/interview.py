@@ -15,6 +15,7 @@ import argparse
 import json
 import re
 import sys
+import unicodedata
 from dataclasses import dataclass
 from typing import IO
 
@@ -97,6 +98,12 @@ def slug(name: str) -> str:
 FIRST_VICTIM = "victim 1"
 
 
+def _name_key(name: str) -> str:
+    """A victim's name as names are told apart: blanks collapsed, case ignored, one Unicode
+    form (an accent typed as its own character is the same letter)."""
+    return unicodedata.normalize("NFC", " ".join(name.split())).casefold()
+
+
 @dataclass
 class Protocol:
     """One headless interview (one incident, one or more victims): feed it lines, get JSON
@@ -169,12 +176,12 @@ class Protocol:
         """The index of the victim called ``name``; a new name adds a victim."""
         if not isinstance(name, str):
             raise _LineError(f"victim must be a name (a string), got {_shown(name)}")
-        key = " ".join(name.split()).casefold()
+        key = _name_key(name)
         if not key:
             raise _LineError(
                 'victim must be a name, not empty; leave "victim" out for the first victim'
             )
-        names = [n.casefold() for n in self.victim_names()]
+        names = [_name_key(n) for n in self.victim_names()]
         if key in names:
             return names.index(key)
         it = self.interview
