@@ -165,8 +165,10 @@ class Protocol:
                 + (f"; unknown key {_shown(sorted(unknown_keys)[0])}" if unknown_keys else "")
             )
         answer = msg["answer"]
-        if not isinstance(answer, str) or answer.casefold() not in ANSWERS:
+        # blanks around it forgiven, as around a symptom or a victim's name, and its case
+        if not isinstance(answer, str) or answer.strip().casefold() not in ANSWERS:
             raise _LineError(f'answer must be "yes", "no" or "unknown", got {_shown(answer)}')
+        answer = answer.strip()
         query = self.resolve(msg["symptom"])
         # no "victim": the first victim, whatever name the first name given gave them
         victim = self.victim(msg["victim"]) if "victim" in msg else 0

@@ -651,3 +651,11 @@ def test_a_victims_name_in_either_unicode_form_is_the_same_victim():
         "cough",
         "nausea",
     ]
+
+
+def test_blanks_around_an_answer_are_forgiven_as_around_a_symptom():
+    """'  cough  ' and ' Bob ' were taken, but the answer ' yes ' (a spreadsheet's padded
+    cell) was 'answer must be "yes", "no" or "unknown"', though "Yes" was taken."""
+    out = run_lines([json.dumps({"symptom": "  cough ", "answer": " Yes  "})])
+    assert "error" not in out[-1]
+    assert [(a["symptom"], a["answer"]) for a in out[-1]["answers"]] == [("cough", "yes")]
