@@ -7,10 +7,9 @@ import shutil
 from pathlib import Path
 
 import pytest
+from kb_helpers import line_of, only_error
 
 from responder.kb.loader import bundled_root
-
-from kb_helpers import line_of, only_error
 
 
 def bundled_copy(tmp_path: Path, rel: str, old: str, new: str) -> tuple[Path, str]:
