@@ -127,3 +127,21 @@ def test_every_key_of_a_protocol_reply_is_documented():
     assert reply["answers"][-1]["implied"] is True
     for keys in (reply, *nested):
         assert set(keys) <= documented, set(keys) - documented
+
+
+def test_the_readme_says_when_eval_json_has_trials_and_pick_models(capsys, tmp_path):
+    """The README said a category policy adds `trials`: an exact category run has none, and
+    every Monte Carlo run (GBS too) has it."""
+    problem = tmp_path / "p.json"
+    problem.write_text(
+        '{"matrix": [[0,1,1],[1,1,0],[0,1,0],[1,0,0]], "query_groups": ["x","x","y"]}',
+        encoding="utf-8",
+    )
+    kb = ["--kb", str(problem)]
+    category_exact = _json_of(capsys, "eval", *kb, "--policy", "gqsa")
+    assert "pick_models" in category_exact and "trials" not in category_exact
+    gbs_by_sampling = _json_of(capsys, "eval", *kb, "--method", "monte-carlo", "--trials", "50")
+    assert gbs_by_sampling["trials"] == 50 and "pick_models" not in gbs_by_sampling
+    text = " ".join(README.read_text(encoding="utf-8").split())
+    assert "a category policy adds `pick_models`" in text
+    assert "a Monte Carlo run (any policy) `trials`" in text

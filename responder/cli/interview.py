@@ -15,6 +15,7 @@ import argparse
 import json
 import re
 import sys
+import unicodedata
 from dataclasses import dataclass
 from typing import IO
 
@@ -97,6 +98,12 @@ def slug(name: str) -> str:
 FIRST_VICTIM = "victim 1"
 
 
+def _name_key(name: str) -> str:
+    """A victim's name as names are told apart: blanks collapsed, case ignored, one Unicode
+    form (an accent typed as its own character is the same letter)."""
+    return unicodedata.normalize("NFC", " ".join(name.split())).casefold()
+
+
 @dataclass
 class Protocol:
     """One headless interview (one incident, one or more victims): feed it lines, get JSON
@@ -158,8 +165,10 @@ class Protocol:
                 + (f"; unknown key {_shown(sorted(unknown_keys)[0])}" if unknown_keys else "")
             )
         answer = msg["answer"]
-        if not isinstance(answer, str) or answer.casefold() not in ANSWERS:
+        # blanks around it forgiven, as around a symptom or a victim's name, and its case
+        if not isinstance(answer, str) or answer.strip().casefold() not in ANSWERS:
             raise _LineError(f'answer must be "yes", "no" or "unknown", got {_shown(answer)}')
+        answer = answer.strip()
         query = self.resolve(msg["symptom"])
         # no "victim": the first victim, whatever name the first name given gave them
         victim = self.victim(msg["victim"]) if "victim" in msg else 0
@@ -169,12 +178,12 @@ class Protocol:
         """The index of the victim called ``name``; a new name adds a victim."""
         if not isinstance(name, str):
             raise _LineError(f"victim must be a name (a string), got {_shown(name)}")
-        key = " ".join(name.split()).casefold()
+        key = _name_key(name)
         if not key:
             raise _LineError(
                 'victim must be a name, not empty; leave "victim" out for the first victim'
             )
-        names = [n.casefold() for n in self.victim_names()]
+        names = [_name_key(n) for n in self.victim_names()]
         if key in names:
             return names.index(key)
         it = self.interview

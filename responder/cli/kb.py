@@ -710,6 +710,9 @@ def cmd_validate(args) -> int:
     _check_validate_options_apply(val, args, modes)
     try:
         kb = resolve_kb(getattr(args, "kb", None))
+    except (KBError, OSError) as exc:
+        return _fail(exc)
+    try:
         cases, warnings = load_cases(args.cases, kb)
     except KBError as exc:
         if args.cases is None and kb.name != BUNDLED_NAME:
@@ -732,6 +735,11 @@ def cmd_validate(args) -> int:
 
 def cmd_steps(args) -> int:
     """``responder kb steps NAME [--kb ...] [--json]``."""
+    if not args.name.strip():
+        raise InputError(
+            "NAME is empty; give a chemical id, name or CAS number "
+            "(`responder kb info --json` lists them)"
+        )
     try:
         kb = resolve_kb(getattr(args, "kb", None))
     except (KBError, OSError) as exc:

@@ -213,6 +213,7 @@ def run_incidents(args) -> int:
     summary = incidents(args.interviews, args.seed)
     out = {
         "victims": args.victims,
+        "target": args.target,
         "incidents": args.interviews,
         "per_victim": args.per_victim or None,
         "scene_step": args.scene_step is not False and bool(scene.any()),
@@ -232,7 +233,7 @@ def run_incidents(args) -> int:
     q = summary.questions_per_victim
     print(
         f"{counted(args.interviews, 'incident')} of {counted(args.victims, 'victim')} on {kb.name} "
-        f"({'scene step first, ' if out['scene_step'] else ''}"
+        f"(target {args.target}, {'scene step first, ' if out['scene_step'] else ''}"
         f"{'at most ' + str(args.per_victim) if args.per_victim else 'no limit on'} questions "
         "per victim); 95% intervals in brackets"
     )

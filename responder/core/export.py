@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import errno
 import json
+import re
 import time
 import unicodedata
 from datetime import UTC, datetime
@@ -427,6 +428,12 @@ def _cas_text(chemical: dict) -> str:
     return f"CAS {chemical['cas'] or '—'}"
 
 
+def _links(url: str) -> str:
+    """A source's address as Markdown autolinks: a source read at several addresses gives
+    them as 'a ; b', and an autolink may hold no blank, so each is a link of its own."""
+    return " ; ".join(f"<{part}>" for part in re.split(r"\s+;\s+", url.strip()) if part)
+
+
 def _next_steps_markdown(ns: dict, what: str, heading: str = "What to do now") -> list[str]:
     out = [f"### {heading}", ""]
     pc = ns["poison_centre"]
@@ -457,7 +464,7 @@ def _next_steps_markdown(ns: dict, what: str, heading: str = "What to do now") -
             out += [f"- {s['text']} [{numbers[s['source']]}]" for s in steps]
     if ns["sources"]:
         out += ["", "Sources of these steps:", ""]
-        out += [f"{numbers[s['id']]}. {s['title']} <{s['url']}>" for s in ns["sources"]]
+        out += [f"{numbers[s['id']]}. {s['title']} {_links(s['url'])}" for s in ns["sources"]]
     return out + [""]
 
 

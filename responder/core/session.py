@@ -12,6 +12,7 @@ interview can be driven and tested without a terminal.
 from __future__ import annotations
 
 import time
+import unicodedata
 from contextlib import nullcontext
 from dataclasses import replace
 
@@ -44,9 +45,10 @@ SEVERAL_VICTIMS = "pattern_several_victims"
 
 
 def clean_victim_name(name: str) -> str:
-    """A victim's name with its whitespace collapsed; ValueError when it is too long or holds
-    control characters."""
-    name = " ".join(str(name).split())
+    """A victim's name with its whitespace collapsed, in one Unicode form (NFC: 'é' one
+    character, however it was typed); ValueError when it is too long or holds control
+    characters."""
+    name = unicodedata.normalize("NFC", " ".join(str(name).split()))
     if len(name) > MAX_VICTIM_NAME or not name.isprintable():
         raise ValueError(
             f"a victim's name is a short label of at most {MAX_VICTIM_NAME} printable characters"

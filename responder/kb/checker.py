@@ -151,6 +151,7 @@ class Checker:
         )
         allowed = {**required, **optional}
         out = {}
+        misspelt: set[str] = set()  # required keys an unknown key's message already names
         for key, value in table.items():
             line = doc.lines.key(span, key) or anchor
             if key not in allowed:
@@ -166,6 +167,8 @@ class Checker:
                         if close
                         else "allowed keys are " + ", ".join(allowed)
                     )
+                    if close and close[0] in required and close[0] not in table:
+                        misspelt.add(close[0])
                 self.error(doc.rel, line, f"unknown key `{key}` in this [[{tname}]] table", fix)
                 continue
             pytype, words = _TYPES[allowed[key]]
@@ -198,7 +201,8 @@ class Checker:
                 continue
             out[key] = value
         for key in required:
-            if key not in table:
+            # a misspelt key ('tittle') is one message, at its line: not also "has no `title`"
+            if key not in table and key not in misspelt:
                 self.error(
                     doc.rel,
                     anchor,

@@ -14,26 +14,35 @@ CONSISTENCY_FILE = "consistency.toml"
 
 
 def check_consistency(
-    ck: Checker, doc: Doc, symptom_ids: set[str], aliases: dict[str, str]
+    ck: Checker,
+    doc: Doc,
+    symptom_ids: set[str],
+    aliases: dict[str, str],
+    incident_ids: set[str] = frozenset(),
 ) -> tuple[list[ExclusiveGroup], list[Implication]]:
     """consistency.toml: exclusive groups (at least two members, a member in one group
-    only) and implications (known ids, answers yes or no, nothing implying itself, no
-    answer that leads to a contradiction)."""
+    only, all answered per victim or all once for the incident: ``incident_ids``) and
+    implications (known ids, answers yes or no, nothing implying itself, no answer that
+    leads to a contradiction)."""
     ck.top_keys(doc, ("exclusive", "implies"))
 
     def known(sid: str, line: int | None, where: str) -> str | None:
         return current_id(ck, doc, line, where, sid, symptom_ids, aliases)
 
-    groups = _exclusive_groups(ck, doc, known)
+    groups = _exclusive_groups(ck, doc, known, incident_ids)
     rules, lines = _implications(ck, doc, known)
     _check_contradictions(ck, doc, groups, rules, lines)
     return groups, rules
 
 
 def _exclusive_groups(
-    ck: Checker, doc: Doc, known: Callable[[str, int | None, str], str | None]
+    ck: Checker,
+    doc: Doc,
+    known: Callable[[str, int | None, str], str | None],
+    incident_ids: set[str] = frozenset(),
 ) -> list[ExclusiveGroup]:
-    """The ``[[exclusive]]`` tables: at least two members, each in one group only."""
+    """The ``[[exclusive]]`` tables: at least two members, each in one group only, all
+    answered per victim or all once for the incident."""
     groups: list[ExclusiveGroup] = []
     seen: dict[str, int | None] = {}
     member_of: dict[str, str] = {}
@@ -56,6 +65,14 @@ def _exclusive_groups(
             cid = known(sid, line, f'exclusive group "{v["id"]}"')
             if cid is None:
                 continue
+            if cid in members:  # written twice (or by an alias beside its id)
+                ck.error(
+                    doc.rel,
+                    line,
+                    f'exclusive group "{v["id"]}" lists "{cid}" twice',
+                    "list each sign once: remove the repeat",
+                )
+                continue
             if cid in member_of:
                 ck.error(
                     doc.rel,
@@ -74,6 +91,20 @@ def _exclusive_groups(
                 + ("only one member" if len(v["members"]) == 1 else f"{len(v['members'])} members"),
                 "an exclusive group needs at least two signs that cannot hold together; "
                 "remove the group, or add the other values",
+            )
+            continue
+        shared = [m for m in members if m in incident_ids]
+        if shared and len(shared) < len(members):
+            # one victim's "yes" would answer the whole incident's observation "no" (and
+            # another victim's answer to it would stand beside the first victim's "yes")
+            own = next(m for m in members if m not in incident_ids)
+            ck.error(
+                doc.rel,
+                doc.lines.key(span, "members") or anchor,
+                f'exclusive group "{v["id"]}" mixes "{shared[0]}", answered once for the '
+                f'whole incident, with "{own}", answered for each victim',
+                "a group's members are all a victim's own or all the incident's: take out "
+                "those of the other kind",
             )
             continue
         if len(members) == len(v["members"]):

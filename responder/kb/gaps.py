@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from responder.kb.identifiers import fold_name
 from responder.kb.model import UNVERIFIED, KnowledgeBase
 
 
@@ -103,7 +104,10 @@ class Gaps:
         return sum(not c.source_checked for c in self.chemicals)
 
     def category(self, category_id: str) -> CategoryGap | None:
-        return next((c for c in self.categories if c.id == category_id), None)
+        """The category with this id, compared as names are (case, blanks and accents
+        ignored: ``fold_name``)."""
+        key = fold_name(category_id)
+        return next((c for c in self.categories if fold_name(c.id) == key), None)
 
     def most_missing(self, limit: int | None = None) -> list[ChemicalGaps]:
         """Chemicals with any gap, most missing first (ties in knowledge-base order)."""

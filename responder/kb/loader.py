@@ -132,7 +132,11 @@ def check_files(
         and CONSISTENCY_FILE in texts
         and (doc := ck.parse(CONSISTENCY_FILE, texts[CONSISTENCY_FILE]))
     ):
-        exclusive, implications = check_consistency(ck, doc, symptom_ids, vocab.aliases)
+        per_incident = {c.id for c in vocab.categories if c.per == "incident"}
+        incident_ids = {s.id for s in vocab.symptoms if s.category in per_incident}
+        exclusive, implications = check_consistency(
+            ck, doc, symptom_ids, vocab.aliases, incident_ids
+        )
     answer_model: dict = {}
     if GRADES_FILE in texts and (doc := ck.parse(GRADES_FILE, texts[GRADES_FILE])):
         answer_model = check_grades(ck, doc)

@@ -70,6 +70,10 @@ def check_vocabulary(ck: Checker, doc: Doc, vocab: Vocabulary, table: str = "sym
     for k, t in enumerate(ck.tables(doc, table, required=True)):
         v, span, anchor = ck.fields(doc, table, k, t, _OBSERVATION_REQUIRED, _OBSERVATION_OPTIONAL)
         if not _OBSERVATION_REQUIRED.keys() <= v.keys():
+            # its id still counts as known (as one with a bad category does): the chemical
+            # cells naming it are not each "unknown symptom id"
+            if "id" in v:
+                ck.new_id(doc.rel, anchor, "symptom", v["id"], vocab.symptom_line)
             continue
         sid = v["id"]
         if not ck.new_id(doc.rel, anchor, "symptom", sid, vocab.symptom_line):

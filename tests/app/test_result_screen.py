@@ -254,3 +254,19 @@ async def test_the_profiles_columns_are_read_whole_at_80x24():
         assert any("yes expected" in line for line in lines), "the profile was not reached"
         cut = [line for line in lines if re.search(r"\bexpect(?!ed)|\bimplie(?!d)", line)]
         assert cut == []
+
+
+async def test_a_long_source_title_wraps_under_its_own_text_not_at_the_margin():
+    """At 80x24 a source of the symptom profiles longer than a row went on at the screen's
+    margin (' Toxidrome)' under '  • CHEMM: Choking/Lung/...'), so its rest read as a source of
+    its own; the rows after the first keep the title's indent, as the steps' do."""
+    app = make_app(None, mode=None)
+    async with app.run_test(size=(80, 24)) as pilot:
+        assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
+        await answer_from_row(pilot, app, "Chlorine")
+        assert isinstance(app.screen, ResultScreen)
+        rows = static_text(app.screen.query_one("#result-sources")).rstrip().split("\n")
+        assert rows[0].strip() == "Sources of the symptom profiles"
+        assert len(rows) > len(app.screen.result.sources) + 1  # some title wraps
+        for row in rows[1:]:
+            assert row.startswith(("  • ", "    ")), row

@@ -631,3 +631,31 @@ def test_a_line_of_exactly_the_longest_length_is_taken():
         _, taken, refused = (json.loads(x) for x in out.getvalue().splitlines())
         assert taken["asked"] == 1
         assert refused["error"].startswith("line too long (")
+
+
+def test_a_victims_name_in_either_unicode_form_is_the_same_victim():
+    """'José' typed with its accent as one character and as 'e' and a combining accent (as
+    macOS tools and some keyboards send it) were two victims, both shown 'José': the second
+    answer went to a third victim and the pooled result counted an extra person."""
+    out = run_lines(
+        [
+            json.dumps({"symptom": "cough", "answer": "yes", "victim": "driver"}),
+            json.dumps({"symptom": "cough", "answer": "yes", "victim": "Jos\u00e9"}),
+            json.dumps({"symptom": "nausea", "answer": "yes", "victim": "Jose\u0301"}),
+        ]
+    )
+    last = out[-1]
+    assert [v["name"] for v in last["victims"]] == ["driver", "Jos\u00e9"]
+    assert [a["symptom"] for a in last["victims"][1]["answers"]] == [
+        "pattern_several_victims",
+        "cough",
+        "nausea",
+    ]
+
+
+def test_blanks_around_an_answer_are_forgiven_as_around_a_symptom():
+    """'  cough  ' and ' Bob ' were taken, but the answer ' yes ' (a spreadsheet's padded
+    cell) was 'answer must be "yes", "no" or "unknown"', though "Yes" was taken."""
+    out = run_lines([json.dumps({"symptom": "  cough ", "answer": " Yes  "})])
+    assert "error" not in out[-1]
+    assert [(a["symptom"], a["answer"]) for a in out[-1]["answers"]] == [("cough", "yes")]

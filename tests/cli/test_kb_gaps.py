@@ -165,3 +165,12 @@ def test_an_empty_category_or_chemical_is_one_error_not_ignored(kb_path, capsys,
         + (" (e.g. onset)" if flag == "--category" else " number")
         + ", or leave it out for every gap"
     ]
+
+
+@pytest.mark.parametrize("given", ["Setting", " setting ", "SETTING"])
+def test_a_category_is_found_as_a_chemical_is_whatever_its_case_or_blanks(kb_path, capsys, given):
+    """--chemical CHLORINE was found, but --category Setting (or ' setting') was 'no scene
+    category'; a category id is now compared as names are (fold_name)."""
+    code, out, _ = run(["kb", "gaps", kb_path, "--category", given], capsys)
+    assert code == 0
+    assert out.splitlines()[0] == "2 of 3 chemicals have no setting cell (Setting):"

@@ -126,3 +126,14 @@ def test_a_folder_with_a_broken_next_steps_file_is_an_error(folder_kb, capsys):
     code, out, err = run(["kb", "steps", "alpha", "--kb", str(folder_kb)], capsys)
     assert code == 2 and out == ""
     assert err.startswith("responder: error: next steps not shown:")
+
+
+@pytest.mark.parametrize("name", ["", "   "])
+def test_an_empty_name_says_it_is_empty(name, capsys):
+    """kb steps '' said 'no chemical is called ""', as if an empty name were a name."""
+    code, out, err = run(["kb", "steps", name], capsys)
+    assert code == 2 and out == ""
+    assert err.strip() == (
+        "responder: error: NAME is empty; give a chemical id, name or CAS number "
+        "(`responder kb info --json` lists them)"
+    )

@@ -107,3 +107,26 @@ def test_every_key_of_kb_validate_json_is_documented(tmp_path, capsys):
     nested = [out["settings"], out["modes"][0], case, case["signs"][0], mode, mode["asked"][0]]
     for keys in (out, *nested):
         assert set(keys) <= documented, set(keys) - documented
+
+
+def test_a_broken_knowledge_base_is_listed_not_a_traceback(tmp_path, capsys):
+    """kb validate --kb on a folder with a typo'd id stopped with UnboundLocalError ('kb'
+    read in the handler of the error that loading it raised) instead of the file:line list
+    kb check prints."""
+    import shutil  # noqa: PLC0415
+
+    from responder.kb.loader import bundled_root  # noqa: PLC0415
+
+    root = tmp_path / "kb"
+    shutil.copytree(bundled_root(), root, ignore=shutil.ignore_patterns("cases"))
+    chem = root / "chemicals" / "irritant_gases.toml"
+    text = chem.read_text(encoding="utf-8")
+    text = text.replace('"frostbite", "hoarseness"', '"frostbit", "hoarseness"', 1)
+    chem.write_text(text, encoding="utf-8")
+    n = next(i for i, row in enumerate(text.splitlines(), 1) if '"frostbit"' in row)
+    assert main(["kb", "validate", "--kb", str(root)]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    (line,) = err.strip().splitlines()
+    assert f'irritant_gases.toml:{n}: "Chlorine": unknown symptom id "frostbit"' in line
+    assert 'did you mean "frostbite"?' in line

@@ -379,3 +379,15 @@ def test_the_default_extra_errors_run_on_a_problem_of_one_question(tmp_path, cap
     path.write_text('{"matrix": [[1], [0]]}')
     assert main(["simulate", "--kb", str(path), "--interviews", "5", "--seed", "0"]) == 0
     assert "E[K]" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("target", ["chemical", "class"])
+def test_simulated_incidents_say_which_target_their_interviews_stopped_on(capsys, target):
+    """simulate --victims reads --target (a class target stops each incident's interview once
+    the class is clear: fewer questions, another top-1), but its report said nothing of it, so
+    a class-target run read as the chemical's; --answers and the persistent-noise run say it."""
+    argv = ["simulate", "--victims", "2", "--interviews", "3", "--seed", "1"]
+    assert main([*argv, "--target", target, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["target"] == target
+    assert main([*argv, "--target", target]) == 0
+    assert f"target {target}" in capsys.readouterr().out.splitlines()[0]

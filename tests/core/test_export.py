@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from core_fixtures import home, knowledge  # noqa: F401 (pytest fixtures)
@@ -332,3 +333,23 @@ def test_a_victim_name_holding_a_bar_keeps_the_answers_table_whole(knowledge):
     assert "| Victim 2 (bus\\|stop) | Cough |" in rows[1]
     for row in rows:  # six cells on every row: bars only between cells, escaped in them
         assert len(row.replace("\\|", "").split("|")) == 6 + 2, row
+
+
+def test_a_step_source_read_at_two_addresses_is_two_markdown_links():
+    """A [[source]] whose url gives two addresses ('a ; b', as next_steps.toml writes a page
+    read through a copy) was written '<a ; b>': no autolink may hold a blank, so the Markdown
+    report showed neither address as a link."""
+    from responder.kb.resolve import load_knowledge
+
+    bundled = load_knowledge(None)
+    it = Interview(bundled, InterviewConfig())
+    for sid in ("odour_rotten_eggs", "setting_refinery", "state_gas"):
+        it.answer(bundled.symptom_index(sid), Answer.YES)
+    md = to_markdown(report(it))
+    line = next(row for row in md.splitlines() if "fdocuments.us" in row)
+    assert line.endswith(
+        "<https://fdocuments.us/document/h2s55cf8f58550346703b9b7013.html> ; "
+        "<https://documents.pub/document/h2s-dose-effect-relationship-personal-protection-"
+        "200-500ppm-bronchitis-cephalgia.html>"
+    )
+    assert not any(" ; " in link for link in re.findall(r"<[^>]*>", md))

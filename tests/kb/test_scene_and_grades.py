@@ -292,6 +292,28 @@ def test_the_bundled_rescuers_rule_gives_several_victims_wherever_rescuers_fall_
         (('answer = "yes"', 'answer = "maybe"'), 'answer = "maybe"', 'has answer "maybe"'),
         (('{ cough = "no" }', '{ cough = "sometimes" }'), "then =", 'gives "cough" the answer'),
         (('{ cough = "no" }', '{ walking_talking = "no" }'), "then =", "implies itself"),
+        # a member written twice was 'in exclusive groups "pupil_size" and "pupil_size"',
+        # whose fix ('remove it from one') named no other group
+        (
+            (
+                'members = ["pinpoint_pupils", "dilated_pupils"]',
+                'members = ["pinpoint_pupils", "dilated_pupils", "pinpoint_pupils"]',
+            ),
+            "members =",
+            'exclusive group "pupil_size" lists "pinpoint_pupils" twice',
+        ),
+        # a group of a victim's sign and the incident's smell was taken: one victim's pupils
+        # answered the smell "no" for every victim, and a second victim's "yes" to the smell
+        # then stood beside the first victim's pinpoint pupils, the group broken
+        (
+            (
+                'members = ["pinpoint_pupils", "dilated_pupils"]',
+                'members = ["pinpoint_pupils", "odour_garlic"]',
+            ),
+            "members =",
+            'exclusive group "pupil_size" mixes "odour_garlic", answered once for the whole '
+            'incident, with "pinpoint_pupils", answered for each victim',
+        ),
     ],
 )
 def test_bad_consistency_tables_get_one_clear_message(tmp_path, edit, snippet, words):

@@ -276,13 +276,13 @@ class ResultScreen(Screen):
         summary.display = len(result.candidates) > 1
         summary.update(self._summary(result, width))
         self.query_one("#result-profile", Static).update(self._profile(result, width))
-        src = Text()
-        src.append("Sources of the symptom profiles\n", style="bold underline")
-        for s in result.sources:
-            src.append(f"  • {s}\n")
-        if not result.sources:
-            src.append("  none given in the knowledge base\n", style="dim")
-        self.query_one("#result-sources", Static).update(src)
+        # each source a row whose wrapped rest keeps its indent, as the steps' rows do
+        src: list = [Text("Sources of the symptom profiles", style="bold underline")]
+        if result.sources:
+            src.append(_lines(("  •", Text(s)) for s in result.sources))
+        else:
+            src.append(Text("  none given in the knowledge base", style="dim"))
+        self.query_one("#result-sources", Static).update(Group(*src))
         self.query_one("#result-disclaimer", Static).update(Text(result.disclaimer, style="bold"))
 
     def _headline(self, r: ResultView) -> Text:
