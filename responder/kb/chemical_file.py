@@ -86,12 +86,14 @@ def check_chemical_file(
     aliases: dict[str, str],
     class_ids: set[str] | None,
     seen: Seen,
+    scene_ids: set[str] | None = None,
 ) -> tuple[list[Chemical], int]:
     """The good chemicals of one chemical file, and how many ``[[chemical]]`` tables it has.
 
     ``symptom_ids`` and ``class_ids`` are None when their own file is broken (any id is then
     taken, to avoid a cascade of messages); ``aliases`` maps retired symptom ids to current
-    ones; ``seen`` collects names, CAS numbers and ids across files.
+    ones; ``seen`` collects names, CAS numbers and ids across files; ``scene_ids`` (None:
+    not checked) are the scene observations, which belong in a row's ``scene`` list.
     """
     ck.top_keys(doc, ("class", "chemical"))
     class_id = _file_class(ck, doc, class_ids)
@@ -110,7 +112,7 @@ def check_chemical_file(
         entry = _read_entry(ck, doc, k, table, has_evidence=raw_evidence is not None)
         cas = _cas(entry)
         un = _registry_number(entry, "un", un_problem)
-        cells = _cells(entry, symptom_ids, aliases)
+        cells = _cells(entry, symptom_ids, aliases, scene_ids)
         evidence, n_evidence, evidence_ok = check_evidence(
             entry, raw_evidence, n_evidence, cells if entry.ok else None, symptom_ids, aliases
         )
@@ -240,9 +242,15 @@ def _cas(entry: _Entry) -> str | None:
     return _registry_number(entry, "cas", cas_problem)
 
 
-def _cells(entry: _Entry, symptom_ids: set[str] | None, aliases: dict[str, str]) -> set[str]:
+def _cells(
+    entry: _Entry,
+    symptom_ids: set[str] | None,
+    aliases: dict[str, str],
+    scene_ids: set[str] | None = None,
+) -> set[str]:
     """The current ids of the chemical's row: ``symptoms`` lists the victim's signs, ``scene``
-    what is seen or told on scene."""
+    what is seen or told on scene; an id in the other list is warned of (a scene cell among
+    the symptoms escapes the check that every scene cell has a source)."""
     symptoms = entry.values.get("symptoms")
     if symptoms is not None and not symptoms:
         entry.error(
@@ -267,11 +275,29 @@ def _cells(entry: _Entry, symptom_ids: set[str] | None, aliases: dict[str, str])
                     f'"{sid}" twice',
                     "remove the repeat",
                 )
+            elif scene_ids is not None and (cid in scene_ids) != (key == "scene"):
+                _wrong_list(entry, line, sid, key)
             # a merged id listed beside the id that took it over is one cell, silently:
             # files written before the merge stay valid (ids are a contract)
             cells.add(cid)
             written.add(sid)
     return cells
+
+
+def _wrong_list(entry: _Entry, line: int | None, sid: str, key: str) -> None:
+    if key == "symptoms":
+        entry.warn(
+            line,
+            f'{entry.label} lists the scene observation "{sid}" among its symptoms',
+            "move it to the chemical's `scene` list (what is seen or told on scene), "
+            "with the [[chemical.evidence]] table of the document that states it",
+        )
+    else:
+        entry.warn(
+            line,
+            f'{entry.label} lists the victim\'s sign "{sid}" in its `scene` list',
+            "move it to the chemical's `symptoms` list",
+        )
 
 
 def _sources(entry: _Entry, evidence: list[Evidence]) -> list[str]:

@@ -145,7 +145,10 @@ def check_files(
         classes = check_classes(ck, doc)
         class_ids = {c.id for c in classes} or None
 
-    chemicals = _check_chemical_files(ck, files, texts, symptom_ids, vocab.aliases, class_ids)
+    scene_ids = {o.id for o in vocab.symptoms if o.kind == "scene"} if symptom_ids else None
+    chemicals = _check_chemical_files(
+        ck, files, texts, symptom_ids, vocab.aliases, class_ids, scene_ids
+    )
     if SCENE_FILE not in files:
         report_missing_scene_file(ck)
     if not ck.errors:
@@ -205,6 +208,7 @@ def _check_chemical_files(
     symptom_ids: set[str] | None,
     aliases: dict[str, str],
     class_ids: set[str] | None,
+    scene_ids: set[str] | None = None,
 ) -> list[Chemical]:
     """The good chemicals of every chemical file, in file order."""
     chem_files = [r for r in sorted(texts) if r.startswith(CHEMICALS_DIR + "/")]
@@ -223,7 +227,9 @@ def _check_chemical_files(
         if doc is None:
             n_tables += 1  # a broken file may hold chemicals: don't also say there are none
             continue
-        found, n = check_chemical_file(ck, doc, symptom_ids, aliases, class_ids, seen)
+        found, n = check_chemical_file(
+            ck, doc, symptom_ids, aliases, class_ids, seen, scene_ids=scene_ids
+        )
         chemicals += found
         n_tables += n
     if chem_files and n_tables == 0:

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from kb_helpers import line_of, only_error
 
+from responder.kb import load_kb
 from responder.kb.loader import bundled_root
 
 
@@ -66,3 +67,36 @@ def test_a_misspelt_required_key_is_one_message_at_its_line(tmp_path, rel, old, 
     assert issue.problem.startswith(f"unknown key `{key}`")
     assert issue.line == line_of(text, f"{key} = ")
     assert issue.fix.startswith("did you mean")
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "sid", "said"),
+    [
+        (
+            'symptoms = ["eye_irritation", "skin_irritation", "throat_irritation", "skin_redness",',
+            'symptoms = ["odour_garlic", "eye_irritation", "skin_irritation", "throat_irritation", '
+            '"skin_redness",',
+            "odour_garlic",
+            '"Gasoline" lists the scene observation "odour_garlic" among its symptoms',
+        ),
+        (
+            'scene = ["state_liquid", "state_gas", "odour_petrol", "route_inhaled",',
+            'scene = ["pinpoint_pupils", "state_liquid", "state_gas", "odour_petrol", '
+            '"route_inhaled",',
+            "pinpoint_pupils",
+            '"Gasoline" lists the victim\'s sign "pinpoint_pupils" in its `scene` list',
+        ),
+    ],
+)
+def test_an_id_in_the_other_list_of_a_row_is_a_warning_at_its_line(tmp_path, old, new, sid, said):
+    """A scene observation written among a chemical's symptoms (or a sign among its scene
+    cells) loaded without a word; a scene cell there also escaped the check that every
+    scene cell has a source. (Gasoline's row is not marked source-checked, so the new cell
+    is only unverified.)"""
+    root, text = bundled_copy(tmp_path, "chemicals/solvents.toml", old, new)
+    kb = load_kb(root)
+    [warning] = [w for w in kb.warnings if w.problem.startswith(said)]
+    assert sid in warning.problem
+    assert warning.file.endswith("solvents.toml")
+    assert warning.line == line_of(text, new.split(",")[0])
+    assert "move it to the chemical's" in warning.fix
