@@ -634,10 +634,11 @@ class ResponderApp(App):
                 "with the next change"
             )
         )
+        said = f"{message[0].upper()}{message[1:]}. {saved}."
         if it.unsaved:
-            self.notify_unsaved(f"{message[0].upper()}{message[1:]}. {saved}.", timeout=15)
+            self.notify_unsaved(said, timeout=15)
         else:
-            self.notify(f"{message[0].upper()}{message[1:]}. {saved}.", timeout=4)
+            self.notify(said, timeout=4)
         if self.interview_screen is not None:
             self.interview_screen.note = None
             if now.mode == "noise" and it.eps_for(now.noise) > it.safe_eps:

@@ -197,16 +197,22 @@ async def test_a_bad_next_steps_file_is_one_notice_not_a_crash(tmp_path):
         assert isinstance(app.screen, InterviewScreen)
 
 
+async def _toasts_of_a_notice(pilot, app) -> list:
+    """The toasts on screen once a notice long enough to wrap has been shown."""
+    app.notify("hello there, a notice of some length to see where it wraps", timeout=10)
+    assert await notified(pilot, app, "hello there")
+    await settle(pilot, 4)
+    shown = list(app.screen.query("Toast"))
+    assert shown
+    return shown
+
+
 @pytest.mark.parametrize("size", [(80, 24), (120, 36)])
 async def test_a_toast_sits_over_the_answers_panel_only(size):
     app = make_app()
     async with app.run_test(size=size, notifications=True) as pilot:
         await settle(pilot)
-        app.notify("hello there, a notice of some length to see where it wraps", timeout=10)
-        assert await notified(pilot, app, "hello there")
-        await settle(pilot, 4)
-        shown = list(app.screen.query("Toast"))
-        assert shown
+        shown = await _toasts_of_a_notice(pilot, app)
         answers = app.screen.query_one("#answers-box").region
         for panel in ("#question", "#candidates", "#classes-box", "#status"):
             region = app.screen.query_one(panel).region
@@ -224,11 +230,7 @@ async def test_a_toast_stays_over_the_answers_panel_when_the_status_line_has_a_n
         app.interview_screen.show_notice("a note " * 30, timeout=30)  # two rows of it
         await settle(pilot, 3)
         assert app.screen.query_one("#status").region.height == 3
-        app.notify("hello there, a notice of some length to see where it wraps", timeout=10)
-        assert await notified(pilot, app, "hello there")
-        await settle(pilot, 4)
-        shown = list(app.screen.query("Toast"))
-        assert shown
+        shown = await _toasts_of_a_notice(pilot, app)
         status = app.screen.query_one("#status").region
         assert not any(t.region.overlaps(status) for t in shown)
         answers = app.screen.query_one("#answers-box").region
