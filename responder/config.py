@@ -36,6 +36,7 @@ from responder.engine.evidence import (
     DEFAULT_LEAK,
     DEFAULT_LONG_ROW_EXPONENT,
     DEFAULT_SENSITIVITY,
+    DEFAULT_SEVERAL_ROUTES_SHARE,
     DEFAULT_TEXTBOOK_LEAK,
     DEFAULT_TEXTBOOK_SENSITIVITY,
     DEFAULT_TEXTBOOK_SHARE,
@@ -381,6 +382,7 @@ OPTION_OF_FIELD = {
     "evidence.textbook_share": "--textbook-share",
     "evidence.textbook_sensitivity": "--textbook-sensitivity",
     "evidence.textbook_leak": "--textbook-leak",
+    "evidence.several_routes_share": "--several-routes-share",
     "evidence.gain_floor": "--gain-floor",
 }
 
@@ -546,6 +548,16 @@ def add_evidence_arguments(parser: argparse.ArgumentParser, fitted: dict | None 
         metavar="L",
         help="that presentation's chance of an unlisted sign, in (0, S) "
         + default("textbook_leak", DEFAULT_TEXTBOOK_LEAK),
+    )
+    g.add_argument(
+        "--several-routes-share",
+        dest="several_routes_share",
+        default=None,
+        metavar="W",
+        help="prior chance the victim was exposed by several routes at once (shows the "
+        "signs of each); otherwise by one route, showing another route's contact signs "
+        "(a cough after a skin splash) only occasionally; in [0, 1], 1 = off "
+        + default("several_routes_share", DEFAULT_SEVERAL_ROUTES_SHARE),
     )
     g.add_argument(
         "--threshold",

@@ -17,6 +17,7 @@ Example (every key optional)::
     hallmark = 0.9             # chance of a hallmark sign (default halfway from s to 1)
     occasional = 0.31          # chance of an occasional sign (default 0.3 of the way l to s)
     textbook_share = 0.5       # chance a victim shows the row's signs and no others; 0 = off
+    several_routes_share = 0.5 # chance a victim was exposed by several routes; 1 = off
 
     [noise]                    # the noise mode's settings (key e in the app)
     enabled = false            # older files: mode = "strict" with enabled = true is "noise"

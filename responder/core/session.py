@@ -759,10 +759,11 @@ def _stored_config(stored: dict, warnings: list[str], from_journal: bool) -> Int
     if isinstance(evidence, dict):
         evidence = {k: v for k, v in evidence.items() if k in EvidenceSettings.KEYS}
         if from_journal and data.get("mode") == "evidence":
-            # journals from before the long-row discount and the textbook presentation ran
-            # without them: keep their meaning
+            # journals from before the long-row discount, the textbook presentation and the
+            # route views ran without them: keep their meaning
             evidence.setdefault("long_row_exponent", 0.0)
             evidence.setdefault("textbook_share", 0.0)
+            evidence.setdefault("several_routes_share", 1.0)
         data["evidence"] = evidence
     try:
         return InterviewConfig.from_dict(data)

@@ -627,7 +627,8 @@ def format_report(report: Report) -> str:
             f"{model.hallmark:g}, occasional {model.occasional:g}, long-row exponent "
             f"{ev.long_row_exponent:g}, frequency leak {ev.frequency_leak:g}, class borrow "
             f"{ev.class_borrow:g}, textbook presentation {ev.textbook_share:g} (sensitivity "
-            f"{ev.textbook_sensitivity:g}, leak {ev.textbook_leak:g}), stop at "
+            f"{ev.textbook_sensitivity:g}, leak {ev.textbook_leak:g}), several routes "
+            f"{ev.several_routes_share:g}, stop at "
             f"{ev.threshold:g}; knowledge-base leaks override)"
         )
     return "\n".join(out)

@@ -73,6 +73,11 @@ DEFAULT_CLASS_BORROW = 0.0
 DEFAULT_TEXTBOOK_SHARE = 0.0
 DEFAULT_TEXTBOOK_SENSITIVITY = 0.97
 DEFAULT_TEXTBOOK_LEAK = 0.01
+# Victims exposed by several routes at once (a gas cloud is breathed in and reaches the eyes
+# and skin): their signs are the row's union over routes. The rest were exposed by one route
+# the row lists (Problem.off_route). 1 (the default) is every victim by every route: no route
+# views; a knowledge base sets it with the rest of its answer model.
+DEFAULT_SEVERAL_ROUTES_SHARE = 1.0
 EVIDENCE_TARGETS = ("object", "group")
 PICK_MODELS = ("any", "informed")
 STOP_REASONS = ("confident", "no_gain", "no_fit")
@@ -176,6 +181,27 @@ def check_textbook_share(value) -> float:
         low_included=True,
         what="the chance of a textbook presentation",
     )
+
+
+def check_several_routes_share(value) -> float:
+    """The share of victims exposed by several routes at once as a float in [0, 1] (1: no
+    route views); EvidenceError otherwise."""
+    field = "several_routes_share"
+    try:
+        if isinstance(value, bool):
+            raise TypeError
+        w = float(value)
+    except (TypeError, ValueError, OverflowError):
+        raise EvidenceError(
+            f"several-routes share must be a number in [0, 1], got {value!r}", field
+        ) from None
+    if not 0.0 <= w <= 1.0:
+        raise EvidenceError(
+            f"several-routes share is {value}; it must lie in [0, 1] (1: every victim shows "
+            "the signs of every route)",
+            field,
+        )
+    return w
 
 
 def check_long_row_exponent(value) -> float:
@@ -450,6 +476,11 @@ class EvidenceSettings:
         0 turns the mixture off: every answer follows the field model alone.
     textbook_sensitivity, textbook_leak : float
         That presentation's chance of a listed (common) sign and of an unlisted one.
+    several_routes_share : float
+        Prior chance, in [0, 1], that the victim was exposed by several routes at once and
+        may show the signs of each; otherwise by one route the chemical's row lists, whose
+        contact signs alone it shows as listed (:func:`route_views`). 1 turns route views
+        off; they need a problem with route views (``Problem.off_route``).
     """
 
     sensitivity: float = DEFAULT_SENSITIVITY
@@ -466,6 +497,7 @@ class EvidenceSettings:
     textbook_share: float = DEFAULT_TEXTBOOK_SHARE
     textbook_sensitivity: float = DEFAULT_TEXTBOOK_SENSITIVITY
     textbook_leak: float = DEFAULT_TEXTBOOK_LEAK
+    several_routes_share: float = DEFAULT_SEVERAL_ROUTES_SHARE
 
     #: The settings a user may give (settings file, journal, command line), in that order.
     KEYS = (
@@ -480,6 +512,7 @@ class EvidenceSettings:
         "textbook_share",
         "textbook_sensitivity",
         "textbook_leak",
+        "several_routes_share",
         "gain_floor",
         "pick",
     )
@@ -508,6 +541,9 @@ class EvidenceSettings:
             raise EvidenceError(f"textbook {exc}", f"textbook_{exc.field}") from None
         object.__setattr__(self, "textbook_sensitivity", s_t)
         object.__setattr__(self, "textbook_leak", l_t)
+        object.__setattr__(
+            self, "several_routes_share", check_several_routes_share(self.several_routes_share)
+        )
         self.textbook_model()  # checks the knowledge base's leaks against its sensitivity
 
     def answer_model(self) -> AnswerModel:
@@ -550,6 +586,7 @@ class EvidenceSettings:
                 self.threshold,
                 self.gain_floor,
                 textbook=(self.textbook_share, self.textbook_model()),
+                several_routes_share=self.several_routes_share,
             )
         _RECENT_MODELS[key] = model  # newest last
         while len(_RECENT_MODELS) > RECENT_MODELS_KEPT:
@@ -571,6 +608,7 @@ class EvidenceSettings:
             "textbook_share": self.textbook_share,
             "textbook_sensitivity": self.textbook_sensitivity,
             "textbook_leak": self.textbook_leak,
+            "several_routes_share": self.several_routes_share,
         }
 
 
@@ -670,6 +708,11 @@ class EvidenceModel:
         (:meth:`EvidenceSettings.textbook_model`): each chemical's likelihood becomes
         (1 - w) P(answers | i) + w P_textbook(answers | i). None, or w = 0, for the answer
         model alone; ignored with exact answers.
+    several_routes_share : float
+        Prior chance the victim was exposed by several routes at once (shows the union of
+        its chemical's signs); otherwise by one route its row lists (:func:`route_views`).
+        Below 1, on a problem with route views and without exact answers, each chemical's
+        likelihood is the mixture over its routes too.
 
     Attributes
     ----------
@@ -677,8 +720,9 @@ class EvidenceModel:
         P(yes | object i) of every cell under ``answers`` (the field model): what a victim
         drawn for a simulation shows, and what explanations weigh.
     components : ndarray of shape (K, M, N) or None
-        With the textbook presentation, the likelihood of each presentation (field first);
-        None without it.
+        With the textbook presentation or route views, the likelihood of each component
+        (presentations, field first, each split by route: :func:`route_views`); None
+        without either.
     """
 
     def __init__(
@@ -690,6 +734,7 @@ class EvidenceModel:
         gain_floor: float = DEFAULT_GAIN_FLOOR,
         unlisted_prior: float = DEFAULT_UNLISTED_PRIOR,
         textbook: tuple[float, AnswerModel | None] | None = None,
+        several_routes_share: float = DEFAULT_SEVERAL_ROUTES_SHARE,
     ):
         answers = answers or AnswerModel()
         if target not in EVIDENCE_TARGETS:
@@ -705,7 +750,7 @@ class EvidenceModel:
         self.threshold = threshold
         self.gain_floor = gain_floor
         self.unlisted_prior = check_probability("unlisted prior", unlisted_prior)
-        N = problem.n_queries
+        M, N = problem.n_objects, problem.n_queries
         self.sensitivity = float(answers.sensitivity)  # the common grade's nominal chance
         self.leak_vector = answers.effective_leaks(problem)
         # The long-row discount (AnswerModel): each row's sensitivity s_i, s where the row is
@@ -721,13 +766,38 @@ class EvidenceModel:
         self.likelihood.setflags(write=False)
         self.components: np.ndarray | None = None
         self.textbook_share = 0.0
+        presentations = [(1.0, answers, self.likelihood)]
         if textbook is not None and textbook[1] is not None and not answers.is_exact:
             share = check_textbook_share(textbook[0])
             if share > 0.0:
                 self.textbook_share = share
-                self.components = np.stack([self.likelihood, textbook[1].likelihood(problem)])
-                self.components.setflags(write=False)
-                self._log_shares = np.log([1.0 - share, share])[:, None]
+                presentations = [
+                    (1.0 - share, answers, self.likelihood),
+                    (share, textbook[1], textbook[1].likelihood(problem)),
+                ]
+        self.several_routes_share = check_several_routes_share(several_routes_share)
+        routes = (
+            problem.route_queries is not None
+            and not answers.is_exact
+            and self.several_routes_share < 1.0
+        )
+        if routes or len(presentations) > 1:
+            # One component per presentation (and per route the chemical lists, Problem.
+            # off_route): each chemical's likelihood is the mixture of its components,
+            # weighed by log_shares[k, i] = log P(component k | chemical i).
+            tables, shares = [], []
+            for share, model, table in presentations:
+                views, route_shares = (
+                    route_views(problem, model, table, self.several_routes_share)
+                    if routes
+                    else (table[None], np.ones((1, M)))
+                )
+                tables.append(views)
+                shares.append(share * route_shares)
+            self.components = np.concatenate(tables)
+            self.components.setflags(write=False)
+            with np.errstate(divide="ignore"):
+                self._log_shares = np.log(np.concatenate(shares))
         # The target's own prior (Problem.ranking_prior); the answer model above and the
         # unlisted agent below keep the population prior, so the likelihoods do not depend
         # on the target. With the object target under its own prior, the classes are still
@@ -750,7 +820,11 @@ class EvidenceModel:
         self._log_share_weight = np.log(np.bincount(where.reshape(-1), weights=problem.prior))
         # Chemicals with identical likelihood rows get identical posteriors under any answers:
         # they are reported together as one candidate, never one picked.
-        every = self.likelihood if self.components is None else np.hstack(self.components)
+        every = (
+            self.likelihood
+            if self.components is None
+            else np.hstack([*self.components, self._log_shares.T])
+        )
         self.row_groups = _identical_rows(every)
         # each row group's objects, ascending, found once: one search per group per screen
         # made listing the candidates quadratic in the chemicals
@@ -1085,7 +1159,7 @@ class Belief:
                 m._log_components[:, objects][:, :, self.queries],
                 m._log1m_components[:, objects][:, :, self.queries],
             )  # (K, n, k)
-        totals = m._log_shares + terms.sum(axis=2)  # (K, n)
+        totals = m._log_shares[:, objects] + terms.sum(axis=2)  # (K, n)
         full = np.logaddexp.reduce(totals, axis=0)  # (n,)
         without = np.logaddexp.reduce(totals[:, :, None] - terms, axis=0)  # (n, k)
         return full[:, None] - without
@@ -1237,12 +1311,23 @@ class Belief:
         hallmark (every listed sign of an ungraded problem): under the answer model each
         multiplies its weight by less than the answer does for the chemicals that fit it. A
         "no" to an occasional sign, or any answer in a category the sources say nothing about
-        for the chemical, counts against nothing.
+        for the chemical, counts against nothing; with route views, neither does a "no" to a
+        contact sign of another route than the one the victim was exposed by (for the
+        chemicals listing that route).
         """
-        grades = self.model.problem.grades
+        problem = self.model.problem
+        grades = problem.grades
         if grades is None:
-            grades = self.model.problem.matrix.astype(np.int8) * COMMON
+            grades = problem.matrix.astype(np.int8) * COMMON
         G = grades[:, self.queries]
+        if self.model.several_routes_share < 1.0 and problem.route_queries is not None:
+            # With route views, a "no" to a contact sign of another route than the victim's
+            # counts as a "no" to an occasional sign for the chemicals listing that route.
+            said = np.isin(problem.route_queries, self.queries[self.values])
+            if said.any():
+                off = problem.off_route[said].all(axis=0)[self.queries]
+                by_route = problem.matrix[:, problem.route_queries[said]].any(axis=1)
+                G = np.where(off[None, :] & by_route[:, None], np.minimum(G, OCCASIONAL), G)
         return np.where(self.values[None, :], G == NOT_LISTED, G >= COMMON)
 
     def answers_against(self, obj: int) -> np.ndarray:
@@ -1327,6 +1412,74 @@ def _counted_columns(problem: Problem) -> np.ndarray:
     if problem.grades is None:
         return np.ones(problem.n_queries, dtype=bool)
     return ~(problem.grades == UNRECORDED).any(axis=0)
+
+
+def route_views(
+    problem: Problem, answers: AnswerModel, likelihood: np.ndarray, several: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """A chemical's likelihood for a victim exposed by each route, and each route's share.
+
+    A row is the union of its chemical's effects over every route (``Problem.off_route``).
+    A victim exposed by route r alone shows a sign of another route's contact site (a cough
+    when a liquid only touched the skin) at most with the chance of an occasional sign (and
+    never less than its leak), route r itself with the row's whole chance of it, unsplit, and
+    the row's other routes with their leak (a route it does not list keeps its chance). With
+    share ``several`` the victim was exposed by
+    several routes at once and answers as ``likelihood`` says (the union; its routes split);
+    the rest is shared among the routes the row lists in proportion to each one's chance
+    above its leak, so a route graded hallmark (chlorine breathed in) weighs more than one
+    graded occasional (chlorine's liquid on the skin); equal grades share equally, and the
+    mixture's chance of each route is then the split chance of
+    :meth:`AnswerModel.likelihood`. A row listing no route (or with its routes unrecorded)
+    keeps ``likelihood`` alone.
+
+    Parameters
+    ----------
+    problem : Problem
+        With route views (``route_queries``, ``off_route``).
+    answers : AnswerModel
+        Gives the occasional chance (long-row discounted) and the leaks.
+    likelihood : ndarray of shape (M, N)
+        ``answers.likelihood(problem)``.
+    several : float
+        The share of victims exposed by several routes at once, in [0, 1].
+
+    Returns
+    -------
+    views : ndarray of shape (R + 1, M, N)
+        Per route, then the union (``likelihood``).
+    shares : ndarray of shape (R + 1, M)
+        P(view | chemical); each column sums to 1.
+    """
+    routes = problem.route_queries
+    R = routes.size
+    leaks = answers.effective_leaks(problem)
+    listed = problem.matrix[:, routes]  # (M, R)
+    counts = listed.sum(axis=1)
+    row_lengths = row_signs(problem)
+    typical = float(problem.prior @ row_lengths)
+    occasional = answers._discounted(answers.occasional, row_lengths, typical, leaks)  # (M,)
+    capped = np.maximum(np.minimum(likelihood, occasional[:, None]), leaks[None, :])
+    views = np.broadcast_to(likelihood, (R + 1, *likelihood.shape)).copy()
+    route_leaks = leaks[routes]
+    other_routes = np.where(listed, route_leaks[None, :], likelihood[:, routes])  # (M, R)
+    # each listed route's own chance, unsplit: k_i times its split chance above the leak
+    above = (likelihood[:, routes] - route_leaks[None, :]) * np.maximum(counts, 1)[:, None]
+    whole = np.minimum(route_leaks[None, :] + above, 1.0 - 1e-9)
+    for r in range(R):
+        off = problem.off_route[r]
+        views[r][:, off] = capped[:, off]
+        views[r][:, routes] = other_routes
+        views[r][:, routes[r]] = whole[:, r]
+    # a route graded hallmark is the way most victims meet the chemical: shares in
+    # proportion to each listed route's chance above its leak
+    weight = np.where(listed, np.maximum(above, 0.0), 0.0)
+    total = weight.sum(axis=1)
+    one_route = np.where(total > 0, 1.0 - several, 0.0)
+    shares = np.zeros((R + 1, problem.n_objects))
+    shares[:R] = (weight * (one_route / np.where(total > 0, total, 1.0))[:, None]).T
+    shares[R] = 1.0 - one_route
+    return views, shares
 
 
 def _split_shares(problem: Problem) -> np.ndarray:

@@ -62,6 +62,17 @@ class Problem:
         chemical ranked under its own prior while ``prior`` stays the one the answer model,
         the classes and the paper's modes use (a knowledge base's "split" prior: every class
         equally likely for the class, every chemical for the chemical). None: ``prior``.
+    route_queries : array-like of shape (R,), int, optional
+        The queries of the routes of exposure (inhaled, on the skin, swallowed...): one whole
+        category whose chance is split (``split_chance``). With ``off_route``, the evidence
+        mode weighs each chemical's answers under each route it lists
+        (:class:`responder.engine.evidence.EvidenceModel`).
+    off_route : array-like of shape (R, N), bool, optional
+        ``off_route[r, q]``: sign q appears where a chemical touches the body by another
+        route, not by route r (a cough from a gas breathed in, a burn where a liquid
+        touched), so a victim exposed by route r shows it only occasionally although the
+        chemical's row, the union over its routes, lists it. A route whose row is all False
+        restricts nothing. Needs ``route_queries``; route queries are never off-route.
 
     Attributes
     ----------
@@ -73,6 +84,8 @@ class Problem:
     grades : ndarray of shape (M, N), int8, or None
     alternatives, split_chance : ndarray of shape (N,), bool, or None
     object_prior : ndarray of shape (M,), float64, sums to 1, or None
+    route_queries : ndarray of shape (R,), int64, or None
+    off_route : ndarray of shape (R, N), bool, or None
     """
 
     matrix: np.ndarray
@@ -88,6 +101,8 @@ class Problem:
     alternatives: np.ndarray | None = None
     split_chance: np.ndarray | None = None
     object_prior: np.ndarray | None = None
+    route_queries: np.ndarray | None = None
+    off_route: np.ndarray | None = None
 
     @classmethod
     def build(
@@ -105,6 +120,8 @@ class Problem:
         alternatives=None,
         split_chance=None,
         object_prior=None,
+        route_queries=None,
+        off_route=None,
     ) -> Problem:
         """Validate raw inputs and return a :class:`Problem`; raises :class:`ProblemError`."""
         B = _binary_matrix(matrix)
@@ -121,7 +138,8 @@ class Problem:
         if split is not None and (alt is None or (split & ~alt).any()):
             raise ProblemError("split_chance may mark only categories of alternatives")
         own = None if object_prior is None else _prior(object_prior, M)
-        return cls(B, pi, y, z, w, onames, qnames, gnames, qgnames, G, alt, split, own)
+        routes, off = _route_views(route_queries, off_route, z, split, N)
+        return cls(B, pi, y, z, w, onames, qnames, gnames, qgnames, G, alt, split, own, routes, off)
 
     def __post_init__(self) -> None:
         for name in (
@@ -134,6 +152,8 @@ class Problem:
             "alternatives",
             "split_chance",
             "object_prior",
+            "route_queries",
+            "off_route",
         ):
             value = getattr(self, name)
             if isinstance(value, np.ndarray):
@@ -187,7 +207,20 @@ class Problem:
             None if self.alternatives is None else self.alternatives[cols],
             None if self.split_chance is None else self.split_chance[cols],
             None if self.object_prior is None else _prior(self.object_prior[rows], rows.size),
+            *self._route_views_of(cols),
         )
+
+    def _route_views_of(self, cols: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | None]:
+        """The route views restricted to queries ``cols`` (None unless every route query
+        is kept: a route view needs the whole category)."""
+        if self.route_queries is None:
+            return None, None
+        position = np.full(self.n_queries, -1)
+        position[cols] = np.arange(cols.size)
+        kept = position[self.route_queries]
+        if (kept < 0).any():
+            return None, None
+        return kept, self.off_route[:, cols]
 
     def settled_by_yes(self, queries) -> np.ndarray:
         """Queries a yes to any of ``queries`` settles, shape (N,) bool: the whole category
@@ -220,6 +253,31 @@ GRADE_CODES = {
     "common": COMMON,
     "hallmark": HALLMARK,
 }
+
+
+def _route_views(route_queries, off_route, query_groups, split, n: int):
+    """Validated route queries (R,) and off-route signs (R, N); (None, None) when not given."""
+    if route_queries is None and off_route is None:
+        return None, None
+    if route_queries is None or off_route is None:
+        raise ProblemError("route_queries and off_route go together: give both or neither")
+    rq = np.asarray(route_queries)
+    if rq.ndim != 1 or rq.size == 0 or not np.issubdtype(rq.dtype, np.integer):
+        raise ProblemError("route_queries must be a flat list of query indices")
+    rq = rq.astype(np.int64)
+    if (rq < 0).any() or (rq >= n).any() or np.unique(rq).size != rq.size:
+        raise ProblemError(f"route_queries must be distinct query indices from 0 to {n - 1}")
+    if split is None or not split[rq].all():
+        raise ProblemError("route_queries must be a category whose chance is split")
+    category = np.flatnonzero(query_groups == query_groups[rq[0]])
+    if not np.array_equal(np.sort(rq), category):
+        raise ProblemError("route_queries must be every query of one category, and only those")
+    off = np.asarray(off_route)
+    if off.shape != (rq.size, n) or off.dtype != bool:
+        raise ProblemError(f"off_route must be {rq.size} x {n} booleans, one row per route")
+    if off[:, rq].any():
+        raise ProblemError("a route query cannot be off-route: off_route marks signs only")
+    return rq, off
 
 
 def _alternatives(marks, query_groups, n: int, name: str = "alternatives") -> np.ndarray | None:

@@ -1,12 +1,13 @@
 """consistency.toml: exclusive groups (signs that cannot hold together, answered as one
-question) and implications (an answer that settles others)."""
+question), implications (an answer that settles others) and each route's contact signs (what
+a victim exposed another way shows only occasionally)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from responder.kb.checker import Checker, Doc
-from responder.kb.model import ExclusiveGroup, Implication
+from responder.kb.model import ContactSigns, ExclusiveGroup, Implication
 from responder.kb.vocabulary import current_id
 
 #: Exclusive groups and implications between observations: optional.
@@ -19,12 +20,14 @@ def check_consistency(
     symptom_ids: set[str],
     aliases: dict[str, str],
     incident_ids: set[str] = frozenset(),
-) -> tuple[list[ExclusiveGroup], list[Implication]]:
+    route_ids: Mapping[str, str] | None = None,
+) -> tuple[list[ExclusiveGroup], list[Implication], list[ContactSigns]]:
     """consistency.toml: exclusive groups (at least two members, a member in one group
-    only, all answered per victim or all once for the incident: ``incident_ids``) and
+    only, all answered per victim or all once for the incident: ``incident_ids``),
     implications (known ids, answers yes or no, nothing implying itself, no answer that
-    leads to a contradiction)."""
-    ck.top_keys(doc, ("exclusive", "implies"))
+    leads to a contradiction) and contact signs (routes of ``route_ids``, observation ->
+    its category, all of one category and each named once; signs that are no route)."""
+    ck.top_keys(doc, ("exclusive", "implies", "contact_signs"))
 
     def known(sid: str, line: int | None, where: str) -> str | None:
         return current_id(ck, doc, line, where, sid, symptom_ids, aliases)
@@ -32,7 +35,78 @@ def check_consistency(
     groups = _exclusive_groups(ck, doc, known, incident_ids)
     rules, lines = _implications(ck, doc, known)
     _check_contradictions(ck, doc, groups, rules, lines)
-    return groups, rules
+    contact = _contact_signs(ck, doc, known, route_ids or {})
+    return groups, rules, contact
+
+
+def _contact_signs(
+    ck: Checker,
+    doc: Doc,
+    known: Callable[[str, int | None, str], str | None],
+    route_ids: Mapping[str, str],
+) -> list[ContactSigns]:
+    """The ``[[contact_signs]]`` tables: a route (an observation of a category answered per
+    victim, one of its observations at a time), every table's of one category and each
+    named once, and the signs that appear where a chemical touches the body by it."""
+    out: list[ContactSigns] = []
+    seen: dict[str, int | None] = {}
+    category = None
+    for k, t in enumerate(ck.tables(doc, "contact_signs", required=False)):
+        v, span, anchor = ck.fields(
+            doc, "contact_signs", k, t, {"route": "str", "signs": "list"}, {"why": "str"}
+        )
+        if not {"route", "signs"} <= v.keys():
+            continue
+        line = doc.lines.key(span, "route") or anchor
+        route = known(v["route"], line, "contact signs")
+        if route is None:
+            continue
+        if route not in route_ids:
+            ck.error(
+                doc.rel,
+                line,
+                f'contact signs name "{route}", which is not a route of exposure',
+                "name an observation of a category answered per victim, one observation at a "
+                "time (route_inhaled, route_skin, ...)",
+            )
+            continue
+        if category is not None and route_ids[route] != category:
+            ck.error(
+                doc.rel,
+                line,
+                f'contact signs name "{route}" of category "{route_ids[route]}", but the first '
+                f'table names a route of "{category}"',
+                "every [[contact_signs]] table names a route of the same category",
+            )
+            continue
+        category = route_ids[route]
+        if route in seen:
+            ck.error(
+                doc.rel,
+                line,
+                f'contact signs of "{route}" are given twice',
+                f"merge this table into the one at {ck.where(doc.rel, seen[route])}",
+            )
+            continue
+        seen[route] = line
+        signs = []
+        for sid in v["signs"]:
+            where = doc.lines.value(span, "signs", sid) or anchor
+            cid = known(sid, where, f'contact signs of "{route}"')
+            if cid is None:
+                continue
+            if cid in route_ids:
+                ck.error(
+                    doc.rel,
+                    where,
+                    f'contact signs of "{route}" list the route "{cid}"',
+                    "list signs only: a route is not a sign of another",
+                )
+                continue
+            if cid not in signs:
+                signs.append(cid)
+        out.append(ContactSigns(route, tuple(signs), v.get("why", "")))
+    return out
 
 
 def _exclusive_groups(

@@ -23,6 +23,7 @@ GRADE_KEYS = (
     "textbook_share",
     "textbook_sensitivity",
     "textbook_leak",
+    "several_routes_share",
 )
 
 #: How to fix each key of grades.toml, said after what is wrong with it
@@ -37,6 +38,8 @@ GRADE_FIXES = {
     "textbook_share": "write a number from 0 (no textbook presentation) up to (not including) 1",
     "textbook_sensitivity": "write a number between 0 and 1 above textbook_leak",
     "textbook_leak": "write a number between 0 and 1 below textbook_sensitivity",
+    "several_routes_share": "write a number from 0 (every victim by one route) to 1 (no route "
+    "views)",
 }
 
 

@@ -127,6 +127,7 @@ def check_files(
         symptom_ids = set(vocab.symptom_line) or None
     exclusive: list[ExclusiveGroup] = []
     implications: list[Implication] = []
+    contact: list = []
     if (
         symptom_ids is not None
         and CONSISTENCY_FILE in texts
@@ -134,8 +135,15 @@ def check_files(
     ):
         per_incident = {c.id for c in vocab.categories if c.per == "incident"}
         incident_ids = {s.id for s in vocab.symptoms if s.category in per_incident}
-        exclusive, implications = check_consistency(
-            ck, doc, symptom_ids, vocab.aliases, incident_ids
+        # a route of exposure is answered per victim, one of its category
+        per_victim_alternatives = {
+            c.id for c in vocab.categories if c.per == "victim" and c.alternatives
+        }
+        route_ids = {
+            s.id: s.category for s in vocab.symptoms if s.category in per_victim_alternatives
+        }
+        exclusive, implications, contact = check_consistency(
+            ck, doc, symptom_ids, vocab.aliases, incident_ids, route_ids
         )
     answer_model: dict = {}
     if GRADES_FILE in texts and (doc := ck.parse(GRADES_FILE, texts[GRADES_FILE])):
@@ -173,6 +181,7 @@ def check_files(
         digest=digest,
         exclusive_groups=tuple(exclusive),
         implications=tuple(implications),
+        contact_signs=tuple(contact),
         answer_model=answer_model,
     )
 

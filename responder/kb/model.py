@@ -320,6 +320,17 @@ class Implication:
     why: str = ""
 
 
+@dataclass(frozen=True)
+class ContactSigns:
+    """Signs that appear where a chemical touches the body by ``route`` (a cough where a gas
+    is breathed, a burn where a liquid touched the skin): a victim exposed by another route
+    shows them only occasionally, though the chemical's row lists them."""
+
+    route: str
+    signs: tuple[str, ...]
+    why: str = ""
+
+
 @dataclass(frozen=True, eq=False)
 class KnowledgeBase:
     """A validated knowledge base.
@@ -332,7 +343,7 @@ class KnowledgeBase:
         Where it was loaded from (a folder, a CSV file, or the bundled resources' location).
     categories, symptoms, classes : tuple
         In file order; the symptom order fixes the matrix columns.
-    exclusive_groups, implications : tuple
+    exclusive_groups, implications, contact_signs : tuple
         consistency.toml: what one answer says about others.
     answer_model : dict
         grades.toml: the evidence mode's answer model fitted for this knowledge base.
@@ -354,6 +365,7 @@ class KnowledgeBase:
     digest: str = ""
     exclusive_groups: tuple[ExclusiveGroup, ...] = ()
     implications: tuple[Implication, ...] = ()
+    contact_signs: tuple[ContactSigns, ...] = ()
     #: grades.toml: the answer model fitted for this knowledge base (evidence settings by
     #: key, e.g. leak, class_borrow); the user's settings override it
     answer_model: dict = field(default_factory=dict)
@@ -708,7 +720,29 @@ class KnowledgeBase:
             alternatives=alternatives,
             split_chance=alternatives & np.array([s.per == "victim" for s in self.symptoms]),
             object_prior=self.prior_vector("chemical") if prior == "split" else None,
+            **self._route_views(),
         )
+
+    def _route_views(self) -> dict:
+        """The problem's route queries and off-route signs from the contact signs
+        (consistency.toml); none when it has none. A sign one route's table lists is
+        off-route for every route whose table does not list it; a route with no table
+        restricts nothing."""
+        if not self.contact_signs:
+            return {}
+        category = self.symptom_by_id[self.contact_signs[0].route].category
+        routes = self.category_by_id[category].symptoms
+        local = {c.route: c.signs for c in self.contact_signs}
+        contact = np.zeros(len(self.symptoms), dtype=bool)
+        for signs in local.values():
+            contact[[self.symptom_by_id[s].index for s in signs]] = True
+        off = np.zeros((len(routes), len(self.symptoms)), dtype=bool)
+        for r, q in enumerate(routes):
+            route = self.symptoms[q].id
+            if route in local:
+                off[r] = contact
+                off[r, [self.symptom_by_id[s].index for s in local[route]]] = False
+        return {"route_queries": list(routes), "off_route": off}
 
     # --- search -------------------------------------------------------------------------
 

@@ -493,3 +493,111 @@ def test_rules_that_agree_through_a_chain_are_accepted(tmp_path):
         CONSISTENCY + '\n[[implies]]\nwhen = "wheezing"\nanswer = "yes"\nthen = { cough = "yes" }\n'
     )
     load_kb(write_kb(tmp_path, consistency_toml=text))
+
+
+ROUTE_SCENE = (
+    SCENE
+    + """
+[[category]]
+id = "route"
+label = "How the victim was exposed"
+kind = "scene"
+per = "victim"
+alternatives = true
+
+[[observation]]
+id = "route_inhaled"
+label = "Breathed it in"
+category = "route"
+
+[[observation]]
+id = "route_skin"
+label = "On the skin"
+category = "route"
+
+[[observation]]
+id = "route_drug_use"
+label = "Drug use"
+category = "route"
+"""
+)
+
+CONTACT = (
+    CONSISTENCY
+    + """
+[[contact_signs]]
+route = "route_inhaled"
+signs = ["cough", "wheezing"]
+why = "The gas touches the airways."
+
+[[contact_signs]]
+route = "route_skin"
+signs = ["dilated_pupils"]
+"""
+)
+
+
+def test_contact_signs_make_each_route_a_view_of_the_rows(tmp_path):
+    kb = load_kb(write_kb(tmp_path, scene_toml=ROUTE_SCENE, consistency_toml=CONTACT))
+    assert [(c.route, c.signs) for c in kb.contact_signs] == [
+        ("route_inhaled", ("cough", "wheezing")),
+        ("route_skin", ("dilated_pupils",)),
+    ]
+    problem = kb.to_problem()
+    routes = [kb.symptom_index(r) for r in ("route_inhaled", "route_skin", "route_drug_use")]
+    assert list(problem.route_queries) == routes
+    off = {
+        kb.symptoms[q].id: set(np.array(kb.symptom_ids)[problem.off_route[r]])
+        for r, q in enumerate(routes)
+    }
+    # a sign of one route's contact is off every other route that has a table; drug use has none
+    assert off == {
+        "route_inhaled": {"dilated_pupils"},
+        "route_skin": {"cough", "wheezing"},
+        "route_drug_use": set(),
+    }
+
+
+@pytest.mark.parametrize(
+    "edit, snippet, words",
+    [
+        (('route = "route_skin"', 'route = "route_sea"'), 'route = "route_sea"', "unknown"),
+        (
+            ('route = "route_skin"', 'route = "cough"'),
+            'route = "cough"',
+            'contact signs name "cough", which is not a route of exposure',
+        ),
+        (
+            ('signs = ["dilated_pupils"]', 'signs = ["route_inhaled"]'),
+            'signs = ["route_inhaled"]',
+            'contact signs of "route_skin" list the route "route_inhaled"',
+        ),
+        (
+            ('route = "route_skin"', 'route = "route_inhaled"'),
+            'route = "route_inhaled"\nsigns = ["dilated',
+            'contact signs of "route_inhaled" are given twice',
+        ),
+        (('signs = ["dilated_pupils"]', 'sign = ["dilated_pupils"]'), "sign =", "sign"),
+    ],
+)
+def test_bad_contact_signs_get_one_clear_message(tmp_path, edit, snippet, words):
+    text = CONTACT.replace(*edit)
+    issue = only_error(write_kb(tmp_path, scene_toml=ROUTE_SCENE, consistency_toml=text))
+    assert words in issue.problem and issue.file.endswith("consistency.toml")
+    assert issue.line == line_of(text, snippet)
+
+
+def test_the_bundled_contact_signs_keep_a_skin_splash_from_expecting_a_cough():
+    kb = load_bundled()
+    problem = kb.to_problem()
+    route = {kb.symptoms[q].id: r for r, q in enumerate(problem.route_queries)}
+    cough, burns = kb.symptom_index("cough"), kb.symptom_index("skin_burns")
+    assert problem.off_route[route["route_skin"], cough]
+    assert problem.off_route[route["route_swallowed"], cough]
+    assert not problem.off_route[route["route_inhaled"], cough]
+    assert problem.off_route[route["route_inhaled"], burns]
+    assert not problem.off_route[route["route_drug_use"]].any()
+    # signs absorbed from any route are nobody's contact sign
+    for systemic in ("shortness_of_breath", "vomiting", "pinpoint_pupils", "seizures"):
+        assert not problem.off_route[:, kb.symptom_index(systemic)].any()
+    assert kb.answer_model["several_routes_share"] < 1
