@@ -524,7 +524,7 @@ class ResponderApp(App):
         it = self.interview
         if len(it.victims) >= 9:
             self.notify(
-                "No victim added: an incident holds nine victims at most, one number key each.",
+                "No victim added: + adds nine victims at most, one number key each.",
                 severity="warning",
                 timeout=6,
             )
