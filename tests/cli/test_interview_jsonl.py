@@ -682,3 +682,11 @@ def test_more_than_nine_victims_are_taken_up_to_the_incidents_limit_then_one_err
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
     assert f"up to {MAX_VICTIMS} in one incident" in readme
     assert "an incident holds nine victims at most" not in readme
+
+
+def test_a_name_in_the_other_spelling_is_answered():
+    """'shopping center' was 'unknown symptom' while 'shopping centre' was taken; British
+    and American spellings are one name (kb/identifiers.py: american_spelling)."""
+    _, reply = run_lines([answer("shopping center", "yes")])
+    assert "error" not in reply
+    assert [a["symptom"] for a in reply["answers"]] == ["setting_public_place"]
