@@ -91,9 +91,10 @@ def run(kb: str | None = None) -> int:
         print(f"responder: the knowledge base cannot be used:\n{exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
     if sys.platform != "win32":
-        from responder.app.driver import quicker_escape  # noqa: PLC0415
+        from responder.app.driver import hang_up_at_end_of_input, quicker_escape  # noqa: PLC0415
 
         quicker_escape()
+        hang_up_at_end_of_input()
         app.call_after_refresh(_hang_up_on_signals, app)
     app.run()
     return int(app.return_code or 0)

@@ -439,6 +439,29 @@ def test_sigterm_or_sighup_ends_the_app_cleanly_with_every_answer_kept(home: Pat
     assert len(pending) == 1 and [a.answer for a in pending[0].answers] == ["yes", "no"]
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a pseudo-terminal")
+def test_a_terminal_that_goes_away_ends_the_app_instead_of_a_busy_loop(home: Path):
+    """Closing the terminal's other end without a SIGHUP left every read returning nothing:
+    Textual's input thread took it for piped input and looped, the app running on unseen at
+    two-thirds of a CPU. The end of the terminal's input is now a hang-up."""
+    proc, master = _app_in_a_terminal(home)
+    term = _Terminal(master)
+    try:
+        assert term.wait_for(lambda: b"Does the victim have" in term.screen)
+        os.write(master, b"y")
+        assert term.wait_for(lambda: _answers_stored() == 1, 10), "the answer was not stored"
+    finally:
+        os.close(master)
+    try:
+        proc.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(timeout=10)
+        pytest.fail("the app ran on after its terminal went away")
+    assert proc.returncode == 128 + signal.SIGHUP
+    assert [a.answer for a in unfinished()[0].answers] == ["yes"]
+
+
 def _incident_with_noise_and_a_late_mode_change(knowledge) -> str:
     """Two answers at fixed past times, then (now) a mode change: noise tolerance on."""
     from responder.core.session import Interview
