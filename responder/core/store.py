@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sqlite3
 import stat
 import time
@@ -252,6 +253,30 @@ def _error_text(exc: BaseException) -> str:
     return str(exc) or type(exc).__name__
 
 
+#: Free bytes on the database's disk below which an I/O error opening it is put down to a
+#: full disk (SQLite then says only "disk I/O error": its shared-memory file could not grow).
+LOW_SPACE = 1 << 20
+
+
+def _full_disk(path: Path, exc: BaseException) -> str:
+    """What to add to an error opening ``path`` when its disk is full: SQLite reports that
+    as "disk I/O error" (SQLITE_IOERR_SHMSIZE), which says neither what is wrong nor what
+    to do. "" when the error is of another kind or there is room."""
+    name = getattr(exc, "sqlite_errorname", "") or ""
+    if not (name.startswith("SQLITE_IOERR") or name == "SQLITE_FULL"):
+        return ""
+    try:
+        free = shutil.disk_usage(path.parent).free
+    except OSError:
+        return ""
+    if free >= LOW_SPACE:
+        return ""
+    return (
+        f" (the disk holding it is full: {free // 1024} KB free; free some space on it, "
+        "then try again: nothing stored is lost)"
+    )
+
+
 def _store_error(message: str, exc: BaseException) -> StoreError:
     error = StoreError(message)
     error.busy = _is_busy(exc)
@@ -349,7 +374,9 @@ def open_database(path: Path | None = None, import_journals: bool = True) -> Dat
                 conn = None
             if not _is_damage(exc):
                 raise _store_error(
-                    f"cannot open the incident database {path}: {_error_text(exc)}", exc
+                    f"cannot open the incident database {path}: {_error_text(exc)}"
+                    + _full_disk(path, exc),
+                    exc,
                 ) from None
             problem = _error_text(exc)
         except UnicodeDecodeError:
