@@ -1335,6 +1335,10 @@ def find_incident(key: str, path: Path | None = None) -> tuple[IncidentData | No
     escaped = key.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
     by_start = ("id = ? OR id LIKE ? ESCAPE '\\'", (key, escaped + "%"))
     with open_database(path) as db:
+        if not key.isprintable():
+            # bytes that are not UTF-8 (a command-line argument decodes them to lone
+            # surrogates, which SQLite cannot be given) or control characters: no id has them
+            return None, db.notices
         if key.isascii() and key.isdigit():  # "²" is a digit to isdigit(), not to int()
             found = _read(db, "number = ? OR id = ?", (int(key) if len(key) <= 18 else -1, key))
             if not found and len(key) > len(str(_largest_number(db))):
