@@ -690,3 +690,15 @@ def test_a_name_in_the_other_spelling_is_answered():
     _, reply = run_lines([answer("shopping center", "yes")])
     assert "error" not in reply
     assert [a["symptom"] for a in reply["answers"]] == ["setting_public_place"]
+
+
+def test_a_line_cut_short_says_where_its_json_breaks():
+    """Input closed in the middle of a line gave 'not valid JSON (Unterminated string
+    starting at)', the sentence cut where json's message names a place: the column is
+    given, as the interchange files' errors give it."""
+    (reply,) = run_lines(['{"symptom": "cough", "ans'])[1:]
+    assert reply["error"].startswith(
+        "not valid JSON (Unterminated string starting at column 22); "
+    ), reply["error"]
+    (reply,) = run_lines(['{"symptom": }'])[1:]
+    assert reply["error"].startswith("not valid JSON (Expecting value, column 13); ")
