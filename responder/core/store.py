@@ -277,6 +277,32 @@ def _full_disk(path: Path, exc: BaseException) -> str:
     )
 
 
+#: The files SQLite keeps beside the database, and what each holds.
+_COMPANIONS = (
+    ("-wal", "write-ahead log"),
+    ("-shm", "shared-memory index"),
+    ("-journal", "journal"),
+)
+
+
+def _companion_in_the_way(path: Path) -> str:
+    """What to add to an error opening ``path`` when a folder (or another kind of file)
+    stands where SQLite keeps one of its files beside it: SQLite says only "disk I/O
+    error". "" when there is none."""
+    for suffix, what in _COMPANIONS:
+        companion = path.with_name(path.name + suffix)
+        try:
+            mode = os.lstat(companion).st_mode
+        except OSError:
+            continue
+        if not stat.S_ISREG(mode):
+            kind = "a folder" if stat.S_ISDIR(mode) else "not a regular file"
+            return (
+                f" ({companion} is {kind}, where SQLite keeps the database's {what}: move it away)"
+            )
+    return ""
+
+
 def _store_error(message: str, exc: BaseException) -> StoreError:
     error = StoreError(message)
     error.busy = _is_busy(exc)
@@ -375,7 +401,7 @@ def open_database(path: Path | None = None, import_journals: bool = True) -> Dat
             if not _is_damage(exc):
                 raise _store_error(
                     f"cannot open the incident database {path}: {_error_text(exc)}"
-                    + _full_disk(path, exc),
+                    + (_companion_in_the_way(path) or _full_disk(path, exc)),
                     exc,
                 ) from None
             problem = _error_text(exc)

@@ -729,3 +729,22 @@ def test_a_database_that_cannot_open_on_a_full_disk_says_the_disk_is_full(tmp_pa
         store.open_database(path)
     assert str(other.value).endswith("disk I/O error")
     assert path.exists()  # not set aside as damaged
+
+
+@pytest.mark.parametrize("suffix", ["-wal", "-journal"])
+def test_a_folder_where_sqlite_keeps_its_log_is_named(tmp_path, suffix):
+    """A folder named incidents.sqlite-wal (a sync tool's conflict copy, a mistaken mkdir)
+    stopped every command with 'cannot open the incident database ...: disk I/O error',
+    naming neither the folder nor what to do; the message names it and says to move it."""
+    from responder.core import store
+
+    path = tmp_path / "incidents.sqlite"
+    store.open_database(path).close()
+    for leftover in (tmp_path / "incidents.sqlite-wal", tmp_path / "incidents.sqlite-shm"):
+        leftover.unlink(missing_ok=True)
+    (tmp_path / f"incidents.sqlite{suffix}").mkdir()
+    with pytest.raises(store.StoreError) as exc:
+        store.open_database(path).close()
+    assert f"incidents.sqlite{suffix} is a folder, where SQLite keeps" in str(exc.value)
+    assert "move it away" in str(exc.value)
+    assert path.is_file()  # never set aside as damaged
