@@ -524,7 +524,7 @@ class ResponderApp(App):
         it = self.interview
         if len(it.victims) >= 9:
             self.notify(
-                "No victim added: an incident holds nine victims at most, one number key each.",
+                "No victim added: + adds nine victims at most, one number key each.",
                 severity="warning",
                 timeout=6,
             )
@@ -834,6 +834,17 @@ class ResponderApp(App):
         # and whose actions send their answers up the same way: quit after such round trips,
         # once those answers are recorded (waiting at most a second)
         self._quit_after_keys(time.monotonic() + QUIT_WAIT_SECONDS, rounds=QUIT_ROUND_TRIPS)
+
+    def hang_up(self, signum: int) -> None:
+        """The terminal closed (SIGHUP, or its input ended) or the system asked the app to
+        stop (SIGTERM): no one is there to answer a dialog, so changes not yet written are
+        tried once more and the app exits, putting the terminal back as ctrl+q does (the
+        default ending left a terminal it was killed in without its screen, echo or cursor).
+        Every answer shown was written when given; the incident stays open for a resume."""
+        it = self.interview
+        if it is not None and it.unsaved:
+            it.save()
+        self.exit(return_code=128 + signum)
 
     def _quit_after_keys(self, deadline: float, rounds: int = 0) -> None:
         if rounds:

@@ -10,7 +10,9 @@ cost nothing measurable.
 
 from __future__ import annotations
 
+import os
 import selectors
+import signal
 import types
 
 
@@ -32,4 +34,31 @@ def quicker_escape() -> bool:
     module.__dict__.update(vars(selectors))
     module.SelectSelector = WakingSelector
     linux_driver.selectors = module
+    return True
+
+
+def hang_up_at_end_of_input() -> bool:
+    """Make the end of the terminal's input a hang-up (SIGHUP to this process, once).
+
+    A terminal closed without a SIGHUP reaching the app (its window killed by some
+    terminals, a pseudo-terminal whose other end went away) leaves every read returning
+    nothing at once: Textual's input thread took that for piped input and looped, and the
+    app ran on unseen at two-thirds of a CPU. False where it does not apply."""
+    from textual.drivers import linux_driver  # noqa: PLC0415
+
+    if getattr(linux_driver, "os", None) is not os:
+        return False  # another Textual, or already done
+    told: list[bool] = []
+
+    def read(fd: int, size: int) -> bytes:
+        data = os.read(fd, size)
+        if not data and size and not told:
+            told.append(True)
+            os.kill(os.getpid(), signal.SIGHUP)
+        return data
+
+    module = types.ModuleType("os")
+    module.__dict__.update(vars(os))
+    module.read = read
+    linux_driver.os = module
     return True

@@ -91,11 +91,25 @@ def run(kb: str | None = None) -> int:
         print(f"responder: the knowledge base cannot be used:\n{exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
     if sys.platform != "win32":
-        from responder.app.driver import quicker_escape  # noqa: PLC0415
+        from responder.app.driver import hang_up_at_end_of_input, quicker_escape  # noqa: PLC0415
 
         quicker_escape()
+        hang_up_at_end_of_input()
+        app.call_after_refresh(_hang_up_on_signals, app)
     app.run()
     return int(app.return_code or 0)
+
+
+def _hang_up_on_signals(app) -> None:
+    """SIGHUP (the terminal closed) and SIGTERM (a shutdown, ``kill``) end the app as
+    :meth:`ResponderApp.hang_up` says, on the app's own loop, instead of killing it where it
+    stands."""
+    import asyncio  # noqa: PLC0415
+    import signal  # noqa: PLC0415
+
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGHUP, signal.SIGTERM):
+        loop.add_signal_handler(signum, app.hang_up, signum)
 
 
 if __name__ == "__main__":  # pragma: no cover

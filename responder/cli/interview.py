@@ -143,7 +143,11 @@ class Protocol:
         try:
             msg = json.loads(text, object_pairs_hook=_unique_keys)
         except (ValueError, RecursionError) as exc:
-            what = exc.msg if isinstance(exc, json.JSONDecodeError) else "nested too deeply"
+            what = "nested too deeply"
+            if isinstance(exc, json.JSONDecodeError):
+                # json's message leaves its place out ("Unterminated string starting at")
+                joint = " column" if exc.msg.endswith(" at") else ", column"
+                what = f"{exc.msg}{joint} {exc.colno}"
             raise _LineError(f"not valid JSON ({what}); send one JSON object per line") from None
         if not isinstance(msg, dict):
             raise _LineError(

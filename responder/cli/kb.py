@@ -652,11 +652,13 @@ def _bundled_cases_do_not_fit(kb: KnowledgeBase, exc: KBError) -> str:
     """One message for the bundled cases run on another knowledge base whose ids they do
     not use, in place of one line per case line."""
     files = {issue.file for issue in exc.issues}
+    origin = Path(str(kb.origin))
     return (
         f"the bundled cases are written for the bundled knowledge base: {counted(len(files), 'case file')} "
         f"name classes or symptoms that knowledge base '{kb.name}' lacks (first: "
         f"{exc.issues[0].problem}); give a folder of cases written for it: "
         f"responder kb validate CASES --kb {kb.name}"
+        + (f", or put them in {origin / 'cases'}" if origin.is_dir() else "")
     )
 
 
@@ -695,7 +697,7 @@ def _check_validate_options_apply(val, args, modes: list[str]) -> None:
 def cmd_validate(args) -> int:
     """``responder kb validate [CASES] [--kb ...] [--mode NAME]... [--eps N] [--json]``."""
     from responder.core import validation as val  # noqa: PLC0415 (numpy work only when asked)
-    from responder.kb.cases import load_cases  # noqa: PLC0415
+    from responder.kb.cases import default_cases, load_cases  # noqa: PLC0415
 
     if args.cases is not None and not args.cases.strip():
         raise InputError(
@@ -712,17 +714,21 @@ def cmd_validate(args) -> int:
         kb = resolve_kb(getattr(args, "kb", None))
     except (KBError, OSError) as exc:
         return _fail(exc)
+    # no CASES: the knowledge base's own cases/ folder, else the bundled cases (said so)
+    cases_path, note = (args.cases, None) if args.cases is not None else default_cases(kb)
     try:
-        cases, warnings = load_cases(args.cases, kb)
+        cases, warnings = load_cases(cases_path, kb)
     except KBError as exc:
-        if args.cases is None and kb.name != BUNDLED_NAME:
+        if note is not None:
             raise InputError(_bundled_cases_do_not_fit(kb, exc)) from None
         return _fail(exc)
     except OSError as exc:
         return _fail(exc)
+    if note is not None:
+        print(note, file=sys.stderr)
     for w in warnings:
         print(str(w), file=sys.stderr)
-    report = val.validate(kb, cases, modes, settings)
+    report = val.validate(kb, cases, modes, settings, cases_from=Path(cases_path).expanduser())
     if args.json:
         print(json.dumps(val.report_json(report), indent=2, ensure_ascii=False))
     else:

@@ -37,6 +37,10 @@ from responder.kb.model import ChemicalClass, KnowledgeBase
 ANSWER_WORDS = {Answer.YES: "yes", Answer.NO: "no", Answer.UNKNOWN: "can't tell"}
 #: A victim's name is a short label a responder types ("driver", "child in red").
 MAX_VICTIM_NAME = 40
+#: Victims one incident holds. The app's + adds nine (one number key each); the protocol
+#: names up to this many, and the app's palette turns to every one. Each protocol reply
+#: lists every victim, so a run of N victims writes N^2 of them: 100 take about 2.5 s.
+MAX_VICTIMS = 100
 #: The scene observation a second victim settles: several people fell ill.
 SEVERAL_VICTIMS = "pattern_several_victims"
 
@@ -315,9 +319,12 @@ class Interview:
         Raises
         ------
         ValueError
-            A name that is too long or holds control characters.
+            A name that is too long or holds control characters, or an incident that
+            already holds MAX_VICTIMS victims.
         """
         name = clean_victim_name(name)
+        if len(self.victims) >= MAX_VICTIMS:
+            raise ValueError(f"not added: an incident holds {MAX_VICTIMS} victims at most")
         index = self.state.add_victim()
         self.victims.append(name)
         self._log(lambda: self.incident.victim(index, name), config_only=not self.records)

@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sqlite3
 import stat
 import time
@@ -252,6 +253,56 @@ def _error_text(exc: BaseException) -> str:
     return str(exc) or type(exc).__name__
 
 
+#: Free bytes on the database's disk below which an I/O error opening it is put down to a
+#: full disk (SQLite then says only "disk I/O error": its shared-memory file could not grow).
+LOW_SPACE = 1 << 20
+
+
+def _full_disk(path: Path, exc: BaseException) -> str:
+    """What to add to an error opening ``path`` when its disk is full: SQLite reports that
+    as "disk I/O error" (SQLITE_IOERR_SHMSIZE), which says neither what is wrong nor what
+    to do. "" when the error is of another kind or there is room."""
+    name = getattr(exc, "sqlite_errorname", "") or ""
+    if not (name.startswith("SQLITE_IOERR") or name == "SQLITE_FULL"):
+        return ""
+    try:
+        free = shutil.disk_usage(path.parent).free
+    except OSError:
+        return ""
+    if free >= LOW_SPACE:
+        return ""
+    return (
+        f" (the disk holding it is full: {free // 1024} KB free; free some space on it, "
+        "then try again: nothing stored is lost)"
+    )
+
+
+#: The files SQLite keeps beside the database, and what each holds.
+_COMPANIONS = (
+    ("-wal", "write-ahead log"),
+    ("-shm", "shared-memory index"),
+    ("-journal", "journal"),
+)
+
+
+def _companion_in_the_way(path: Path) -> str:
+    """What to add to an error opening ``path`` when a folder (or another kind of file)
+    stands where SQLite keeps one of its files beside it: SQLite says only "disk I/O
+    error". "" when there is none."""
+    for suffix, what in _COMPANIONS:
+        companion = path.with_name(path.name + suffix)
+        try:
+            mode = os.lstat(companion).st_mode
+        except OSError:
+            continue
+        if not stat.S_ISREG(mode):
+            kind = "a folder" if stat.S_ISDIR(mode) else "not a regular file"
+            return (
+                f" ({companion} is {kind}, where SQLite keeps the database's {what}: move it away)"
+            )
+    return ""
+
+
 def _store_error(message: str, exc: BaseException) -> StoreError:
     error = StoreError(message)
     error.busy = _is_busy(exc)
@@ -349,7 +400,9 @@ def open_database(path: Path | None = None, import_journals: bool = True) -> Dat
                 conn = None
             if not _is_damage(exc):
                 raise _store_error(
-                    f"cannot open the incident database {path}: {_error_text(exc)}", exc
+                    f"cannot open the incident database {path}: {_error_text(exc)}"
+                    + (_companion_in_the_way(path) or _full_disk(path, exc)),
+                    exc,
                 ) from None
             problem = _error_text(exc)
         except UnicodeDecodeError:
@@ -1308,6 +1361,10 @@ def find_incident(key: str, path: Path | None = None) -> tuple[IncidentData | No
     escaped = key.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
     by_start = ("id = ? OR id LIKE ? ESCAPE '\\'", (key, escaped + "%"))
     with open_database(path) as db:
+        if not key.isprintable():
+            # bytes that are not UTF-8 (a command-line argument decodes them to lone
+            # surrogates, which SQLite cannot be given) or control characters: no id has them
+            return None, db.notices
         if key.isascii() and key.isdigit():  # "²" is a digit to isdigit(), not to int()
             found = _read(db, "number = ? OR id = ?", (int(key) if len(key) <= 18 else -1, key))
             if not found and len(key) > len(str(_largest_number(db))):

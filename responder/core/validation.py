@@ -28,6 +28,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 import numpy as np
 
@@ -303,6 +304,8 @@ class Report:
     coverage: dict[str, SignCoverage | None] = field(default_factory=dict)  # case -> coverage
     #: the evidence modes' settings in force: the given ones over the knowledge base's
     evidence: EvidenceSettings = field(default_factory=EvidenceSettings)
+    #: where the cases were read (a folder or a file); "" when not known
+    cases_from: str = ""
 
     def sign_totals(self) -> tuple[int, int]:
         """(present signs the agents' rows list, present signs) over cases with a row."""
@@ -433,8 +436,10 @@ def validate(
     cases: Sequence[Case],
     modes: Sequence[str] | None = None,
     settings: Settings | None = None,
+    cases_from: str | Path = "",
 ) -> Report:
-    """Run every case through every mode (default: all registered modes)."""
+    """Run every case through every mode (default: all registered modes); ``cases_from``
+    says where the cases were read, for the report."""
     names = check_modes(modes)
     settings = settings or Settings()
     problem = kb.to_problem(settings.prior)
@@ -445,6 +450,7 @@ def validate(
         settings=settings,
         coverage={c.id: sign_coverage(kb, c) for c in cases},
         evidence=settings.base.resolved_evidence(kb.answer_model),
+        cases_from=str(cases_from),
     )
     for mode in names:
         for seen in ANSWERS_SEEN:
@@ -463,6 +469,7 @@ def report_json(report: Report) -> dict:
     classes = sorted({c.class_id for c in report.cases})
     return {
         "knowledge_base": report.kb_name,
+        "cases_from": report.cases_from,
         "signs_listed": listed,
         "signs_present": present,
         "settings": {
@@ -536,7 +543,8 @@ def format_report(report: Report) -> str:
     halves = {h: sum(case_half(c) == h for c in report.cases) for h in HALVES}
     out = [
         f"Validation of knowledge base {report.kb_name!r} on {counted(n_cases, 'case vignette')} "
-        f"(prior per {report.settings.prior}; halves: fit {halves['fit']}, held-out "
+        + (f"from {report.cases_from} " if report.cases_from else "")
+        + f"(prior per {report.settings.prior}; halves: fit {halves['fit']}, held-out "
         f"{halves['held-out']})"
     ]
     if class_only:

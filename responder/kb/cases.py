@@ -315,6 +315,25 @@ def bundled_cases_dir() -> Path:
     return Path(str(bundled_root().joinpath(CASES_DIR)))
 
 
+def default_cases(kb: KnowledgeBase) -> tuple[Path, str | None]:
+    """The cases ``kb validate`` scores when none are given: the knowledge base's own
+    ``cases/`` folder when its folder has one, else the bundled cases with a note saying
+    so (None for the bundled knowledge base, whose own they are)."""
+    bundled = bundled_cases_dir()
+    origin = Path(str(kb.origin)) if kb.origin else None
+    if origin is not None and origin.is_dir():
+        own = origin / CASES_DIR
+        if own.is_dir():
+            return own, None
+    if origin is not None and origin.resolve() == bundled.parent.resolve():
+        return bundled, None
+    where = f" ({origin})" if origin is not None else ""
+    return bundled, (
+        f"note: knowledge base {kb.name!r}{where} has no {CASES_DIR}/ folder of its own: "
+        f"scoring the bundled cases, {bundled}"
+    )
+
+
 def load_cases(path: str | Path | None, kb: KnowledgeBase) -> tuple[list[Case], list[KBIssue]]:
     """Read and check every case file under ``path`` (None: the bundled cases).
 

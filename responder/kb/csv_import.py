@@ -338,7 +338,7 @@ class _CsvReader:
                 ok = False
         sources = [s.strip() for s in cell("source").split(";") if s.strip()]
         if not sources:
-            sources = [self.source or f"Imported from {self.path.name}"]
+            sources = [self.source or f"Imported from {file_name_text(self.path)}"]
         found = []
         for k, sid, head in symptoms:
             value = cells[k]
@@ -493,7 +493,10 @@ def _toml(banner: str, top: dict, **arrays: list[dict]) -> str:
 
 
 def _render(path, symptoms, category_of, category_label, class_label, rows) -> dict[str, str]:
-    banner = f"Imported from {path.name} by `responder kb import`. Edit the CSV and re-import."
+    banner = (
+        f"Imported from {file_name_text(path)} by `responder kb import`. Edit the CSV and "
+        "re-import."
+    )
     used = set(category_of.values())
     categories = [{"id": c, "label": category_label[c]} for c in category_label if c in used]
     symptom_tables = [
@@ -534,6 +537,13 @@ def _validate(
         display=lambda rel: f"{csv_path} (as {rel})",
         strict=strict,
     )
+
+
+def file_name_text(path: Path) -> str:
+    """The file's name as text the knowledge base can hold: bytes of a name that are not
+    UTF-8 (lone surrogates in a path from the command line) become U+FFFD, as a file
+    manager shows them; the files written are UTF-8 and could not hold them."""
+    return "".join("\ufffd" if 0xD800 <= ord(c) <= 0xDFFF else c for c in path.name)
 
 
 def default_name(csv_path: str | Path) -> str:

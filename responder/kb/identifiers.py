@@ -98,14 +98,64 @@ def source_problem(source: str, strict: bool) -> tuple[str, str] | None:
     return None
 
 
+#: British spellings and the American ones names are compared in (lower case; each is
+#: replaced wherever it stands in a word, so "methaemoglobin", "disulphide" and "malodour"
+#: are folded too). Only spellings no other English word holds: not "ae" or "our" alone.
+BRITISH_SPELLINGS = (
+    ("sulph", "sulf"),
+    ("aluminium", "aluminum"),
+    ("caesium", "cesium"),
+    ("haem", "hem"),
+    ("oedem", "edem"),
+    ("diarrhoe", "diarrhe"),
+    ("aemi", "emi"),  # anaemia, leukaemia, septicaemia, hypoxaemic
+    ("anaesth", "anesth"),
+    ("oesophag", "esophag"),
+    ("ischaem", "ischem"),
+    ("paediatr", "pediatr"),
+    ("foetid", "fetid"),
+    ("faec", "fec"),
+    ("odour", "odor"),
+    ("colour", "color"),
+    ("vapour", "vapor"),
+    ("tumour", "tumor"),
+    ("paralys", "paralyz"),
+)
+#: Whole words spelt two ways ("grey smoke", "litre").
+BRITISH_WORDS = {"grey": "gray", "litre": "liter", "litres": "liters", "centre": "center"}
+_BRITISH = re.compile("|".join(b for b, _ in BRITISH_SPELLINGS))
+_AMERICAN = dict(BRITISH_SPELLINGS)
+_BRITISH_WORD = re.compile(r"\b(?:" + "|".join(BRITISH_WORDS) + r")\b")
+
+
+def american_spelling(text: str) -> str:
+    """Lower-case ``text`` with British spellings in their American form ("hydrogen
+    sulphide" -> "hydrogen sulfide", "aluminium" -> "aluminum", "odour" -> "odor"), so
+    a name typed either way is one name (:func:`fold_name`, :func:`chemical_key`). "paralys"
+    -> "paralyz" makes "paralysed" and "paralyzed" one word ("paralysis" -> "paralyzis":
+    both folded alike, so still found)."""
+    text = _BRITISH.sub(lambda m: _AMERICAN[m.group(0)], text)
+    return _BRITISH_WORD.sub(lambda m: BRITISH_WORDS[m.group(0)], text)
+
+
 @lru_cache(maxsize=8192)  # the same names are folded at every keystroke of a search
 def fold_name(text: str) -> str:
     """A name as the search and the interview protocol compare names: lower case, accents
     dropped, every run of characters other than letters and digits (of any script) one
-    space. So "Yellow-green cloud" and "yellow green cloud" are one name, an id written as
-    words ("shortness of breath") is its id, and "头痛" stays "头痛"."""
+    space, British spellings in their American form (:func:`american_spelling`). So
+    "Yellow-green cloud" and "yellow green cloud" are one name, an id written as words
+    ("shortness of breath") is its id, "odour of bleach" is "odor of bleach", and "头痛"
+    stays "头痛"."""
     bare = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
-    return " ".join(re.sub(r"[\W_]+", " ", bare.casefold()).split())
+    return american_spelling(" ".join(re.sub(r"[\W_]+", " ", bare.casefold()).split()))
+
+
+def chemical_key(name: str) -> str:
+    """A chemical's name, id or CAS number as names that a user types are looked up: its
+    :func:`chemical_slug` in American spelling, so "Hydrogen sulphide", "hydrogen-sulfide"
+    and "hydrogen_sulfide" are one key ("hydrogen sulfide": words apart, as
+    :func:`american_spelling` reads whole words)."""
+    return american_spelling(chemical_slug(name).replace("_", " "))
 
 
 def chemical_slug(name: str) -> str:

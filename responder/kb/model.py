@@ -18,7 +18,7 @@ import numpy as np
 from responder.engine import Problem
 from responder.engine.problem import COMMON, HALLMARK, NOT_LISTED, OCCASIONAL, UNRECORDED
 from responder.kb.fields import printable
-from responder.kb.identifiers import chemical_slug, fold_name, is_supplementary
+from responder.kb.identifiers import chemical_key, fold_name, is_supplementary
 
 
 @dataclass(frozen=True)
@@ -512,28 +512,32 @@ class KnowledgeBase:
     @cached_property
     def _chemicals_by_name(self) -> dict[str, tuple[Chemical, ...]]:
         """Slug of every text that names a chemical -> the chemicals it names."""
-        named: dict[str, list[Chemical]] = {}
+        named: dict[str, dict[int, Chemical]] = {}
         for chem in self.chemicals:
             for name in _chemical_names(chem):
-                found = named.setdefault(chemical_slug(name), [])
-                if chem not in found:
-                    found.append(chem)
-        named.pop("", None)
-        return {key: tuple(chems) for key, chems in named.items()}
+                key = chemical_key(name)
+                # by row, not by equality: every chemical of an imported CSV without a CAS
+                # column has the empty key, and comparing each with all before it (their
+                # whole rows) took 2.8 s for 2,000 chemicals, at the browse screen's first
+                # keystroke
+                if key:
+                    named.setdefault(key, {})[id(chem)] = chem
+        return {key: tuple(chems.values()) for key, chems in named.items()}
 
     def resolve_chemical(self, text: str) -> Chemical:
         """The chemical named by ``text``: its id, name, CAS number, the name without its
         bracketed part, or a bracketed alternative ("Sarin", "GB" and "sarin gb" all name
-        Sarin (GB)). Case, spacing and punctuation are ignored. A chemical's own id, name or
+        Sarin (GB)). Case, spacing, punctuation and British spelling ("hydrogen sulphide",
+        :func:`~responder.kb.identifiers.chemical_key`) are ignored. A chemical's own id, name or
         CAS number wins over another's bracketed part ("carbon monoxide" is Carbon monoxide,
         not "Fire smoke (carbon monoxide, ...)"). Raises :class:`UnknownChemicalError` (a
         KeyError) naming close chemicals, or every chemical the text names when it names more
         than one.
         """
-        key = chemical_slug(str(text))
+        key = chemical_key(str(text))
         found = self._chemicals_by_name.get(key, ())
         if len(found) > 1:
-            own = [c for c in found if key in {chemical_slug(n) for n in (c.id, c.name, c.cas)}]
+            own = [c for c in found if key in {chemical_key(n) for n in (c.id, c.name, c.cas)}]
             found = tuple(own) if len(own) == 1 else found
         if len(found) == 1:
             return found[0]

@@ -383,6 +383,85 @@ async def test_kill_9_mid_interview_loses_no_answer(home: Path):
         ]
 
 
+def _app_in_a_terminal(home: Path):
+    """The real app in a pseudo-terminal of 80x24 on its first question: (process, master)."""
+    import fcntl
+    import pty
+    import struct
+    import termios
+
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+    env = {**os.environ, "RESPONDER_HOME": str(home), "TERM": "xterm-256color"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "responder.cli", "--kb", str(FIXTURE_KB)],
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        env=env,
+        start_new_session=True,
+    )
+    os.close(slave)
+    return proc, master
+
+
+def _answers_stored() -> int:
+    found, _ = list_incidents()
+    return len(found[0].answers) if found else -1
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a pseudo-terminal")
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
+def test_sigterm_or_sighup_ends_the_app_cleanly_with_every_answer_kept(home: Path, signum):
+    """SIGTERM (a shutdown, kill) and SIGHUP killed the app where it stood: the answers were
+    kept, but the terminal it was killed in stayed in its full-screen mode, without echo or
+    cursor. The app now exits as ctrl+q does, the terminal put back, with 128 + the signal's
+    number; the incident stays open for a resume."""
+    proc, master = _app_in_a_terminal(home)
+    term = _Terminal(master)
+    try:
+        assert term.wait_for(lambda: b"Does the victim have" in term.screen)
+        for k, key in enumerate((b"y", b"n"), start=1):
+            os.write(master, key)
+            assert term.wait_for(lambda k=k: _answers_stored() == k, 10), f"answer {k} not stored"
+        term.screen = b""
+        os.kill(proc.pid, signum)
+        assert term.wait_for(lambda: proc.poll() is not None, 20), "the app did not end"
+        term.wait_for(lambda: False, 0.3)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=10)
+        os.close(master)
+    assert proc.returncode == 128 + signum
+    assert b"\x1b[?1049l" in term.screen  # the terminal's own screen is back
+    pending = unfinished()
+    assert len(pending) == 1 and [a.answer for a in pending[0].answers] == ["yes", "no"]
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a pseudo-terminal")
+def test_a_terminal_that_goes_away_ends_the_app_instead_of_a_busy_loop(home: Path):
+    """Closing the terminal's other end without a SIGHUP left every read returning nothing:
+    Textual's input thread took it for piped input and looped, the app running on unseen at
+    two-thirds of a CPU. The end of the terminal's input is now a hang-up."""
+    proc, master = _app_in_a_terminal(home)
+    term = _Terminal(master)
+    try:
+        assert term.wait_for(lambda: b"Does the victim have" in term.screen)
+        os.write(master, b"y")
+        assert term.wait_for(lambda: _answers_stored() == 1, 10), "the answer was not stored"
+    finally:
+        os.close(master)
+    try:
+        proc.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(timeout=10)
+        pytest.fail("the app ran on after its terminal went away")
+    assert proc.returncode == 128 + signal.SIGHUP
+    assert [a.answer for a in unfinished()[0].answers] == ["yes"]
+
+
 def _incident_with_noise_and_a_late_mode_change(knowledge) -> str:
     """Two answers at fixed past times, then (now) a mode change: noise tolerance on."""
     from responder.core.session import Interview

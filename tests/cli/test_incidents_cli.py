@@ -550,3 +550,20 @@ def test_an_id_pasted_with_spaces_is_found_and_a_huge_one_is_quoted_short(home, 
         assert code == 0 and f"Incident {newest}" in out, (key, err)
     code, _, err = run(capsys, "incidents", "show", "9" * 5000)
     assert code == 2 and len(err) < 200 and "5,000 characters" in err
+
+
+@pytest.mark.parametrize("command", ["show", "export"])
+def test_an_id_of_bytes_that_are_not_utf8_is_no_incident_not_a_traceback(home, command):
+    """'incidents show' with an ID pasted from a terminal in another encoding (the byte
+    0xff: a lone surrogate in Python's argv) stopped with a UnicodeEncodeError traceback from
+    SQLite; no id holds such a character, so it is 'no incident', exit 2."""
+    store_incidents(1)
+    env = {**os.environ, "RESPONDER_HOME": str(home)}
+    done = subprocess.run(
+        [sys.executable, "-m", "responder.cli", "incidents", command, b"1\xff"],
+        capture_output=True,
+        env=env,
+    )
+    err = done.stderr.decode("utf-8", "replace")
+    assert done.returncode == 2 and "Traceback" not in err, err
+    assert err.startswith("responder: error: no incident '1") and err.count("\n") == 1

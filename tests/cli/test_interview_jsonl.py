@@ -659,3 +659,46 @@ def test_blanks_around_an_answer_are_forgiven_as_around_a_symptom():
     out = run_lines([json.dumps({"symptom": "  cough ", "answer": " Yes  "})])
     assert "error" not in out[-1]
     assert [(a["symptom"], a["answer"]) for a in out[-1]["answers"]] == [("cough", "yes")]
+
+
+def test_more_than_nine_victims_are_taken_up_to_the_incidents_limit_then_one_error():
+    """The README said an incident holds nine victims at most, yet the protocol took any
+    number (1,000 named victims took over two minutes and 600 MB of replies, and one past
+    the store's read-back limit would be read as damage). An incident holds up to
+    MAX_VICTIMS (the app's + adds nine, one number key each; ctrl+p reaches the rest); a
+    name past that is one error naming the limit, and adds no victim."""
+    from responder.core.session import MAX_VICTIMS
+
+    assert MAX_VICTIMS > 9
+    names = [f"v{i}" for i in range(MAX_VICTIMS + 1)]
+    replies = run_lines(
+        [json.dumps({"symptom": "cough", "answer": "yes", "victim": n}) for n in names]
+    )
+    assert "error" not in replies[10] and len(replies[10]["victims"]) == 10
+    assert len(replies[MAX_VICTIMS]["victims"]) == MAX_VICTIMS
+    last = replies[MAX_VICTIMS + 1]
+    assert last["error"].count(f"{MAX_VICTIMS} victims at most") == 1
+    assert names[-1] in last["error"]
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    assert f"up to {MAX_VICTIMS} in one incident" in readme
+    assert "an incident holds nine victims at most" not in readme
+
+
+def test_a_name_in_the_other_spelling_is_answered():
+    """'shopping center' was 'unknown symptom' while 'shopping centre' was taken; British
+    and American spellings are one name (kb/identifiers.py: american_spelling)."""
+    _, reply = run_lines([answer("shopping center", "yes")])
+    assert "error" not in reply
+    assert [a["symptom"] for a in reply["answers"]] == ["setting_public_place"]
+
+
+def test_a_line_cut_short_says_where_its_json_breaks():
+    """Input closed in the middle of a line gave 'not valid JSON (Unterminated string
+    starting at)', the sentence cut where json's message names a place: the column is
+    given, as the interchange files' errors give it."""
+    (reply,) = run_lines(['{"symptom": "cough", "ans'])[1:]
+    assert reply["error"].startswith(
+        "not valid JSON (Unterminated string starting at column 22); "
+    ), reply["error"]
+    (reply,) = run_lines(['{"symptom": }'])[1:]
+    assert reply["error"].startswith("not valid JSON (Expecting value, column 13); ")

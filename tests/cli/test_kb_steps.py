@@ -137,3 +137,21 @@ def test_an_empty_name_says_it_is_empty(name, capsys):
         "responder: error: NAME is empty; give a chemical id, name or CAS number "
         "(`responder kb info --json` lists them)"
     )
+
+
+@pytest.mark.parametrize(
+    "argv, first",
+    [
+        (["kb", "steps", "hydrogen sulphide"], "Hydrogen sulfide (hydrogen_sulfide)"),
+        (["kb", "steps", "Sulphur dioxide"], "Sulfur dioxide (sulfur_dioxide)"),
+        (["kb", "steps", "SULPHURYL FLUORIDE"], "Sulfuryl fluoride (sulfuryl_fluoride)"),
+        (["kb", "gaps", "--chemical", "hydrogen sulphide"], "Hydrogen sulfide"),
+    ],
+)
+def test_a_chemical_named_in_british_spelling_is_found(argv, first, capsys):
+    """`kb steps 'hydrogen sulphide'` said no chemical is called so: every place a chemical
+    is named folds British spellings (sulphide, sulphur, aluminium, caesium...) to the
+    American ones the knowledge base uses (identifiers.american_spelling)."""
+    code, out, err = run(argv, capsys)
+    assert code == 0 and err == "", err
+    assert out.splitlines()[0].startswith(first) or first in out.splitlines()[0], out[:200]

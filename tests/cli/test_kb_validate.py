@@ -28,9 +28,7 @@ def test_the_bundled_cases_on_another_knowledge_base_are_one_error_not_one_per_c
     (line,) = err.strip().splitlines()
     assert line.startswith("responder: error: the bundled cases are written for the bundled")
     assert "knowledge base 'two' lacks" in line
-    assert line.endswith(
-        "give a folder of cases written for it: responder kb validate CASES --kb two"
-    )
+    assert "give a folder of cases written for it: responder kb validate CASES --kb two" in line
 
 
 def test_cases_given_for_another_knowledge_base_still_list_each_problem(tmp_path, capsys):
@@ -130,3 +128,61 @@ def test_a_broken_knowledge_base_is_listed_not_a_traceback(tmp_path, capsys):
     (line,) = err.strip().splitlines()
     assert f'irritant_gases.toml:{n}: "Chlorine": unknown symptom id "frostbit"' in line
     assert 'did you mean "frostbite"?' in line
+
+
+def _small_kb(root):
+    """A two-chemical knowledge base folder (no case of the bundled set is read)."""
+    (root / "chemicals").mkdir(parents=True)
+    (root / "symptoms.toml").write_text(
+        '[[category]]\nid = "x"\nlabel = "Category X"\n\n'
+        '[[symptom]]\nid = "a"\nlabel = "Symptom A"\ncategory = "x"\n\n'
+        '[[symptom]]\nid = "b"\nlabel = "Symptom B"\ncategory = "x"\n',
+        encoding="utf-8",
+    )
+    (root / "classes.toml").write_text('[[class]]\nid = "g1"\nlabel = "Group one"\n')
+    chems = ""
+    for name, signs in (("Alpha", '["a"]'), ("Beta", '["b"]')):
+        chems += (
+            f'[[chemical]]\nname = "{name}"\nsymptoms = {signs}\nsources = ["doc"]\n'
+            f'[[chemical.evidence]]\ntitle = "CDC: a document"\nurl = "https://cdc.gov/{name}"\n'
+            f"symptoms = {signs}\n\n"
+        )
+    (root / "chemicals" / "g1.toml").write_text('class = "g1"\n\n' + chems, encoding="utf-8")
+    return root
+
+
+def test_a_knowledge_base_folder_with_cases_is_scored_on_its_own_cases(tmp_path, capsys):
+    """kb validate --kb FOLDER always scored the bundled cases (and failed on a knowledge
+    base they do not fit) though FOLDER/cases held the maintainer's own; it reads those now,
+    and says which cases it read."""
+    import json  # noqa: PLC0415
+
+    root = _small_kb(tmp_path / "mine")
+    (root / "cases").mkdir()
+    (root / "cases" / "one.toml").write_text(
+        'agent = "Beta"\nclass = "g1"\ncitation = "CDC. A report. MMWR 2000;1:1"\n'
+        'url = "https://cdc.gov/report"\n\n[[sign]]\nsymptom = "b"\npresent = true\nquote = "q"\n',
+        encoding="utf-8",
+    )
+    assert main(["kb", "validate", "--kb", str(root), "--mode", "evidence", "--json"]) == 0
+    out, err = capsys.readouterr()
+    report = json.loads(out)
+    assert [c["agent"] for c in report["cases"]] == [["Beta"]]
+    assert report["cases_from"] == str(root / "cases")
+    assert "bundled" not in err
+    assert main(["kb", "validate", "--kb", str(root), "--mode", "evidence"]) == 0
+    out, _ = capsys.readouterr()
+    assert f"on 1 case vignette from {root / 'cases'} " in out.splitlines()[0]
+
+
+def test_a_knowledge_base_folder_without_cases_falls_back_to_the_bundled_ones_and_says_so(
+    tmp_path, capsys
+):
+    root = _small_kb(tmp_path / "mine")
+    assert main(["kb", "validate", "--kb", str(root), "--mode", "evidence"]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert "has no cases/ folder" not in err  # the error says it in its own words
+    (line,) = err.strip().splitlines()
+    assert "the bundled cases are written for the bundled knowledge base" in line
+    assert line.endswith(f"or put them in {root / 'cases'}")

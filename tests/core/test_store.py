@@ -697,3 +697,54 @@ def test_a_removal_stored_against_a_victim_with_answers_loses_none_of_them(home,
         (0, 0),
         (1, 1),
     ]
+
+
+def test_a_database_that_cannot_open_on_a_full_disk_says_the_disk_is_full(tmp_path, monkeypatch):
+    """On a full disk opening the database failed with 'disk I/O error' (its shared-memory
+    file could not grow): `incidents list` and `interview --jsonl --save` said only that,
+    though freeing space is all it takes. The message now says the disk is full and what to
+    do; an I/O error with room on the disk is left as SQLite words it."""
+    from collections import namedtuple
+
+    from responder.core import store
+
+    path = tmp_path / "incidents.sqlite"
+    store.open_database(path).close()
+
+    def shm_cannot_grow(_path):
+        exc = sqlite3.OperationalError("disk I/O error")
+        exc.sqlite_errorname = "SQLITE_IOERR_SHMSIZE"
+        raise exc
+
+    monkeypatch.setattr(store, "_connect", shm_cannot_grow)
+    room = store.shutil.disk_usage
+    usage = namedtuple("usage", "total used free")
+    monkeypatch.setattr(store.shutil, "disk_usage", lambda _p: usage(204800, 204800, 0))
+    with pytest.raises(store.StoreError) as full:
+        store.open_database(path)
+    assert "disk I/O error (the disk holding it is full: 0 KB free" in str(full.value)
+    assert "free some space" in str(full.value)
+    monkeypatch.setattr(store.shutil, "disk_usage", room)
+    with pytest.raises(store.StoreError) as other:
+        store.open_database(path)
+    assert str(other.value).endswith("disk I/O error")
+    assert path.exists()  # not set aside as damaged
+
+
+@pytest.mark.parametrize("suffix", ["-wal", "-journal"])
+def test_a_folder_where_sqlite_keeps_its_log_is_named(tmp_path, suffix):
+    """A folder named incidents.sqlite-wal (a sync tool's conflict copy, a mistaken mkdir)
+    stopped every command with 'cannot open the incident database ...: disk I/O error',
+    naming neither the folder nor what to do; the message names it and says to move it."""
+    from responder.core import store
+
+    path = tmp_path / "incidents.sqlite"
+    store.open_database(path).close()
+    for leftover in (tmp_path / "incidents.sqlite-wal", tmp_path / "incidents.sqlite-shm"):
+        leftover.unlink(missing_ok=True)
+    (tmp_path / f"incidents.sqlite{suffix}").mkdir()
+    with pytest.raises(store.StoreError) as exc:
+        store.open_database(path).close()
+    assert f"incidents.sqlite{suffix} is a folder, where SQLite keeps" in str(exc.value)
+    assert "move it away" in str(exc.value)
+    assert path.is_file()  # never set aside as damaged

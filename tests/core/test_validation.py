@@ -303,7 +303,7 @@ def test_command_prints_summary_and_json(kb, tmp_path, capsys):
     kb_dir = str(Path(kb.origin))
     code, out, err = run(["kb", "validate", str(tmp_path / "cases"), "--kb", kb_dir], capsys)
     assert code == 0 and "strict-gbs" in out and "1/1" in out
-    assert "on 1 case vignette (prior" in out  # it said "1 case vignettes"
+    assert f"on 1 case vignette from {tmp_path / 'cases'} (prior" in out  # "1 case vignettes"
     code, out, _ = run(
         [
             "kb",

@@ -3,6 +3,7 @@ message."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -126,3 +127,20 @@ def test_a_short_row_of_a_semicolon_file_names_the_semicolons(tmp_path):
     found = issues(write(tmp_path, "name;class;Cough;Headache\nChlorine;Irritants;1\n"))
     assert len(found) == 1 and found[0].line == 2
     assert "3 cells but the header has 4" in found[0].problem and "semicolons" in found[0].fix
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="a file name of bytes that are not UTF-8")
+def test_a_csv_whose_file_name_is_not_utf8_is_imported(tmp_path, monkeypatch):
+    """kb import of 'qa-\\xff.csv' (a file name in another encoding: a lone surrogate once
+    Python reads it from the command line) stopped with a UnicodeEncodeError traceback: the
+    name went into the TOML text written ('Imported from ...'). It is written with U+FFFD."""
+    from responder import paths
+    from responder.kb.csv_import import import_csv
+
+    monkeypatch.setenv(paths.HOME_ENV, str(tmp_path / "home"))
+    path = tmp_path / "qa-\udcff.csv"
+    path.write_text("name,class,cough\nA,x,1\n", encoding="utf-8")
+    kb, folder = import_csv(path)
+    assert kb.name == "qa" and [c.name for c in kb.chemicals] == ["A"]
+    texts = [p.read_text(encoding="utf-8") for p in folder.rglob("*.toml")]
+    assert any("Imported from qa-\ufffd.csv" in t for t in texts)
