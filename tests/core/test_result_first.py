@@ -367,10 +367,17 @@ def test_an_interview_in_progress_without_a_sign_says_no_chemical_leads_on_signs
 def test_not_confident_blames_cant_tell_only_when_an_answer_was_cant_tell(bundled):
     """Parathion answered yes or no throughout ended "Not confident: ... (some answers were
     "can't tell", or no symptom separates them)": no answer was "can't tell"."""
-    it = Interview(bundled, InterviewConfig(mode="evidence"))
-    answer_as(it, "Parathion")
+    def answered_as(name):
+        it = Interview(bundled, InterviewConfig(mode="evidence"))
+        answer_as(it, name)
+        return it
+
+    # near-twins whose rows no question separates; which of them ends unsure moves with the
+    # knowledge base's cells, so the first that does is taken
+    twins = ("Parathion", "Methyl parathion", "Mevinphos", "Dioxathion", "Tabun (GA)")
+    it = next(it for it in map(answered_as, twins) if views.result(it).kind == "several")
     r = views.result(it)
-    assert r.kind == "several" and r.status.startswith("Not confident")
+    assert r.status.startswith("Not confident")
     assert not any(rec.answer is Answer.UNKNOWN for rec in it.records)
     assert "can't tell" not in r.status, r.status
     assert r.status.endswith("(no symptom in the knowledge base separates them)")
