@@ -367,6 +367,7 @@ def test_an_interview_in_progress_without_a_sign_says_no_chemical_leads_on_signs
 def test_not_confident_blames_cant_tell_only_when_an_answer_was_cant_tell(bundled):
     """Parathion answered yes or no throughout ended "Not confident: ... (some answers were
     "can't tell", or no symptom separates them)": no answer was "can't tell"."""
+
     def answered_as(name):
         it = Interview(bundled, InterviewConfig(mode="evidence"))
         answer_as(it, name)
