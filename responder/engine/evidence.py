@@ -15,7 +15,10 @@ sometimes signs a source does not list. This module replaces elimination by like
   as the field model says or "by the textbook" (shows the row's signs and nothing else, with
   a prior share w): each chemical's likelihood is then the mixture
   (1 - w) P_field(answers | i) + w P_textbook(answers | i), so answers that fit a row
-  exactly count for more, and one contradiction hands the chemical back to the field model;
+  exactly count for more, and one contradiction hands the chemical back to the field model.
+  A row is also the union over routes: with route views each presentation is split again
+  into "several routes at once" and each route the row lists, under which another route's
+  contact signs (a cough after a splash on the skin) count as occasional (:func:`route_views`);
 - *suggestions* by expected information gain, one for each of the paper's policies:
   about the object (generalises GBS, Algorithm 1, via Theorem 1, label
   ``thm:object identification``), about the group (GISA, Algorithm 2, Theorem 2,
@@ -946,7 +949,8 @@ class Belief:
     posterior : ndarray of shape (M,)
         Normalised; all zeros when no object is possible (exact answers only).
     presentation : ndarray of shape (K, M) or None
-        With the textbook presentation: P(presentation k | object i, answers), field first.
+        With the textbook presentation or route views: P(component k | object i, answers),
+        in the order of ``EvidenceModel.components`` (field first).
     """
 
     def __init__(self, model: EvidenceModel, queries, values, asked):
@@ -1423,15 +1427,15 @@ def route_views(
     A victim exposed by route r alone shows a sign of another route's contact site (a cough
     when a liquid only touched the skin) at most with the chance of an occasional sign (and
     never less than its leak), route r itself with the row's whole chance of it, unsplit, and
-    the row's other routes with their leak (a route it does not list keeps its chance). With
-    share ``several`` the victim was exposed by
-    several routes at once and answers as ``likelihood`` says (the union; its routes split);
-    the rest is shared among the routes the row lists in proportion to each one's chance
-    above its leak, so a route graded hallmark (chlorine breathed in) weighs more than one
-    graded occasional (chlorine's liquid on the skin); equal grades share equally, and the
-    mixture's chance of each route is then the split chance of
-    :meth:`AnswerModel.likelihood`. A row listing no route (or with its routes unrecorded)
-    keeps ``likelihood`` alone.
+    the row's other routes with their leak (a route it does not list keeps its chance).
+
+    With share ``several`` the victim was exposed by several routes at once and answers as
+    ``likelihood`` says (the union; its routes split). The rest is shared among the routes
+    the row lists in proportion to each one's chance above its leak, so a route graded
+    hallmark (chlorine breathed in) weighs more than one graded occasional (chlorine's
+    liquid on the skin). Routes of one grade share equally, and the mixture's chance of each
+    route is then the split chance of :meth:`AnswerModel.likelihood`. A row listing no route
+    (or with its routes unrecorded) keeps ``likelihood`` alone.
 
     Parameters
     ----------

@@ -36,6 +36,7 @@ from responder.kb.identifiers import (
 from responder.kb.model import (
     Chemical,
     ChemicalClass,
+    ContactSigns,
     ExclusiveGroup,
     Implication,
     KBError,
@@ -127,7 +128,7 @@ def check_files(
         symptom_ids = set(vocab.symptom_line) or None
     exclusive: list[ExclusiveGroup] = []
     implications: list[Implication] = []
-    contact: list = []
+    contact: list[ContactSigns] = []
     if (
         symptom_ids is not None
         and CONSISTENCY_FILE in texts
