@@ -32,7 +32,9 @@ Guarantees (docs/reliability.md lists the test of each):
   order, before the next one; the screens say "saved" only when nothing is pending.
 - One writer per incident: a live incident holds a POSIX record lock (one byte of the lock
   file next to the database, at the incident's number), which dies with its process. A second
-  window never offers, reopens or sets aside a live incident.
+  window never offers, reopens or sets aside a live incident. A lock file that cannot be
+  used (a folder in its place) stops the incident's writes with a message saying to move it
+  away; only a read-only folder, where nothing can be written anyway, goes without one.
 - The whole file is checked at the first opening in a process, and again once another
   program has written or replaced it.
 - A database file that is not one (garbage, truncated, a folder, a FIFO) is moved to
@@ -43,6 +45,7 @@ Guarantees (docs/reliability.md lists the test of each):
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import shutil
@@ -139,6 +142,10 @@ class StoreError(OSError):
     ``busy`` is True when another program held the file (trying again may succeed)."""
 
     busy: bool = False
+
+
+class HeldElsewhere(StoreError):
+    """Another responder window holds the incident's lock: it is live there."""
 
 
 def _busy_timeout() -> float:
@@ -659,15 +666,56 @@ _HELD: set[tuple[Path, int]] = set()
 
 
 def _lock_fd(db_path: Path) -> int | None:
+    """The lock file's descriptor, or None when its folder is read-only (nothing can be
+    written there either, and the writes say so).
+
+    Raises
+    ------
+    StoreError
+        The lock file cannot be opened for another reason (a folder in its place, a file
+        this user may not write): no incident is written unlocked.
+    """
     key = _lock_key(db_path)
     if key not in _LOCK_FDS:
         try:
             _LOCK_FDS[key] = os.open(
                 key, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600
             )
-        except OSError:
-            return None  # a read-only folder: nothing can be written there either
+        except OSError as exc:
+            if _read_only_folder(key, exc):
+                return None
+            raise StoreError(_lock_file_problem(key, exc)) from None
     return _LOCK_FDS[key]
+
+
+def _read_only_folder(lock_file: Path, exc: OSError) -> bool:
+    """Whether ``exc`` opening ``lock_file`` comes of its folder being read-only (the lock
+    file not being there to open)."""
+    if exc.errno == errno.EROFS:
+        return True
+    if exc.errno not in (errno.EACCES, errno.EPERM):
+        return False
+    return not os.path.lexists(lock_file) and not os.access(lock_file.parent, os.W_OK)
+
+
+def _lock_file_problem(lock_file: Path, exc: OSError) -> str:
+    """One sentence: why the incidents' lock file cannot be used, and what to do."""
+    why = "the lock that keeps a second responder window from writing the same incident"
+    try:
+        mode = os.lstat(lock_file).st_mode
+    except OSError:
+        mode = None
+    if mode is not None and stat.S_ISDIR(mode):
+        what = f"{lock_file} is a folder, where responder keeps the incidents' locks"
+    elif mode is not None and not stat.S_ISREG(mode):
+        what = f"{lock_file} is not a regular file, where responder keeps the incidents' locks"
+    else:
+        what = f"{lock_file}: {exc.strerror or exc}"
+        return (
+            f"cannot take {why} ({what}): make it a file this user can write, or move it "
+            "away, then try again"
+        )
+    return f"cannot take {why} ({what}): move it away, then try again"
 
 
 def _lock_key(db_path: Path) -> Path:
@@ -679,8 +727,10 @@ def _lock(db_path: Path, number: int) -> None:
 
     Raises
     ------
-    StoreError
+    HeldElsewhere
         Another process holds it.
+    StoreError
+        The lock file cannot be used (a folder in its place): the message says what to do.
     """
     if fcntl is None or (_lock_key(db_path), number) in _HELD:
         return
@@ -690,7 +740,7 @@ def _lock(db_path: Path, number: int) -> None:
     try:
         fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB, 1, number)
     except OSError:
-        raise StoreError("this incident is open in another responder window") from None
+        raise HeldElsewhere("this incident is open in another responder window") from None
     _HELD.add((_lock_key(db_path), number))
 
 
@@ -708,7 +758,10 @@ def is_live_elsewhere(db_path: Path, number: int) -> bool:
     """Whether another process holds incident ``number``'s lock (it is live there)."""
     if fcntl is None or (_lock_key(db_path), number) in _HELD:
         return False
-    fd = _lock_fd(db_path)
+    try:
+        fd = _lock_fd(db_path)
+    except StoreError:
+        return False  # no window can take it either: opening it says why
     if fd is None:
         return False
     try:
@@ -881,7 +934,7 @@ class IncidentLog:
             number = cursor.lastrowid
             try:  # locked before it is visible, so no other window ever offers it
                 _lock(db.path, number)
-            except StoreError:
+            except HeldElsewhere:
                 pass  # held for a database since moved aside: this incident is new anyway
             conn.execute(
                 "INSERT INTO victims (incident, idx, name) VALUES (?, 0, ?)",
@@ -914,16 +967,20 @@ class IncidentLog:
         Raises
         ------
         StoreError
-            Another responder holds it, or the database cannot be opened.
+            Another responder holds it, its lock cannot be taken (a folder where the lock
+            file should be), or the database cannot be opened.
         """
         db = open_database(path, import_journals=False)
         try:
             _lock(db.path, data.number)
-        except StoreError:
+        except HeldElsewhere:
             db.close()
             raise StoreError(
                 f"the incident {data.id} is open in another responder window"
             ) from None
+        except StoreError:
+            db.close()  # its lock file cannot be used: never continued unlocked
+            raise
         return cls(db, data.number, data.id)
 
     def close(self) -> None:
@@ -1018,7 +1075,7 @@ def set_aside(
         for data in incidents:
             try:
                 _lock(db.path, data.number)
-            except StoreError:
+            except HeldElsewhere:
                 continue  # live in another window by now: left to it
             taken.append(data.number)
         conn, now = db.conn, time.time()
