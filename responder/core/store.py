@@ -1331,13 +1331,28 @@ def _note_problems(conn: sqlite3.Connection, data: IncidentData) -> None:
         pass  # reported again next time: better than not at all
 
 
+def _nothing_stored(path: Path | None) -> bool:
+    """Whether no incident can be stored at ``path`` yet: neither the database file nor a
+    journal of an earlier version is there (the data folder, or the home folder above it,
+    does not exist). A command that only reads then has nothing to open, and creates no
+    folder or database to find that out. A file in the way of a folder is not this case:
+    opening says what to do about it."""
+    path = Path(path or paths.incident_db())
+    if os.path.lexists(path) or os.path.lexists(path.parent / JOURNAL_DIR):
+        return False
+    return paths.file_in_the_way(path.parent) is None
+
+
 def list_incidents(path: Path | None = None) -> tuple[list[IncidentData], list[str]]:
-    """Every incident, newest first, and the notices of opening the database.
+    """Every incident, newest first, and the notices of opening the database; none (and
+    nothing created) when no database is there yet.
 
     Raises
     ------
     StoreError
     """
+    if _nothing_stored(path):
+        return [], []
     with open_database(path) as db:
         return _read(db), db.notices
 
@@ -1354,12 +1369,14 @@ class IncidentPage:
 
 def list_page(limit: int | None, skip: int = 0, path: Path | None = None) -> IncidentPage:
     """The ``limit`` newest incidents (all when None) after the ``skip`` newest, reading
-    only theirs.
+    only theirs; none (and nothing created) when no database is there yet.
 
     Raises
     ------
     StoreError
     """
+    if _nothing_stored(path):
+        return IncidentPage([], 0, [], skip)
     with open_database(path) as db:
         found = _read(db, limit=limit, offset=skip)
         try:
@@ -1415,6 +1432,8 @@ def find_incident(key: str, path: Path | None = None) -> tuple[IncidentData | No
     StoreError
         Cannot read the database, or ``key`` starts several ids.
     """
+    if _nothing_stored(path):
+        return None, []  # nothing created to find that out
     escaped = key.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
     by_start = ("id = ? OR id LIKE ? ESCAPE '\\'", (key, escaped + "%"))
     with open_database(path) as db:

@@ -567,3 +567,31 @@ def test_an_id_of_bytes_that_are_not_utf8_is_no_incident_not_a_traceback(home, c
     err = done.stderr.decode("utf-8", "replace")
     assert done.returncode == 2 and "Traceback" not in err, err
     assert err.startswith("responder: error: no incident '1") and err.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    "argv, code, words",
+    [
+        (["incidents", "list"], 0, "No incidents stored yet."),
+        (["incidents", "list", "--json"], 0, "[]"),
+        (["incidents", "show", "1"], 2, "no incident '1'"),
+        (["incidents", "export", "1"], 2, "no incident '1'"),
+        (["incidents", "show", "20261128"], 2, "no incident '20261128'"),
+    ],
+)
+def test_reading_incidents_in_a_home_that_does_not_exist_creates_nothing(
+    home, capsys, argv, code, words
+):
+    """`incidents list` (show, export) with a RESPONDER_HOME that does not exist (a typo, a
+    fresh machine) created the folders and an empty incident database: a command that only
+    reads says there is nothing stored and leaves the disk as it was."""
+    assert not home.exists()
+    assert main(argv) == code
+    out = capsys.readouterr()
+    assert words in out.out + out.err
+    assert not home.exists()
+    home.mkdir()  # the home folder alone, without its data folder: the same
+    assert main(argv) == code
+    out = capsys.readouterr()
+    assert words in out.out + out.err
+    assert [p.name for p in home.iterdir()] == []
