@@ -37,9 +37,9 @@ from responder.kb.model import ChemicalClass, KnowledgeBase
 ANSWER_WORDS = {Answer.YES: "yes", Answer.NO: "no", Answer.UNKNOWN: "can't tell"}
 #: A victim's name is a short label a responder types ("driver", "child in red").
 MAX_VICTIM_NAME = 40
-#: Victims one incident holds. The app's + adds nine (one number key each); the protocol
-#: names up to this many, and the app's palette turns to every one. Each protocol reply
-#: lists every victim, so a run of N victims writes N^2 of them: 100 take about 2.5 s.
+#: Victims one incident holds: the app's + adds up to this many (keys 1-9 switch to the
+#: first nine, the palette to every one), as the protocol names. Each protocol reply lists
+#: every victim, so a run of N victims writes N^2 of them: 100 take about 2.5 s.
 MAX_VICTIMS = 100
 #: The scene observation a second victim settles: several people fell ill.
 SEVERAL_VICTIMS = "pattern_several_victims"
