@@ -796,7 +796,12 @@ class ResponderApp(App):
 
         self.push_screen(
             UnsavedScreen(
-                action, retry, lambda: it.unsaved, it.journal_error or "", lambda: it.store_busy
+                action,
+                retry,
+                lambda: it.unsaved,
+                it.journal_error or "",
+                lambda: it.store_busy,
+                lambda: it.store_file_limit,
             ),
             done,
         )

@@ -88,6 +88,8 @@ class Interview:
         # another program held the database at the last write: later automatic writes
         # only glance at it (store.short_waits) until one succeeds or the user retries
         self._store_busy = False
+        # the file-size limit (ulimit -f) stopped the last write: no retry here can pass it
+        self._store_file_limit = False
         self.started = time.time()
         self._id = new_incident_id(self.started)
         self._delta: int | None = None
@@ -232,11 +234,12 @@ class Interview:
             with short_waits() if quick else nullcontext():
                 self._write(fn, config_only)
             self.journal_error = None
-            self._store_busy = False
+            self._store_busy = self._store_file_limit = False
         except StoreError as exc:
             if not (quick and exc.busy and self.journal_error):
                 self.journal_error = str(exc)  # else the first try's message, its full wait
             self._store_busy = exc.busy
+            self._store_file_limit = exc.file_limit
 
     def _write(self, fn, config_only: bool) -> None:
         """Create the incident (with every answer so far) or write one change."""
@@ -275,6 +278,13 @@ class Interview:
         """The last write failed because another program held the incident database (an
         sqlite3 shell, a backup): closing it, not freeing disk space, lets a retry work."""
         return self._store_busy and self.unsaved > 0
+
+    @property
+    def store_file_limit(self) -> bool:
+        """The last write failed because this process's file-size limit (``ulimit -f``)
+        stopped it: no retry in this process can write the changes; an export keeps them,
+        and responder started under a larger limit can store them."""
+        return self._store_file_limit and self.unsaved > 0
 
     @property
     def unsaved(self) -> int:

@@ -70,6 +70,10 @@ try:  # POSIX locks; elsewhere incidents are simply not locked
     import fcntl
 except ImportError:  # pragma: no cover (Windows)
     fcntl = None
+try:  # POSIX resource limits: the file-size limit is named when it stops a write
+    import resource
+except ImportError:  # pragma: no cover (Windows)
+    resource = None
 
 ANSWERS = ("yes", "no", "unknown")
 KINDS = ("answer", "undo", "remove", "config", "victim", "end")
@@ -139,9 +143,12 @@ NEWEST_PLAUSIBLE_SCHEMA = 1000
 class StoreError(OSError):
     """The incident database cannot be written or opened (disk full, folder not writable,
     a newer schema, the incident open in another window). The message says which;
-    ``busy`` is True when another program held the file (trying again may succeed)."""
+    ``busy`` is True when another program held the file (trying again may succeed);
+    ``file_limit`` when the process's file-size limit stopped the write (trying again in this
+    process cannot succeed)."""
 
     busy: bool = False
+    file_limit: bool = False
 
 
 class HeldElsewhere(StoreError):
@@ -284,6 +291,42 @@ def _full_disk(path: Path, exc: BaseException) -> str:
     )
 
 
+#: How near the file-size limit a file of the database must be for an I/O error writing it
+#: to be put down to the limit (SQLite writes a page at a time, and says "disk I/O error").
+NEAR_FILE_LIMIT = 1 << 20
+
+
+def _file_size_limit(path: Path, exc: BaseException) -> str:
+    """What to add to an I/O error writing ``path`` when the process's file-size limit
+    (``ulimit -f``, RLIMIT_FSIZE) stopped it: SQLite says only "disk I/O error" (the write
+    fails with EFBIG), naming neither the limit nor what to do. "" when the error is of
+    another kind, there is no limit, or no file of the database has come near it."""
+    name = getattr(exc, "sqlite_errorname", "") or ""
+    if resource is None or not (name.startswith("SQLITE_IOERR") or name == "SQLITE_FULL"):
+        return ""
+    try:
+        limit = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
+    except (OSError, ValueError):
+        return ""
+    if limit == resource.RLIM_INFINITY or limit < 0:
+        return ""
+    sizes = {}
+    for suffix in ("", "-wal", "-journal"):
+        file = path.with_name(path.name + suffix)
+        try:
+            sizes[file] = os.stat(file).st_size
+        except OSError:
+            continue
+    if not sizes or max(sizes.values()) + NEAR_FILE_LIMIT < limit:
+        return ""
+    largest = max(sizes, key=sizes.get)
+    return (
+        f" (the file-size limit (ulimit -f) is {limit // 1024} KB and {largest.name} has "
+        "reached it: this process cannot write past it; run responder from a shell with a "
+        "larger limit, such as after `ulimit -f unlimited`)"
+    )
+
+
 #: The files SQLite keeps beside the database, and what each holds.
 _COMPANIONS = (
     ("-wal", "write-ahead log"),
@@ -408,7 +451,11 @@ def open_database(path: Path | None = None, import_journals: bool = True) -> Dat
             if not _is_damage(exc):
                 raise _store_error(
                     f"cannot open the incident database {path}: {_error_text(exc)}"
-                    + (_companion_in_the_way(path) or _full_disk(path, exc)),
+                    + (
+                        _companion_in_the_way(path)
+                        or _file_size_limit(path, exc)
+                        or _full_disk(path, exc)
+                    ),
                     exc,
                 ) from None
             problem = _error_text(exc)
@@ -871,7 +918,12 @@ def _dumps(data) -> str:
 def _write_error(path: Path, exc: BaseException) -> StoreError:
     if isinstance(exc, StoreError):
         return exc
-    return _store_error(f"cannot write to the incident database {path}: {_error_text(exc)}", exc)
+    limit = _file_size_limit(path, exc)
+    error = _store_error(
+        f"cannot write to the incident database {path}: {_error_text(exc)}{limit}", exc
+    )
+    error.file_limit = bool(limit)
+    return error
 
 
 class IncidentLog:

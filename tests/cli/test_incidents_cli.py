@@ -595,3 +595,38 @@ def test_reading_incidents_in_a_home_that_does_not_exist_creates_nothing(
     out = capsys.readouterr()
     assert words in out.out + out.err
     assert [p.name for p in home.iterdir()] == []
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX resource limits")
+def test_a_file_size_limit_that_stops_the_saving_is_named_with_what_to_do(home):
+    """Under `ulimit -f` (a shell's or a launcher's file-size limit) every answer retried the
+    changes waiting and said only 'cannot write to the incident database ...: disk I/O
+    error', which reads as a failing disk. SQLite cannot tell the two apart; the store can:
+    the limit is small and a file of the database has reached it. The message names the
+    limit and says to run responder under a larger one."""
+    import resource
+
+    limit = 48 * 1024  # room for the empty database, not for a long incident
+
+    def small_files():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    lines = []
+    for k in range(300):
+        lines += [{"symptom": "cough", "answer": "yes", "victim": f"v{k % 60}"}, {"undo": True}]
+    text = "".join(json.dumps(x) + "\n" for x in lines)
+    done = subprocess.run(
+        [sys.executable, "-m", "responder.cli", "interview", "--jsonl", "--save", "--top", "1"],
+        input=text,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "RESPONDER_HOME": str(home)},
+        timeout=300,
+        preexec_fn=small_files,
+    )
+    notices = [n for line in done.stdout.splitlines() for n in json.loads(line).get("notices", [])]
+    assert notices, done.stderr
+    said = notices[-1]
+    assert "the file-size limit (ulimit -f) is 48 KB" in said, said
+    assert "ulimit -f unlimited" in said
+    assert done.returncode == 2 and "file-size limit" in done.stderr
