@@ -520,23 +520,30 @@ class ResponderApp(App):
             self._notify_start(message, severity)
 
     def add_victim(self) -> None:
-        """A new victim of the same incident; the scene stays shared."""
+        """A new victim of the same incident, up to the incident's limit; the scene stays
+        shared. Keys 1-9 reach the first nine, the palette ("Ask victim 12") every one."""
         it = self.interview
-        if len(it.victims) >= 9:
+        try:
+            index = it.add_victim()
+        except ValueError as exc:  # the incident holds as many victims as it can
             self.notify(
-                "No victim added: + adds nine victims at most, one number key each.",
+                f"No victim added: {str(exc).removeprefix('not added: ')}.",
                 severity="warning",
                 timeout=6,
             )
             return
-        index = it.add_victim()
         noted = ""
         if it.several_victims_noted is not None:
             label = it.knowledge.symptoms[it.several_victims_noted.query].label
             noted = f" {label}: yes (z takes it back)."
+        switch = (
+            "number keys switch victims"
+            if index < 9
+            else f'keys 1-9 reach the first nine, ctrl+p "Ask victim {index + 1}" this one'
+        )
         self.notify(
             f"Victim {index + 1} added (- takes back one added by mistake): answers now go "
-            f"to them. Scene answers are shared; number keys switch victims.{noted}",
+            f"to them. Scene answers are shared; {switch}.{noted}",
             timeout=5,
         )
         self._redraw()
@@ -789,7 +796,12 @@ class ResponderApp(App):
 
         self.push_screen(
             UnsavedScreen(
-                action, retry, lambda: it.unsaved, it.journal_error or "", lambda: it.store_busy
+                action,
+                retry,
+                lambda: it.unsaved,
+                it.journal_error or "",
+                lambda: it.store_busy,
+                lambda: it.store_file_limit,
             ),
             done,
         )

@@ -114,7 +114,7 @@ class InterviewCommands(Provider):
 
     def _actions(self) -> list[tuple[str, str, str, object]]:
         """:data:`ACTIONS`, then one entry per victim of the incident to turn to: keys 1-9
-        reach nine, and an incident the protocol saved may hold more."""
+        reach the first nine, and + (or the protocol) adds up to the incident's limit."""
         it = self.app.interview
         victims = [
             (

@@ -37,9 +37,9 @@ from responder.kb.model import ChemicalClass, KnowledgeBase
 ANSWER_WORDS = {Answer.YES: "yes", Answer.NO: "no", Answer.UNKNOWN: "can't tell"}
 #: A victim's name is a short label a responder types ("driver", "child in red").
 MAX_VICTIM_NAME = 40
-#: Victims one incident holds. The app's + adds nine (one number key each); the protocol
-#: names up to this many, and the app's palette turns to every one. Each protocol reply
-#: lists every victim, so a run of N victims writes N^2 of them: 100 take about 2.5 s.
+#: Victims one incident holds: the app's + adds up to this many (keys 1-9 switch to the
+#: first nine, the palette to every one), as the protocol names. Each protocol reply lists
+#: every victim, so a run of N victims writes N^2 of them: 100 take about 2.5 s.
 MAX_VICTIMS = 100
 #: The scene observation a second victim settles: several people fell ill.
 SEVERAL_VICTIMS = "pattern_several_victims"
@@ -88,6 +88,8 @@ class Interview:
         # another program held the database at the last write: later automatic writes
         # only glance at it (store.short_waits) until one succeeds or the user retries
         self._store_busy = False
+        # the file-size limit (ulimit -f) stopped the last write: no retry here can pass it
+        self._store_file_limit = False
         self.started = time.time()
         self._id = new_incident_id(self.started)
         self._delta: int | None = None
@@ -232,11 +234,12 @@ class Interview:
             with short_waits() if quick else nullcontext():
                 self._write(fn, config_only)
             self.journal_error = None
-            self._store_busy = False
+            self._store_busy = self._store_file_limit = False
         except StoreError as exc:
             if not (quick and exc.busy and self.journal_error):
                 self.journal_error = str(exc)  # else the first try's message, its full wait
             self._store_busy = exc.busy
+            self._store_file_limit = exc.file_limit
 
     def _write(self, fn, config_only: bool) -> None:
         """Create the incident (with every answer so far) or write one change."""
@@ -275,6 +278,13 @@ class Interview:
         """The last write failed because another program held the incident database (an
         sqlite3 shell, a backup): closing it, not freeing disk space, lets a retry work."""
         return self._store_busy and self.unsaved > 0
+
+    @property
+    def store_file_limit(self) -> bool:
+        """The last write failed because this process's file-size limit (``ulimit -f``)
+        stopped it: no retry in this process can write the changes; an export keeps them,
+        and responder started under a larger limit can store them."""
+        return self._store_file_limit and self.unsaved > 0
 
     @property
     def unsaved(self) -> int:

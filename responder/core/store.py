@@ -32,7 +32,9 @@ Guarantees (docs/reliability.md lists the test of each):
   order, before the next one; the screens say "saved" only when nothing is pending.
 - One writer per incident: a live incident holds a POSIX record lock (one byte of the lock
   file next to the database, at the incident's number), which dies with its process. A second
-  window never offers, reopens or sets aside a live incident.
+  window never offers, reopens or sets aside a live incident. A lock file that cannot be
+  used (a folder in its place) stops the incident's writes with a message saying to move it
+  away; only a read-only folder, where nothing can be written anyway, goes without one.
 - The whole file is checked at the first opening in a process, and again once another
   program has written or replaced it.
 - A database file that is not one (garbage, truncated, a folder, a FIFO) is moved to
@@ -43,6 +45,7 @@ Guarantees (docs/reliability.md lists the test of each):
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import shutil
@@ -67,6 +70,10 @@ try:  # POSIX locks; elsewhere incidents are simply not locked
     import fcntl
 except ImportError:  # pragma: no cover (Windows)
     fcntl = None
+try:  # POSIX resource limits: the file-size limit is named when it stops a write
+    import resource
+except ImportError:  # pragma: no cover (Windows)
+    resource = None
 
 ANSWERS = ("yes", "no", "unknown")
 KINDS = ("answer", "undo", "remove", "config", "victim", "end")
@@ -136,9 +143,16 @@ NEWEST_PLAUSIBLE_SCHEMA = 1000
 class StoreError(OSError):
     """The incident database cannot be written or opened (disk full, folder not writable,
     a newer schema, the incident open in another window). The message says which;
-    ``busy`` is True when another program held the file (trying again may succeed)."""
+    ``busy`` is True when another program held the file (trying again may succeed);
+    ``file_limit`` when the process's file-size limit stopped the write (trying again in this
+    process cannot succeed)."""
 
     busy: bool = False
+    file_limit: bool = False
+
+
+class HeldElsewhere(StoreError):
+    """Another responder window holds the incident's lock: it is live there."""
 
 
 def _busy_timeout() -> float:
@@ -277,6 +291,42 @@ def _full_disk(path: Path, exc: BaseException) -> str:
     )
 
 
+#: How near the file-size limit a file of the database must be for an I/O error writing it
+#: to be put down to the limit (SQLite writes a page at a time, and says "disk I/O error").
+NEAR_FILE_LIMIT = 1 << 20
+
+
+def _file_size_limit(path: Path, exc: BaseException) -> str:
+    """What to add to an I/O error writing ``path`` when the process's file-size limit
+    (``ulimit -f``, RLIMIT_FSIZE) stopped it: SQLite says only "disk I/O error" (the write
+    fails with EFBIG), naming neither the limit nor what to do. "" when the error is of
+    another kind, there is no limit, or no file of the database has come near it."""
+    name = getattr(exc, "sqlite_errorname", "") or ""
+    if resource is None or not (name.startswith("SQLITE_IOERR") or name == "SQLITE_FULL"):
+        return ""
+    try:
+        limit = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
+    except (OSError, ValueError):
+        return ""
+    if limit == resource.RLIM_INFINITY or limit < 0:
+        return ""
+    sizes = {}
+    for suffix in ("", "-wal", "-journal"):
+        file = path.with_name(path.name + suffix)
+        try:
+            sizes[file] = os.stat(file).st_size
+        except OSError:
+            continue
+    if not sizes or max(sizes.values()) + NEAR_FILE_LIMIT < limit:
+        return ""
+    largest = max(sizes, key=sizes.get)
+    return (
+        f" (the file-size limit (ulimit -f) is {limit // 1024} KB and {largest.name} has "
+        "reached it: this process cannot write past it; run responder from a shell with a "
+        "larger limit, such as after `ulimit -f unlimited`)"
+    )
+
+
 #: The files SQLite keeps beside the database, and what each holds.
 _COMPANIONS = (
     ("-wal", "write-ahead log"),
@@ -401,7 +451,11 @@ def open_database(path: Path | None = None, import_journals: bool = True) -> Dat
             if not _is_damage(exc):
                 raise _store_error(
                     f"cannot open the incident database {path}: {_error_text(exc)}"
-                    + (_companion_in_the_way(path) or _full_disk(path, exc)),
+                    + (
+                        _companion_in_the_way(path)
+                        or _file_size_limit(path, exc)
+                        or _full_disk(path, exc)
+                    ),
                     exc,
                 ) from None
             problem = _error_text(exc)
@@ -659,15 +713,56 @@ _HELD: set[tuple[Path, int]] = set()
 
 
 def _lock_fd(db_path: Path) -> int | None:
+    """The lock file's descriptor, or None when its folder is read-only (nothing can be
+    written there either, and the writes say so).
+
+    Raises
+    ------
+    StoreError
+        The lock file cannot be opened for another reason (a folder in its place, a file
+        this user may not write): no incident is written unlocked.
+    """
     key = _lock_key(db_path)
     if key not in _LOCK_FDS:
         try:
             _LOCK_FDS[key] = os.open(
                 key, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600
             )
-        except OSError:
-            return None  # a read-only folder: nothing can be written there either
+        except OSError as exc:
+            if _read_only_folder(key, exc):
+                return None
+            raise StoreError(_lock_file_problem(key, exc)) from None
     return _LOCK_FDS[key]
+
+
+def _read_only_folder(lock_file: Path, exc: OSError) -> bool:
+    """Whether ``exc`` opening ``lock_file`` comes of its folder being read-only (the lock
+    file not being there to open)."""
+    if exc.errno == errno.EROFS:
+        return True
+    if exc.errno not in (errno.EACCES, errno.EPERM):
+        return False
+    return not os.path.lexists(lock_file) and not os.access(lock_file.parent, os.W_OK)
+
+
+def _lock_file_problem(lock_file: Path, exc: OSError) -> str:
+    """One sentence: why the incidents' lock file cannot be used, and what to do."""
+    why = "the lock that keeps a second responder window from writing the same incident"
+    try:
+        mode = os.lstat(lock_file).st_mode
+    except OSError:
+        mode = None
+    if mode is not None and stat.S_ISDIR(mode):
+        what = f"{lock_file} is a folder, where responder keeps the incidents' locks"
+    elif mode is not None and not stat.S_ISREG(mode):
+        what = f"{lock_file} is not a regular file, where responder keeps the incidents' locks"
+    else:
+        what = f"{lock_file}: {exc.strerror or exc}"
+        return (
+            f"cannot take {why} ({what}): make it a file this user can write, or move it "
+            "away, then try again"
+        )
+    return f"cannot take {why} ({what}): move it away, then try again"
 
 
 def _lock_key(db_path: Path) -> Path:
@@ -679,8 +774,10 @@ def _lock(db_path: Path, number: int) -> None:
 
     Raises
     ------
-    StoreError
+    HeldElsewhere
         Another process holds it.
+    StoreError
+        The lock file cannot be used (a folder in its place): the message says what to do.
     """
     if fcntl is None or (_lock_key(db_path), number) in _HELD:
         return
@@ -690,7 +787,7 @@ def _lock(db_path: Path, number: int) -> None:
     try:
         fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB, 1, number)
     except OSError:
-        raise StoreError("this incident is open in another responder window") from None
+        raise HeldElsewhere("this incident is open in another responder window") from None
     _HELD.add((_lock_key(db_path), number))
 
 
@@ -708,7 +805,10 @@ def is_live_elsewhere(db_path: Path, number: int) -> bool:
     """Whether another process holds incident ``number``'s lock (it is live there)."""
     if fcntl is None or (_lock_key(db_path), number) in _HELD:
         return False
-    fd = _lock_fd(db_path)
+    try:
+        fd = _lock_fd(db_path)
+    except StoreError:
+        return False  # no window can take it either: opening it says why
     if fd is None:
         return False
     try:
@@ -818,7 +918,12 @@ def _dumps(data) -> str:
 def _write_error(path: Path, exc: BaseException) -> StoreError:
     if isinstance(exc, StoreError):
         return exc
-    return _store_error(f"cannot write to the incident database {path}: {_error_text(exc)}", exc)
+    limit = _file_size_limit(path, exc)
+    error = _store_error(
+        f"cannot write to the incident database {path}: {_error_text(exc)}{limit}", exc
+    )
+    error.file_limit = bool(limit)
+    return error
 
 
 class IncidentLog:
@@ -881,7 +986,7 @@ class IncidentLog:
             number = cursor.lastrowid
             try:  # locked before it is visible, so no other window ever offers it
                 _lock(db.path, number)
-            except StoreError:
+            except HeldElsewhere:
                 pass  # held for a database since moved aside: this incident is new anyway
             conn.execute(
                 "INSERT INTO victims (incident, idx, name) VALUES (?, 0, ?)",
@@ -914,16 +1019,20 @@ class IncidentLog:
         Raises
         ------
         StoreError
-            Another responder holds it, or the database cannot be opened.
+            Another responder holds it, its lock cannot be taken (a folder where the lock
+            file should be), or the database cannot be opened.
         """
         db = open_database(path, import_journals=False)
         try:
             _lock(db.path, data.number)
-        except StoreError:
+        except HeldElsewhere:
             db.close()
             raise StoreError(
                 f"the incident {data.id} is open in another responder window"
             ) from None
+        except StoreError:
+            db.close()  # its lock file cannot be used: never continued unlocked
+            raise
         return cls(db, data.number, data.id)
 
     def close(self) -> None:
@@ -1018,7 +1127,7 @@ def set_aside(
         for data in incidents:
             try:
                 _lock(db.path, data.number)
-            except StoreError:
+            except HeldElsewhere:
                 continue  # live in another window by now: left to it
             taken.append(data.number)
         conn, now = db.conn, time.time()
@@ -1274,13 +1383,28 @@ def _note_problems(conn: sqlite3.Connection, data: IncidentData) -> None:
         pass  # reported again next time: better than not at all
 
 
+def _nothing_stored(path: Path | None) -> bool:
+    """Whether no incident can be stored at ``path`` yet: neither the database file nor a
+    journal of an earlier version is there (the data folder, or the home folder above it,
+    does not exist). A command that only reads then has nothing to open, and creates no
+    folder or database to find that out. A file in the way of a folder is not this case:
+    opening says what to do about it."""
+    path = Path(path or paths.incident_db())
+    if os.path.lexists(path) or os.path.lexists(path.parent / JOURNAL_DIR):
+        return False
+    return paths.file_in_the_way(path.parent) is None
+
+
 def list_incidents(path: Path | None = None) -> tuple[list[IncidentData], list[str]]:
-    """Every incident, newest first, and the notices of opening the database.
+    """Every incident, newest first, and the notices of opening the database; none (and
+    nothing created) when no database is there yet.
 
     Raises
     ------
     StoreError
     """
+    if _nothing_stored(path):
+        return [], []
     with open_database(path) as db:
         return _read(db), db.notices
 
@@ -1297,12 +1421,14 @@ class IncidentPage:
 
 def list_page(limit: int | None, skip: int = 0, path: Path | None = None) -> IncidentPage:
     """The ``limit`` newest incidents (all when None) after the ``skip`` newest, reading
-    only theirs.
+    only theirs; none (and nothing created) when no database is there yet.
 
     Raises
     ------
     StoreError
     """
+    if _nothing_stored(path):
+        return IncidentPage([], 0, [], skip)
     with open_database(path) as db:
         found = _read(db, limit=limit, offset=skip)
         try:
@@ -1358,6 +1484,8 @@ def find_incident(key: str, path: Path | None = None) -> tuple[IncidentData | No
     StoreError
         Cannot read the database, or ``key`` starts several ids.
     """
+    if _nothing_stored(path):
+        return None, []  # nothing created to find that out
     escaped = key.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
     by_start = ("id = ? OR id LIKE ? ESCAPE '\\'", (key, escaped + "%"))
     with open_database(path) as db:

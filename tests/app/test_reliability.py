@@ -322,6 +322,53 @@ async def test_quit_while_another_program_holds_the_database_says_to_close_it(mo
     assert [a.answer for a in data.answers] == ["yes", "no"]
 
 
+class _FileLimitConnection(_DiskFullConnection):
+    """A connection whose commits fail as SQLite's do past the file-size limit: an I/O
+    error (the write gets EFBIG), which SQLite words "disk I/O error"."""
+
+    def execute(self, sql, *args):
+        if self._full["now"] and sql.strip().upper() == "COMMIT":
+            error = sqlite3.OperationalError("disk I/O error")
+            error.sqlite_errorname = "SQLITE_IOERR_WRITE"
+            raise error
+        return self._conn.execute(sql, *args)
+
+
+async def test_quit_under_a_file_size_limit_says_so_not_to_free_disk_space(monkeypatch):
+    """Under `ulimit -f` every answer said "disk I/O error" and the dialog at quit said
+    "Free some disk space (or fix the folder), then retry", though no retry in this process
+    can pass the limit. The message names the limit; the dialog says to keep the answers
+    with an export and start responder again under a larger limit."""
+    from types import SimpleNamespace  # noqa: PLC0415
+
+    from responder.core import store  # noqa: PLC0415
+
+    limited = {"now": False}
+    real = store._connect
+    monkeypatch.setattr(store, "_connect", lambda path: _FileLimitConnection(real(path), limited))
+    small = 64 * 1024  # every database file is within a page or so of it
+    fake = SimpleNamespace(RLIMIT_FSIZE=1, RLIM_INFINITY=-1, getrlimit=lambda _: (small, small))
+    monkeypatch.setattr(store, "resource", fake)
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
+        await pilot.press("y")
+        await settle(pilot)
+        limited["now"] = True
+        await pilot.press("n")
+        await settle(pilot)
+        it = app.interview
+        assert it.unsaved == 1
+        assert "the file-size limit (ulimit -f) is 64 KB" in it.journal_error
+        await pilot.press("ctrl+q")
+        assert await until(pilot, lambda: isinstance(app.screen, UnsavedScreen))
+        detail = " ".join(str(app.screen.query_one("#unsaved-detail").render()).split())
+        assert "disk space" not in detail
+        assert "file-size limit" in detail and "export" in detail, detail
+        await pilot.press("escape")
+        assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
+
+
 async def test_a_not_saved_toast_goes_once_the_changes_are_saved(disk):
     """'Answer kept on screen but NOT saved (2 changes waiting ...)' stayed over the answers
     panel for its 30 s after the next answer had written them all, telling the responder

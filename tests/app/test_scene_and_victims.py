@@ -351,25 +351,72 @@ async def test_the_scene_step_leaves_the_status_figures_in_sight_with_a_notice_b
         assert "Scene 1/7" in "\n".join(lines) and "h  " in "\n".join(lines)  # every smell
 
 
-async def test_a_tenth_victim_is_refused_in_words_that_say_it_was_not_added():
-    """A subway attack, victims added one after another: the tenth "+" said "Nine victims at
-    most can be switched with the number keys", which reads as if the victim were added but
-    could not be switched to. It now says no victim was added, and why."""
+async def test_plus_adds_victims_past_the_ninth_up_to_the_incidents_limit(monkeypatch):
+    """A subway attack, victims added one after another: the tenth "+" said "No victim
+    added: + adds nine victims at most", while an incident holds 100 (the protocol names
+    that many, the palette turns to each). + now adds up to the incident's limit at 80x24:
+    a victim past the ninth is asked at once, the notice says ctrl+p "Ask victim 10" turns
+    back to them (keys 1-9 reach the first nine), the victims bar keeps them in view, and
+    only the incident's limit refuses one, in words that say it was not added."""
     from app_helpers import all_notifications_shown, toasts
 
+    from responder.app.commands import InterviewCommands
+    from responder.core import session
+
+    monkeypatch.setattr(session, "MAX_VICTIMS", 12)  # the limit, reached in fewer presses
     app = make_app(None, mode=None)
-    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
         await settle(pilot)
+        it = app.interview
         for _ in range(8):
             await pilot.press("plus")
             await settle(pilot, 3)
-        assert len(app.interview.victims) == 9
+        assert len(it.victims) == 9
         await pilot.press("plus")
         await settle(pilot, 3)
         await all_notifications_shown(pilot, app)
-        assert len(app.interview.victims) == 9
+        assert len(it.victims) == 10 and it.victim == 9
         said = " ".join(toasts(app))
-        assert "No victim added" in said and "nine victims at most" in said, said
+        assert "Victim 10 added" in said and "Ask victim 10" in said, said
+        strip = app.screen.query_one(VictimsStrip)
+        assert re.search(r"\b10\b", rendered(strip)), rendered(strip)
+        await pilot.press("1")  # the number keys still reach the first nine
+        await settle(pilot)
+        assert it.victim == 0
+        provider = InterviewCommands(app.interview_screen)
+        hits = [h async for h in provider.search("ask victim 10")]
+        assert str(hits[0].text) == "Ask victim 10"
+        hits[0].command()
+        await settle(pilot)
+        assert it.victim == 9
+        for _ in range(2):
+            await pilot.press("plus")
+            await settle(pilot, 3)
+        assert len(it.victims) == 12
+        app.screen.query("Toast").remove()
+        await pilot.press("plus")
+        await settle(pilot, 3)
+        await all_notifications_shown(pilot, app)
+        assert len(it.victims) == 12
+        said = " ".join(toasts(app))
+        assert "No victim added" in said and "holds 12 victims at most" in said, said
+        assert "nine" not in said
+
+
+def test_the_help_and_the_readme_say_what_plus_and_the_number_keys_reach():
+    """The help and the README said + adds nine; both now say it adds up to the incident's
+    limit, and that keys 1-9 reach the first nine and ctrl+p every victim."""
+    from pathlib import Path
+
+    from responder.app.screens import help as help_screen
+    from responder.core.session import MAX_VICTIMS
+
+    about = {term: text for _, entries in help_screen.ABOUT for term, text in entries}
+    assert f"+ adds one (up to {MAX_VICTIMS}), 1-9 switch to the first nine" in about["Victims"]
+    assert "ctrl+p 'Ask victim 12' to any" in about["Victims"]
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    assert f"`+` adds victims up to the incident's limit of {MAX_VICTIMS}" in readme
+    assert "adds nine" not in readme
 
 
 async def test_minus_takes_back_a_victim_added_by_mistake_and_keeps_one_with_answers():
@@ -429,7 +476,9 @@ async def test_the_help_and_a_wide_footer_list_the_key_that_removes_a_victim():
         assert isinstance(app.screen, HelpScreen)
         text = " ".join(screen_text(app).split())
         assert "Remove a victim added by mistake: the last one, while they have no answers" in text
-        assert "- takes back the last one added by mistake" in text
+        # the help's text column (between its scrollbars), read across its wrapped lines
+        lines = [line.split("█")[1] for line in screen_text(app).splitlines() if "█" in line]
+        assert "- takes back the last one added by mistake" in " ".join(" ".join(lines).split())
 
 
 async def test_the_scene_pages_answered_per_victim_name_the_victim_they_go_to():

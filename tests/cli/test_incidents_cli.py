@@ -567,3 +567,66 @@ def test_an_id_of_bytes_that_are_not_utf8_is_no_incident_not_a_traceback(home, c
     err = done.stderr.decode("utf-8", "replace")
     assert done.returncode == 2 and "Traceback" not in err, err
     assert err.startswith("responder: error: no incident '1") and err.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    "argv, code, words",
+    [
+        (["incidents", "list"], 0, "No incidents stored yet."),
+        (["incidents", "list", "--json"], 0, "[]"),
+        (["incidents", "show", "1"], 2, "no incident '1'"),
+        (["incidents", "export", "1"], 2, "no incident '1'"),
+        (["incidents", "show", "20261128"], 2, "no incident '20261128'"),
+    ],
+)
+def test_reading_incidents_in_a_home_that_does_not_exist_creates_nothing(
+    home, capsys, argv, code, words
+):
+    """`incidents list` (show, export) with a RESPONDER_HOME that does not exist (a typo, a
+    fresh machine) created the folders and an empty incident database: a command that only
+    reads says there is nothing stored and leaves the disk as it was."""
+    assert not home.exists()
+    assert main(argv) == code
+    out = capsys.readouterr()
+    assert words in out.out + out.err
+    assert not home.exists()
+    home.mkdir()  # the home folder alone, without its data folder: the same
+    assert main(argv) == code
+    out = capsys.readouterr()
+    assert words in out.out + out.err
+    assert [p.name for p in home.iterdir()] == []
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX resource limits")
+def test_a_file_size_limit_that_stops_the_saving_is_named_with_what_to_do(home):
+    """Under `ulimit -f` (a shell's or a launcher's file-size limit) every answer retried the
+    changes waiting and said only 'cannot write to the incident database ...: disk I/O
+    error', which reads as a failing disk. SQLite cannot tell the two apart; the store can:
+    the limit is small and a file of the database has reached it. The message names the
+    limit and says to run responder under a larger one."""
+    import resource
+
+    limit = 48 * 1024  # room for the empty database, not for a long incident
+
+    def small_files():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    lines = []
+    for k in range(300):
+        lines += [{"symptom": "cough", "answer": "yes", "victim": f"v{k % 60}"}, {"undo": True}]
+    text = "".join(json.dumps(x) + "\n" for x in lines)
+    done = subprocess.run(
+        [sys.executable, "-m", "responder.cli", "interview", "--jsonl", "--save", "--top", "1"],
+        input=text,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "RESPONDER_HOME": str(home)},
+        timeout=300,
+        preexec_fn=small_files,
+    )
+    notices = [n for line in done.stdout.splitlines() for n in json.loads(line).get("notices", [])]
+    assert notices, done.stderr
+    said = notices[-1]
+    assert "the file-size limit (ulimit -f) is 48 KB" in said, said
+    assert "ulimit -f unlimited" in said
+    assert done.returncode == 2 and "file-size limit" in done.stderr

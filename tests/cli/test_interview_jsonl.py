@@ -665,7 +665,7 @@ def test_more_than_nine_victims_are_taken_up_to_the_incidents_limit_then_one_err
     """The README said an incident holds nine victims at most, yet the protocol took any
     number (1,000 named victims took over two minutes and 600 MB of replies, and one past
     the store's read-back limit would be read as damage). An incident holds up to
-    MAX_VICTIMS (the app's + adds nine, one number key each; ctrl+p reaches the rest); a
+    MAX_VICTIMS (the app's + as well; keys 1-9 reach the first nine, ctrl+p every one); a
     name past that is one error naming the limit, and adds no victim."""
     from responder.core.session import MAX_VICTIMS
 

@@ -748,3 +748,36 @@ def test_a_folder_where_sqlite_keeps_its_log_is_named(tmp_path, suffix):
     assert f"incidents.sqlite{suffix} is a folder, where SQLite keeps" in str(exc.value)
     assert "move it away" in str(exc.value)
     assert path.is_file()  # never set aside as damaged
+
+
+def test_a_folder_where_the_incident_locks_are_kept_is_named_never_run_unlocked(home, knowledge):
+    """A folder named incidents.sqlite.lock (a sync tool's copy, a mistaken mkdir) made the
+    per-incident lock quietly give up: the incident was written unlocked, so a second window
+    could write it too. No incident is written without its lock now, and the message names
+    the folder and says to move it away; once it is gone every answer so far is written."""
+    db = paths.incident_db()
+    db.parent.mkdir(parents=True, exist_ok=True)
+    lock = db.with_name(db.name + ".lock")
+    lock.mkdir()
+    it = Interview.start(knowledge, STRICT)
+    it.answer(0, Answer.YES)
+    assert it.incident is None and it.unsaved == 1
+    said = it.journal_error
+    assert f"{lock} is a folder, where responder keeps the incidents' locks" in said
+    assert "move it away" in said
+    assert said.count("\n") == 0
+    lock.rmdir()
+    it.answer(1, Answer.NO)
+    assert it.journal_error is None and it.unsaved == 0
+    data = stored(it)
+    assert len(data.answers) == 2
+    # A stored incident is not resumed unlocked either, nor called open in another window
+    # (a later start: this process's lock file let go, the folder back in its place).
+    it.incident.close()
+    os.close(store._LOCK_FDS.pop(lock.resolve()))
+    lock.unlink()
+    lock.mkdir()
+    with pytest.raises(StoreError) as exc:
+        IncidentLog.reopen(data)
+    assert f"{lock} is a folder" in str(exc.value)
+    assert "another responder window" not in str(exc.value)

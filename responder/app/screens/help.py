@@ -10,6 +10,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Static
 
 from responder.app.screens.dialog import Dialog
+from responder.core.session import MAX_VICTIMS
 from responder.core.views import DISCLAIMER
 from responder.engine.evidence import DEFAULT_THRESHOLD
 
@@ -76,7 +77,8 @@ ABOUT = (
             ),
             (
                 "Victims",
-                "Several victims of one incident: + adds one, 1-9 switch, - takes back "
+                f"Several victims of one incident: + adds one (up to {MAX_VICTIMS}), 1-9 switch to the "
+                "first nine, ctrl+p 'Ask victim 12' to any; - takes back "
                 "the last one added by mistake (while they have no answers). Each answers for "
                 "themself; the scene is shared; the evidence mode weighs every victim "
                 "together, strict and noise read only the victim being asked.",

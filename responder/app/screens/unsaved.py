@@ -31,6 +31,9 @@ class UnsavedScreen(Dialog[str]):
     busy : callable, optional
         Whether another program holds the database now (the advice is to close it, not
         to free disk space).
+    file_limit : callable, optional
+        Whether this process's file-size limit (``ulimit -f``) stopped the write (no retry
+        here can pass it: the advice is to export, then start responder under a larger one).
     """
 
     BINDINGS = [
@@ -46,6 +49,7 @@ class UnsavedScreen(Dialog[str]):
         unsaved: Callable[[], int],
         error: str,
         busy: Callable[[], bool] = lambda: False,
+        file_limit: Callable[[], bool] = lambda: False,
     ):
         super().__init__()
         self.action = action
@@ -53,6 +57,7 @@ class UnsavedScreen(Dialog[str]):
         self.unsaved = unsaved
         self.error = error
         self.busy = busy
+        self.file_limit = file_limit
         self.tries = 0
         #: a retry is on its way (it may wait the busy timeout for another program)
         self.trying = False
@@ -72,12 +77,21 @@ class UnsavedScreen(Dialog[str]):
 
     def _detail(self) -> str:
         again = f" (tried again {counted(self.tries, 'time')})" if self.tries else ""
-        fix = (
-            "Close the program that holds the incident database (an sqlite3 shell, a "
-            "backup), then retry"
-            if self.busy()
-            else "Free some disk space (or fix the folder), then retry"
-        )
+        if self.busy():
+            fix = (
+                "Close the program that holds the incident database (an sqlite3 shell, a "
+                "backup), then retry"
+            )
+        elif self.file_limit():  # no retry in this process can pass it
+            return (
+                f"They could not be written to the incident database{again}: {self.error}\n"
+                "They are only in this window, which cannot write past its file-size limit "
+                "(ulimit -f): a retry will fail. Go back (Esc) and export the interview (x) "
+                "to keep them, then start responder from a shell with a larger limit "
+                "(`ulimit -f unlimited`). Going on without them loses them."
+            )
+        else:
+            fix = "Free some disk space (or fix the folder), then retry"
         return (
             f"They could not be written to the incident database{again}: {self.error}\n"
             f"They are only in this window. {fix}: once they are saved, responder will "
