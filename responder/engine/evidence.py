@@ -186,43 +186,34 @@ def check_textbook_share(value) -> float:
     )
 
 
-def check_several_routes_share(value) -> float:
-    """The share of victims exposed by several routes at once as a float in [0, 1] (1: no
-    route views); EvidenceError otherwise."""
-    field = "several_routes_share"
+def _in_unit_interval(name: str, field: str, value, note: str) -> float:
+    """``value`` as a float in [0, 1] (the ends included); EvidenceError naming ``field``
+    and saying what ``note`` says of the range otherwise."""
     try:
         if isinstance(value, bool):
             raise TypeError
-        w = float(value)
+        x = float(value)
     except (TypeError, ValueError, OverflowError):
-        raise EvidenceError(
-            f"several-routes share must be a number in [0, 1], got {value!r}", field
-        ) from None
-    if not 0.0 <= w <= 1.0:
-        raise EvidenceError(
-            f"several-routes share is {value}; it must lie in [0, 1] (1: every victim shows "
-            "the signs of every route)",
-            field,
-        )
-    return w
+        raise EvidenceError(f"{name} must be a number in [0, 1], got {value!r}", field) from None
+    if not 0.0 <= x <= 1.0:
+        raise EvidenceError(f"{name} is {value}; it must lie in [0, 1] ({note})", field)
+    return x
+
+
+def check_several_routes_share(value) -> float:
+    """The share of victims exposed by several routes at once as a float in [0, 1] (1: no
+    route views); EvidenceError otherwise."""
+    return _in_unit_interval(
+        "several-routes share",
+        "several_routes_share",
+        value,
+        "1: every victim shows the signs of every route",
+    )
 
 
 def check_long_row_exponent(value) -> float:
     """The long-row discount's exponent as a float in [0, 1]; EvidenceError otherwise."""
-    field = "long_row_exponent"
-    try:
-        if isinstance(value, bool):
-            raise TypeError
-        a = float(value)
-    except (TypeError, ValueError, OverflowError):
-        raise EvidenceError(
-            f"long-row exponent must be a number in [0, 1], got {value!r}", field
-        ) from None
-    if not 0.0 <= a <= 1.0:
-        raise EvidenceError(
-            f"long-row exponent is {value}; it must lie in [0, 1] (0: no discount)", field
-        )
-    return a
+    return _in_unit_interval("long-row exponent", "long_row_exponent", value, "0: no discount")
 
 
 def check_grade_probabilities(hallmark, sensitivity, occasional, leak) -> tuple[float, float]:

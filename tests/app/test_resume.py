@@ -331,23 +331,7 @@ class _Terminal:
 
 @pytest.mark.skipif(sys.platform == "win32", reason="needs a pseudo-terminal")
 async def test_kill_9_mid_interview_loses_no_answer(home: Path):
-    import fcntl
-    import pty
-    import struct
-    import termios
-
-    master, slave = pty.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
-    env = {**os.environ, "RESPONDER_HOME": str(home), "TERM": "xterm-256color"}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "responder.cli", "--kb", str(FIXTURE_KB)],
-        stdin=slave,
-        stdout=slave,
-        stderr=slave,
-        env=env,
-        start_new_session=True,
-    )
-    os.close(slave)
+    proc, master = _app_in_a_terminal(home, rows=40, cols=120)
 
     def answers() -> int:
         found, _ = list_incidents()
@@ -383,15 +367,16 @@ async def test_kill_9_mid_interview_loses_no_answer(home: Path):
         ]
 
 
-def _app_in_a_terminal(home: Path):
-    """The real app in a pseudo-terminal of 80x24 on its first question: (process, master)."""
+def _app_in_a_terminal(home: Path, rows: int = 24, cols: int = 80):
+    """The real app in a pseudo-terminal (80x24 unless told) on its first question:
+    (process, master)."""
     import fcntl
     import pty
     import struct
     import termios
 
     master, slave = pty.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
     env = {**os.environ, "RESPONDER_HOME": str(home), "TERM": "xterm-256color"}
     proc = subprocess.Popen(
         [sys.executable, "-m", "responder.cli", "--kb", str(FIXTURE_KB)],

@@ -45,16 +45,25 @@ def routed_problem(seed: int, M: int = 7) -> Problem:
     grades = rng.integers(0, 4, size=(M, SIGNS + ROUTES))
     grades[0, SIGNS:] = 0  # one row lists no route: it keeps the union alone
     grades[1, SIGNS:] = [2, 0, 0, 0]  # one lists a single route
-    return Problem.build(
-        grades > 0,
+    return with_routes(
+        grades,
         prior=rng.integers(1, 5, size=M),
         object_groups=[str(g) for g in rng.integers(0, 3, M)],
+    )
+
+
+def with_routes(grades, **extra) -> Problem:
+    """The graded rows over five signs and the four routes, with the route views."""
+    grades = np.asarray(grades)
+    return Problem.build(
+        grades > 0,
         query_groups=["signs"] * SIGNS + ["route"] * ROUTES,
         grades=grades,
         alternatives=[False] * SIGNS + [True] * ROUTES,
         split_chance=[False] * SIGNS + [True] * ROUTES,
         route_queries=list(range(SIGNS, SIGNS + ROUTES)),
         off_route=off_route_table(),
+        **extra,
     )
 
 
@@ -107,21 +116,12 @@ def written_out(problem, known, several, presentations):
 
 
 def splash_problem() -> Problem:
-    grades = np.array(
+    return with_routes(
         [
             # cough, sore throat, burns, -, -, inhaled, skin, swallowed, drug use
             [2, 2, 2, 0, 0, 2, 2, 0, 0],  # both routes, both kinds of sign
             [0, 0, 2, 0, 0, 0, 2, 0, 0],  # the skin only, burns only
         ]
-    )
-    return Problem.build(
-        grades > 0,
-        query_groups=["signs"] * SIGNS + ["route"] * ROUTES,
-        grades=grades,
-        alternatives=[False] * SIGNS + [True] * ROUTES,
-        split_chance=[False] * SIGNS + [True] * ROUTES,
-        route_queries=list(range(SIGNS, SIGNS + ROUTES)),
-        off_route=off_route_table(),
     )
 
 
@@ -176,15 +176,7 @@ def test_routes_of_one_grade_keep_their_split_chance_and_a_hallmark_route_weighs
     one_grade = np.array([np.unique(g[g > 0]).size <= 1 for g in graded])
     assert one_grade.sum() >= 3
     np.testing.assert_allclose(mixed[one_grade][:, routes], L[one_grade][:, routes], rtol=1e-12)
-    chlorine = Problem.build(
-        np.array([[2, 0, 0, 0, 0, 3, 1, 0, 0]]) > 0,
-        query_groups=["signs"] * SIGNS + ["route"] * ROUTES,
-        grades=[[2, 0, 0, 0, 0, 3, 1, 0, 0]],
-        alternatives=[False] * SIGNS + [True] * ROUTES,
-        split_chance=[False] * SIGNS + [True] * ROUTES,
-        route_queries=list(range(SIGNS, SIGNS + ROUTES)),
-        off_route=off_route_table(),
-    )
+    chlorine = with_routes([[2, 0, 0, 0, 0, 3, 1, 0, 0]])
     _, shares = route_views(chlorine, FIELD, FIELD.likelihood(chlorine), 0.0)
     assert shares[0, 0] > 2.5 * shares[1, 0] > 0
 
