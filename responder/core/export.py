@@ -253,6 +253,7 @@ _MARK = {
     "match": "✓ match",
     "mismatch": "✗ mismatch",
     "implied": "implied by another answer, not counted",
+    "uncounted": "– occasional for this victim, not counted against",
     "partial": "~ some",
     "unknown": "? can't tell",
     "expected": "expected, not checked",

@@ -105,7 +105,9 @@ class ProfileRow:
     answer: Answer | None  # None: not asked
     expected: tuple[float, ...]  # per result column: 1/0 for a chemical, a share for a class
     #: per column: "match", "mismatch", "implied" (an implied answer the column's profile
-    #: does not fit: not counted), "partial", "unknown", "expected"
+    #: does not fit: not counted), "uncounted" (evidence mode: an answer the profile does
+    #: not fit that the answer model does not count against it, such as a "no" to an
+    #: occasional sign or to another route's contact sign), "partial", "unknown", "expected"
     marks: tuple[str, ...]
     #: whose answer, with several victims: "V2", or "all" for the incident's scene
     who: str = ""
@@ -824,12 +826,28 @@ def _class_line(
     return " · ".join(parts)
 
 
+def _counted_against(it: Interview, objects: list[int]) -> list[dict] | None:
+    """Per object, whether each (query, yes) answer counts against it under the evidence
+    mode's answer model (:meth:`Belief.against`); None in the other modes. The answer model
+    decides by the query and the answer alone, so one entry serves every victim's."""
+    if it.state.evidence is None:
+        return None
+    belief = it.state.belief
+    against = belief.against()
+    keys = list(zip(belief.queries.tolist(), belief.values.tolist()))
+    return [
+        {(q, bool(yes)): bool(against[obj, t]) for t, (q, yes) in enumerate(keys)}
+        for obj in objects
+    ]
+
+
 def _profile(it: Interview, columns: list[list[int]], share: bool) -> list[ProfileRow]:
     B = it.problem.matrix
     rows: list[ProfileRow] = []
     given = ranked_answers(it)
     answered = {r.query for r, _ in given}
     kn = it.knowledge
+    counted = _counted_against(it, [objs[0] for objs in columns]) if not share else None
 
     def expected(q: int) -> tuple[float, ...]:
         return tuple(
@@ -839,14 +857,27 @@ def _profile(it: Interview, columns: list[list[int]], share: bool) -> list[Profi
     for r, who in given:
         exp = expected(r.query)
         marks = []
-        for e in exp:
+        for c, e in enumerate(exp):
             if r.answer is Answer.UNKNOWN:
                 marks.append("unknown")
             elif e in (0.0, 1.0):
                 fits = (e == 1.0) == (r.answer is Answer.YES)
                 # an implied answer (another answer's consequence) counts against nobody,
-                # as in the candidates' count (Interview.contradicted)
-                marks.append("match" if fits else "implied" if r.implied else "mismatch")
+                # as in the candidates' count (Interview.contradicted); in the evidence mode
+                # an answer the model does not count against the column's chemical (a "no"
+                # to an occasional sign, or to another route's contact sign) is not a ✗
+                # either, as in the candidates' ✗ (against_labels)
+                key = (r.query, r.answer is Answer.YES)
+                uncounted = counted is not None and key in counted[c] and not counted[c][key]
+                marks.append(
+                    "match"
+                    if fits
+                    else "implied"
+                    if r.implied
+                    else "uncounted"
+                    if uncounted
+                    else "mismatch"
+                )
             else:
                 marks.append("partial")
         rows.append(ProfileRow(kn.symptoms[r.query], r.answer, exp, tuple(marks), who))

@@ -353,3 +353,44 @@ def test_a_step_source_read_at_two_addresses_is_two_markdown_links():
         "200-500ppm-bronchitis-cephalgia.html>"
     )
     assert not any(" ; " in link for link in re.findall(r"<[^>]*>", md))
+
+
+def _skin_victim_of_hydrogen_fluoride():
+    """A victim splashed on the skin by hydrogen fluoride: skin burns, no cough, no sore
+    throat (the breathing route's contact signs), the rest as its row says."""
+    from responder.core import views
+    from responder.engine.state import Status
+    from responder.kb.loader import load_bundled
+
+    kb = load_bundled()
+    skin = next(c.signs for c in kb.contact_signs if c.route == "route_skin")
+    other = {s for c in kb.contact_signs for s in c.signs} - set(skin)
+    row = kb.chemicals[kb.chemical_index("hydrogen_fluoride")].symptoms
+    it = Interview.start(kb, InterviewConfig(mode="evidence"))
+    for sid, yes in (("route_skin", 1), ("skin_burns", 1), ("cough", 0), ("throat_irritation", 0)):
+        it.answer(kb.symptom_index(sid), Answer.YES if yes else Answer.NO)
+    for _ in range(40):
+        if it.status is not Status.ASKING:
+            break
+        q = views.question(it).items[0].symptom
+        listed = q.id in row and q.id not in other and not q.id.startswith("route_")
+        it.answer(q.index, Answer.YES if listed else Answer.NO)
+    return it
+
+
+def test_a_no_to_another_routes_contact_sign_is_no_mismatch_in_the_result_or_export(home):
+    """QA round 12: the candidates panel counted nothing against hydrogen fluoride for a
+    victim splashed on the skin who answered no to cough and sore throat (route views), but
+    the result's profile and the Markdown export marked both "✗ contradicts"."""
+    from responder.core import views
+
+    it = _skin_victim_of_hydrogen_fluoride()
+    res = views.result(it)
+    assert res is not None and res.title == "Hydrogen fluoride"
+    assert views.against_labels(it, views.candidates(it)[0]) == []
+    marks = {r.symptom.id: r.marks[0] for r in res.profile if r.answer is not None}
+    assert marks["cough"] == marks["throat_irritation"] == "uncounted"
+    assert "mismatch" not in marks.values()
+    md = to_markdown(report(it))
+    cough = next(line for line in md.splitlines() if line.startswith("| Cough"))
+    assert "mismatch" not in cough and "not counted" in cough

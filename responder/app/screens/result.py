@@ -36,6 +36,7 @@ MARKS = {
     "match": ("✓ match", "bold green"),
     "mismatch": ("✗ contradicts", "bold red"),
     "implied": ("implied, not counted", "dim"),
+    "uncounted": ("– occasional, not counted", "yellow"),
     "partial": ("~ some", "yellow"),
     "unknown": ("? can't tell", "yellow"),
     "expected": ("expected, not checked", "cyan"),
