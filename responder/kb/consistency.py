@@ -35,7 +35,7 @@ def check_consistency(
     groups = _exclusive_groups(ck, doc, known, incident_ids)
     rules, lines = _implications(ck, doc, known)
     _check_contradictions(ck, doc, groups, rules, lines)
-    contact = _contact_signs(ck, doc, known, route_ids or {})
+    contact = _contact_signs(ck, doc, known, route_ids or {}, incident_ids)
     return groups, rules, contact
 
 
@@ -44,10 +44,12 @@ def _contact_signs(
     doc: Doc,
     known: Callable[[str, int | None, str], str | None],
     route_ids: Mapping[str, str],
+    incident_ids: set[str] = frozenset(),
 ) -> list[ContactSigns]:
     """The ``[[contact_signs]]`` tables: a route (an observation of a category answered per
     victim, one of its observations at a time), every table's of one category and each
-    named once, and the signs that appear where a chemical touches the body by it."""
+    named once, and the signs that appear where a chemical touches the body by it: never a
+    route, nor an observation answered once for the incident (a smell, a place)."""
     out: list[ContactSigns] = []
     seen: dict[str, int | None] = {}
     category = None
@@ -101,6 +103,16 @@ def _contact_signs(
                     where,
                     f'contact signs of "{route}" list the route "{cid}"',
                     "list signs only: a route is not a sign of another",
+                )
+                continue
+            if cid in incident_ids:
+                ck.error(
+                    doc.rel,
+                    where,
+                    f'contact signs of "{route}" list "{cid}", a scene observation answered '
+                    "once for the incident",
+                    "list signs a victim shows where the chemical touches the body "
+                    "(symptoms.toml), not what is seen or smelt on the scene",
                 )
                 continue
             if cid not in signs:

@@ -578,6 +578,14 @@ def test_contact_signs_make_each_route_a_view_of_the_rows(tmp_path):
             'contact signs of "route_inhaled" are given twice',
         ),
         (('signs = ["dilated_pupils"]', 'sign = ["dilated_pupils"]'), "sign =", "sign"),
+        # QA round 12: a scene observation answered once for the incident was accepted as a
+        # contact sign (and then weighed as occasional for a victim of another route)
+        (
+            ('signs = ["dilated_pupils"]', 'signs = ["odour_bleach"]'),
+            'signs = ["odour_bleach"]',
+            'contact signs of "route_skin" list "odour_bleach", a scene observation answered '
+            "once for the incident",
+        ),
     ],
 )
 def test_bad_contact_signs_get_one_clear_message(tmp_path, edit, snippet, words):
