@@ -97,12 +97,22 @@ def _contact_signs(
             cid = known(sid, where, f'contact signs of "{route}"')
             if cid is None:
                 continue
-            if cid in route_ids:
+            if cid in route_ids and route_ids[cid] == route_ids[route]:
                 ck.error(
                     doc.rel,
                     where,
                     f'contact signs of "{route}" list the route "{cid}"',
                     "list signs only: a route is not a sign of another",
+                )
+                continue
+            if cid in route_ids:
+                ck.error(
+                    doc.rel,
+                    where,
+                    f'contact signs of "{route}" list "{cid}", a scene observation of '
+                    f'"{route_ids[cid]}" answered per victim',
+                    "list signs a victim shows where the chemical touches the body "
+                    "(symptoms.toml), not a scene observation",
                 )
                 continue
             if cid in incident_ids:

@@ -595,6 +595,39 @@ def test_bad_contact_signs_get_one_clear_message(tmp_path, edit, snippet, words)
     assert issue.line == line_of(text, snippet)
 
 
+def test_a_contact_sign_of_another_per_victim_scene_category_is_not_called_a_route(tmp_path):
+    """QA round 12: a contact sign naming an onset ("within minutes") was refused as "the
+    route", which it is not; it is a scene observation answered per victim."""
+    scene = (
+        ROUTE_SCENE
+        + """
+[[category]]
+id = "onset"
+label = "When the signs began"
+kind = "scene"
+per = "victim"
+alternatives = true
+
+[[observation]]
+id = "onset_minutes"
+label = "Within minutes"
+category = "onset"
+
+[[observation]]
+id = "onset_hours"
+label = "After hours"
+category = "onset"
+"""
+    )
+    text = CONTACT.replace('signs = ["dilated_pupils"]', 'signs = ["onset_minutes"]')
+    issue = only_error(write_kb(tmp_path, scene_toml=scene, consistency_toml=text))
+    assert issue.problem == (
+        'contact signs of "route_skin" list "onset_minutes", a scene observation of "onset" '
+        "answered per victim"
+    )
+    assert issue.line == line_of(text, 'signs = ["onset_minutes"]')
+
+
 def test_the_bundled_contact_signs_keep_a_skin_splash_from_expecting_a_cough():
     kb = load_bundled()
     problem = kb.to_problem()
