@@ -773,6 +773,8 @@ def _stored_config(stored: dict, warnings: list[str], from_journal: bool) -> Int
     # interviews from before the evidence mode were strict (or noise): keep their meaning
     data.setdefault("mode", "strict")
     evidence = data.get("evidence")
+    if evidence is None and from_journal and data.get("mode") == "evidence":
+        evidence = {}  # a journal on the knowledge base's settings: pinned below all the same
     if isinstance(evidence, dict):
         evidence = {k: v for k, v in evidence.items() if k in EvidenceSettings.KEYS}
         if from_journal and data.get("mode") == "evidence":

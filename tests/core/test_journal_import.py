@@ -213,3 +213,21 @@ def test_the_imported_database_passes_its_integrity_check(home, knowledge):
     assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
     assert conn.execute("PRAGMA foreign_key_check").fetchall() == []
     conn.close()
+
+
+def test_an_evidence_journal_without_its_evidence_settings_replays_as_it_ran(home):
+    """QA round 12: a journal of the evidence mode that stored no "evidence" table (every
+    setting the knowledge base's) resumed with the long-row discount, the textbook
+    presentation and the route views, which its version did not have; a journal storing
+    an empty table resumed without them."""
+    from responder.kb.loader import load_bundled
+
+    kb = load_bundled()
+    start = {**START, "config": {"target": "chemical", "suggest": "symptom", "mode": "evidence"}}
+    write_journal(home, [start, answer("skin_burns"), answer("cough", "no")])
+    scan_incidents()
+    data, _ = find_incident(START["id"])
+    it, warnings = Interview.resume(kb, data, write=False)
+    assert it.mode == "evidence" and not warnings
+    assert it.evidence.several_routes_share == 1.0
+    assert it.evidence.long_row_exponent == 0.0 and it.evidence.textbook_share == 0.0
