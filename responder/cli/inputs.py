@@ -472,6 +472,25 @@ def config_from_args(args, **changes) -> InterviewConfig:
         raise InputError(exc.cli_message()) from None
 
 
+def check_route_views_apply(args, kb=None) -> None:
+    """``--several-routes-share`` below 1 on a knowledge base that lists no route's contact
+    signs (``[[contact_signs]]`` in consistency.toml), or on an interchange file, is refused:
+    no route view is weighed there, and dropped without a word the figures would be read as
+    what it asked for. Call after the value is checked (a number in [0, 1])."""
+    value = getattr(args, "several_routes_share", None)
+    if value is None or float(value) >= 1.0:
+        return
+    if kb is not None and getattr(kb, "contact_signs", ()):
+        return
+    what = "an interchange file" if kb is None else f"knowledge base '{kb.name}'"
+    raise InputError(
+        f"--several-routes-share does not apply here: {what} lists no route's contact "
+        "signs ([[contact_signs]] in consistency.toml), so every victim is weighed on the "
+        "whole row; leave it out, or use a knowledge base that lists them (the bundled one "
+        "does)"
+    )
+
+
 def evidence_from_args(args, kb=None) -> EvidenceSettings:
     """The evidence settings from the command line (:func:`responder.config.
     add_evidence_arguments`) over the knowledge base's fitted answer model and with its
@@ -481,6 +500,8 @@ def evidence_from_args(args, kb=None) -> EvidenceSettings:
     leaks = None if kb is None else symptom_leaks(kb)
     config = config_from_args(args)
     try:
-        return config.resolved_evidence(defaults, leaks)
+        settings = config.resolved_evidence(defaults, leaks)
     except ConfigError as exc:
         raise InputError(exc.cli_message()) from None
+    check_route_views_apply(args, kb)
+    return settings

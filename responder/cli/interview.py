@@ -21,7 +21,7 @@ from typing import IO
 
 import numpy as np
 
-from responder.cli.inputs import InputError
+from responder.cli.inputs import InputError, check_route_views_apply
 from responder.config import ConfigError, InterviewConfig, add_config_arguments
 from responder.core import views
 from responder.core.counted import counted
@@ -499,6 +499,7 @@ def run(args) -> int:
     try:
         config = InterviewConfig.from_args(args)
         _check_evidence_options_apply(args, config)
+        check_route_views_apply(args, kb)
         interview = Interview.start(kb, config, journal=args.save)
     except ConfigError as exc:
         raise InputError(exc.cli_message()) from None

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from responder.cli.inputs import InputError, config_from_args
+from responder.cli.inputs import InputError, check_route_views_apply, config_from_args
 from responder.config import add_evidence_arguments
 from responder.core.counted import counted
 from responder.engine import diagnostics as dg
@@ -714,6 +714,7 @@ def cmd_validate(args) -> int:
         kb = resolve_kb(getattr(args, "kb", None))
     except (KBError, OSError) as exc:
         return _fail(exc)
+    check_route_views_apply(args, kb)
     # no CASES: the knowledge base's own cases/ folder, else the bundled cases (said so)
     cases_path, note = (args.cases, None) if args.cases is not None else default_cases(kb)
     try:

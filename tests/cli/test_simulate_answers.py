@@ -151,3 +151,36 @@ def test_a_mode_named_twice_is_an_error(capsys):
         "responder: error: --modes 'evidence,strict,evidence' names evidence twice; "
         "name each mode once"
     )
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["simulate", "--answers", "flip:0.1", "--modes", "evidence", "--interviews", "5"],
+        ["simulate", "--victims", "2", "--interviews", "2"],
+        ["kb", "validate"],
+        ["interview", "--jsonl"],
+    ],
+)
+def test_several_routes_share_on_a_knowledge_base_without_contact_signs_is_refused(
+    argv, capsys, monkeypatch
+):
+    """QA round 12: on a knowledge base listing no [[contact_signs]] the option changed
+    nothing, yet simulate's JSON echoed it ("several_routes_share": 0.3) beside figures run
+    without route views. Refused like any option the run does not read; 1 (off) is kept."""
+    import io
+    from pathlib import Path
+
+    fixture = str(Path(__file__).resolve().parents[1] / "app" / "fixtures" / "kb")
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    assert main([*argv, "--kb", fixture, "--several-routes-share", "0.3"]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.strip().splitlines() == [
+        "responder: error: --several-routes-share does not apply here: knowledge base 'kb' "
+        "lists no route's contact signs ([[contact_signs]] in consistency.toml), so every "
+        "victim is weighed on the whole row; leave it out, or use a knowledge base that "
+        "lists them (the bundled one does)"
+    ]
+    if argv[0] == "interview":
+        assert main([*argv, "--kb", fixture, "--several-routes-share", "1"]) == 0
