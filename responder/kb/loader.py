@@ -129,11 +129,15 @@ def check_files(
     exclusive: list[ExclusiveGroup] = []
     implications: list[Implication] = []
     contact: list[ContactSigns] = []
+    contact_declared = None  # None: unknown (symptoms.toml or consistency.toml broken)
+    if symptom_ids is not None and CONSISTENCY_FILE not in texts:
+        contact_declared = False
     if (
         symptom_ids is not None
         and CONSISTENCY_FILE in texts
         and (doc := ck.parse(CONSISTENCY_FILE, texts[CONSISTENCY_FILE]))
     ):
+        contact_declared = "contact_signs" in doc.data
         per_incident = {c.id for c in vocab.categories if c.per == "incident"}
         incident_ids = {s.id for s in vocab.symptoms if s.category in per_incident}
         # a route of exposure is answered per victim, one of its category
@@ -149,6 +153,17 @@ def check_files(
     answer_model: dict = {}
     if GRADES_FILE in texts and (doc := ck.parse(GRADES_FILE, texts[GRADES_FILE])):
         answer_model = check_grades(ck, doc)
+        share = answer_model.get("several_routes_share", 1.0)
+        if share < 1.0 and contact_declared is False:
+            ck.warn(
+                doc.rel,
+                doc.lines.key(doc.lines.top(), "several_routes_share"),
+                f"several_routes_share is {share:g}, but consistency.toml lists no route's "
+                "contact signs ([[contact_signs]]): no route view is weighed, and the share "
+                "changes nothing",
+                "add a [[contact_signs]] table per route to consistency.toml, or leave "
+                "several_routes_share out",
+            )
     classes = []
     if CLASSES_FILE in texts and (doc := ck.parse(CLASSES_FILE, texts[CLASSES_FILE])):
         classes = check_classes(ck, doc)

@@ -628,6 +628,26 @@ category = "onset"
     assert issue.line == line_of(text, 'signs = ["onset_minutes"]')
 
 
+def test_a_several_routes_share_without_contact_signs_is_a_warning(tmp_path):
+    """QA round 12: grades.toml's several_routes_share = 0.7 on a knowledge base whose
+    consistency.toml lists no [[contact_signs]] was accepted without a word (0 warnings),
+    and every evidence setting shown said 0.7 although no route view was weighed."""
+    grades = "several_routes_share = 0.7\n"
+    kb = load_kb(write_kb(tmp_path / "none", scene_toml=ROUTE_SCENE, grades_toml=grades))
+    (warning,) = [w for w in kb.warnings if "several_routes_share" in w.problem]
+    assert warning.file.endswith("grades.toml") and warning.line == 1
+    assert "lists no route's contact signs" in warning.problem
+    with_signs = load_kb(
+        write_kb(
+            tmp_path / "signs",
+            scene_toml=ROUTE_SCENE,
+            consistency_toml=CONTACT,
+            grades_toml=grades,
+        )
+    )
+    assert not [w for w in with_signs.warnings if "several_routes_share" in w.problem]
+
+
 def test_the_bundled_contact_signs_keep_a_skin_splash_from_expecting_a_cough():
     kb = load_bundled()
     problem = kb.to_problem()
