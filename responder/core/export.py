@@ -179,6 +179,7 @@ def report(interview: Interview, remaining=None) -> dict:
         {"class": c.label, "probability": round(p, 6)} for c, p in views.class_bars(interview)
     ]
     result = views.result(interview)
+    routes = views.exposure_routes(interview)  # the victims' own routes' steps first
     if result is not None:
         data["result"] = {
             "kind": result.kind,
@@ -201,7 +202,7 @@ def report(interview: Interview, remaining=None) -> dict:
                 for row in result.candidates
                 for c in row.chemicals
             ],
-            "next_steps": result_steps(interview.knowledge, result).to_dict(),
+            "next_steps": result_steps(interview.knowledge, result, routes).to_dict(),
             "profile": [
                 {
                     "symptom": r.symptom.label,
@@ -221,7 +222,7 @@ def report(interview: Interview, remaining=None) -> dict:
                 "class_line": lead.class_line,
                 "leader": lead.leader,
                 "note": PROVISIONAL_NOTE,
-                "next_steps": result_steps(interview.knowledge, lead).to_dict(),
+                "next_steps": result_steps(interview.knowledge, lead, routes).to_dict(),
             }
     return data
 

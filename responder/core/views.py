@@ -602,6 +602,20 @@ def _signs_answered_yes(it: Interview) -> list[int]:
     return list(dict.fromkeys(q for q in yes if symptoms[q].kind == "symptom"))
 
 
+def exposure_routes(it: Interview) -> tuple[str, ...]:
+    """The routes of exposure (ids of the observations the knowledge base's contact signs
+    name a category of) any victim answered yes, each once, in the order first given: what
+    puts a result's steps for the victims' own routes first
+    (:meth:`responder.kb.next_steps.ResultSteps.for_routes`)."""
+    kn = it.knowledge
+    contact = getattr(kn, "contact_signs", ())
+    if not contact:
+        return ()
+    category = kn.symptom_by_id[contact[0].route].category
+    yes = (kn.symptoms[r.query] for r in it.records if r.answer is Answer.YES)
+    return tuple(dict.fromkeys(s.id for s in yes if s.category == category))
+
+
 def signs_seen(it: Interview) -> bool:
     """Whether any victim's sign (not a scene observation) is answered yes."""
     return bool(_signs_answered_yes(it))

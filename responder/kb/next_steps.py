@@ -24,7 +24,7 @@ A knowledge base without the file has no steps (``NextSteps.empty()``); a bad fi
 from __future__ import annotations
 
 import weakref
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from responder.input_limits import InputRejected, decode_text, loads_toml, read_bytes
@@ -83,6 +83,9 @@ class Step:
     replaces: bool = False
     #: A warning that defines the agent: shown first, and for the leading chemical always.
     hallmark: bool = False
+    #: The route of exposure the step is for (an observation id, e.g. "route_inhaled"); ""
+    #: for every victim. Once the victims' routes are known, other routes' steps go last.
+    route: str = ""
 
 
 @dataclass(frozen=True)
@@ -122,6 +125,8 @@ class ResultSteps:
     #: set when the steps are only those common to these classes (no candidate confident);
     #: ``hallmarks`` are then the leading chemical's
     common_to: tuple[str, ...] = ()
+    #: the routes of exposure the victims had (:meth:`for_routes`); () when unknown
+    routes: tuple[str, ...] = ()
 
     @property
     def sources(self) -> tuple[Source, ...]:
@@ -136,16 +141,45 @@ class ResultSteps:
     def __bool__(self) -> bool:
         return bool(self.by_kind) or bool(self.hallmarks) or self.poison_centre is not None
 
+    def off_route(self, step: Step) -> bool:
+        """Whether ``step`` is for a route of exposure none of the victims had."""
+        return bool(self.routes) and bool(step.route) and step.route not in self.routes
+
     @property
     def first(self) -> tuple[Step, ...]:
         """One step of each kind to act on first, in :data:`FIRST_KINDS` order: each kind's
         first step (the chemical's own before its class's before the general one), so a
-        small screen holds something of every kind before the rest."""
-        return tuple(self.by_kind[k][0] for k in FIRST_KINDS if self.by_kind.get(k))
+        small screen holds something of every kind before the rest. A kind whose steps are
+        all for routes the victims did not have gives none here (they stay in the rest)."""
+        return tuple(
+            self.by_kind[k][0]
+            for k in FIRST_KINDS
+            if self.by_kind.get(k) and not self.off_route(self.by_kind[k][0])
+        )
+
+    def for_routes(self, routes) -> ResultSteps:
+        """The same steps with, in each kind, those for a route of exposure no victim had
+        (``routes``: the route observations answered yes) after the rest, so the first
+        first-aid step of a victim splashed on the skin is not "get to fresh air". Nothing
+        is dropped: a victim's route may be unknown or wrong. Unchanged without routes."""
+        routes = tuple(dict.fromkeys(routes))
+        if not routes:
+            return self
+        marked = replace(self, routes=routes)
+
+        def reordered(steps: tuple[Step, ...]) -> tuple[Step, ...]:
+            return tuple(sorted(steps, key=marked.off_route))
+
+        return replace(
+            marked,
+            by_kind={kind: reordered(steps) for kind, steps in self.by_kind.items()},
+            hallmarks=reordered(self.hallmarks),
+        )
 
     def rest_by_kind(self) -> dict[str, tuple[Step, ...]]:
         """The steps of ``by_kind`` not in :attr:`first`, by kind (kinds left empty dropped)."""
-        rest = {k: v[1:] if k in FIRST_KINDS else v for k, v in self.by_kind.items()}
+        first = self.first
+        rest = {k: tuple(s for s in v if s not in first) for k, v in self.by_kind.items()}
         return {k: v for k, v in rest.items() if v}
 
     def all_by_kind(self) -> dict[str, tuple[Step, ...]]:
@@ -174,6 +208,7 @@ class ResultSteps:
                         "source": s.source.id,
                         "hallmark": s.hallmark,
                     }
+                    | ({"route": s.route} if s.route else {})
                     for s in steps
                 ]
                 for kind, steps in self.all_by_kind().items()
@@ -356,6 +391,13 @@ def parse_next_steps(text: str, kb: KnowledgeBase, where: str) -> NextSteps:
     class_labels = {c.id: c.label for c in kb.classes}
     chemical_ids = {chemical_key(c) for c in kb.chemicals}
     known = {ANY} | class_ids | chemical_ids
+    # the routes of exposure: the observations the contact signs name a category of
+    contact = getattr(kb, "contact_signs", ())
+    route_ids = (
+        {s.id for s in kb.symptoms if s.category == kb.symptom_by_id[contact[0].route].category}
+        if contact
+        else set()
+    )
     extra = set(data) - {"poison_centre", "source", "step", "gap"}
     for key in sorted(extra):
         issues.append(
@@ -531,6 +573,19 @@ def parse_next_steps(text: str, kb: KnowledgeBase, where: str) -> NextSteps:
                 )
             )
             bad_replaces = True
+        route = raw.get("route", "")
+        bad_route = bool(route) and (not isinstance(route, str) or route not in route_ids)
+        if bad_route:
+            issues.append(
+                _issue(
+                    where,
+                    line,
+                    f'step route "{route}" is not a route of exposure',
+                    "name a route observation ("
+                    + (", ".join(sorted(route_ids)) or "none in this knowledge base")
+                    + "), or leave route out for every victim",
+                )
+            )
         hallmark = raw.get("hallmark", False)
         if not isinstance(hallmark, bool):
             issues.append(
@@ -549,6 +604,7 @@ def parse_next_steps(text: str, kb: KnowledgeBase, where: str) -> NextSteps:
             or len(text_value) > MAX_STEP_CHARS
             or bad_replaces
             or not isinstance(hallmark, bool)
+            or bad_route
         ):
             continue
         key = (tuple(targets), kind, text_value)
@@ -558,7 +614,9 @@ def parse_next_steps(text: str, kb: KnowledgeBase, where: str) -> NextSteps:
             )
             continue
         seen.add(key)
-        steps.append(Step(tuple(targets), kind, text_value, src, line, replaces, hallmark))
+        steps.append(
+            Step(tuple(targets), kind, text_value, src, line, replaces, hallmark, route or "")
+        )
 
     gaps: dict[str, Gap] = {}
     with_steps = {t for s in steps for t in s.targets}
@@ -684,15 +742,21 @@ def steps_for(knowledge) -> NextSteps:
     return found
 
 
-def result_steps(knowledge, result) -> ResultSteps:
+def result_steps(knowledge, result, routes=()) -> ResultSteps:
     """The steps for an interview result (a result view with ``kind``, ``candidates``,
     ``classes``, ``confident`` and ``leading_classes``).
 
     A confident result gets the steps of its leading chemical (every chemical of an
     identical-profile set) and their classes, or of the class it names. While no candidate is
     confident, only the steps common to the leading classes, with the leading chemical's
-    hallmark warnings first.
+    hallmark warnings first. ``routes`` (the route observations any victim answered yes)
+    put the steps for other routes of exposure last in their kind
+    (:meth:`ResultSteps.for_routes`).
     """
+    return _result_steps(knowledge, result).for_routes(routes)
+
+
+def _result_steps(knowledge, result) -> ResultSteps:
     ns = steps_for(knowledge)
     leader = result.candidates[0].chemicals if result.candidates else ()
     if not getattr(result, "confident", True):

@@ -394,3 +394,28 @@ def test_a_no_to_another_routes_contact_sign_is_no_mismatch_in_the_result_or_exp
     md = to_markdown(report(it))
     cough = next(line for line in md.splitlines() if line.startswith("| Cough"))
     assert "mismatch" not in cough and "not counted" in cough
+
+
+def test_a_victim_splashed_on_the_skin_gets_the_skin_steps_before_fresh_air():
+    """The general first-aid step is for a victim who breathed the chemical in; once the
+    only route answered is the skin, the export lists it after the other first-aid steps
+    and rinsing the skin first among the decontamination steps (nothing is dropped)."""
+    from responder.core import views  # noqa: PLC0415
+    from responder.kb.resolve import load_knowledge  # noqa: PLC0415
+
+    bundled = load_knowledge(None)
+
+    def exported(seen):
+        it = Interview(bundled, InterviewConfig())
+        for sid in seen:
+            it.answer(bundled.symptom_index(sid), Answer.YES)
+        return it, report(it)["provisional"]["next_steps"]["steps"]
+
+    it, splashed = exported(("route_skin", "skin_burns", "state_liquid"))
+    assert views.exposure_routes(it) == ("route_skin",)
+    first_aid = [s for s in splashed["first_aid"] if not s["hallmark"]]
+    assert first_aid[-1]["route"] == "route_inhaled"
+    decontamination = [s for s in splashed["decontamination"] if not s["hallmark"]]
+    assert decontamination[0].get("route") == "route_skin"
+    it, _ = exported(("skin_burns", "state_liquid"))
+    assert views.exposure_routes(it) == ()  # no route answered: the steps keep their order

@@ -678,3 +678,46 @@ def test_kb_check_reports_a_next_steps_file_the_result_screen_would_refuse(
     assert main(["kb", "check", str(folder)]) == 2
     out, err = capsys.readouterr()
     assert out == "" and problem in err
+
+
+def test_a_step_for_a_route_that_is_not_one_is_named_with_its_line(kb):
+    for route in ('"route_sea"', '"cough"', '["route_skin"]'):
+        body = (
+            f'[[step]]\nfor = "any"\nkind = "first_aid"\ntext = "x"\nroute = {route}\n'
+            'source = "s1"\n'
+        )
+        with pytest.raises(KBError) as err:
+            parse(kb, body)
+        (issue,) = [i for i in err.value.issues if "is not a route of exposure" in i.problem]
+        assert issue.line == 6 and "route_inhaled" in issue.fix
+    ok = parse(
+        kb,
+        '[[step]]\nfor = "any"\nkind = "first_aid"\ntext = "x"\nroute = "route_skin"\n'
+        'source = "s1"\n',
+    )
+    assert ok.steps[0].route == "route_skin"
+
+
+def test_the_victims_routes_put_their_own_steps_first_and_drop_none(kb, bundled):
+    """Hydrofluoric acid splashed on the hand: the general first-aid step is for a victim who
+    breathed it in, so it leaves the steps to act on first; rinsing the skin leads the
+    decontamination. Breathed in, the reverse. Without a route, as before."""
+    plain = bundled.for_chemicals([kb.chemical("Hydrogen fluoride")])
+    fresh_air = next(s for s in plain.by_kind["first_aid"] if s.route == "route_inhaled")
+    rinse_skin = next(s for s in plain.by_kind["decontamination"] if s.route == "route_skin")
+    assert fresh_air in plain.first
+
+    def first_of(steps, kind):
+        return next(s for s in steps.first if s.kind == kind)
+
+    splashed = plain.for_routes(["route_skin"])
+    assert fresh_air not in splashed.first and fresh_air in splashed.rest_by_kind()["first_aid"]
+    assert first_of(splashed, "decontamination") == rinse_skin
+    every = lambda steps: sorted(s.text for v in steps.by_kind.values() for s in v)  # noqa: E731
+    assert every(splashed) == every(plain)
+
+    breathed = plain.for_routes(["route_inhaled"])
+    assert fresh_air in breathed.first
+    assert first_of(breathed, "decontamination").route != "route_skin"
+    assert breathed.by_kind["decontamination"][-1].route == "route_skin"
+    assert plain.for_routes([]) is plain

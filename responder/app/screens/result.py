@@ -254,7 +254,7 @@ class ResultScreen(Screen):
             self.app.pop_screen()
             return
         self.result = result
-        self.steps = result_steps(it.knowledge, result)
+        self.steps = result_steps(it.knowledge, result, views.exposure_routes(it))
         self.asked = it.asked
         self.class_target = it.target == "class"
         self._show(result)
