@@ -267,6 +267,13 @@ def _error_text(exc: BaseException) -> str:
     return str(exc) or type(exc).__name__
 
 
+def _is_write_failure(exc: BaseException) -> bool:
+    """Whether SQLite reports an I/O error or a full database: what a full disk or the
+    file-size limit looks like to it."""
+    name = getattr(exc, "sqlite_errorname", "") or ""
+    return name.startswith("SQLITE_IOERR") or name == "SQLITE_FULL"
+
+
 #: Free bytes on the database's disk below which an I/O error opening it is put down to a
 #: full disk (SQLite then says only "disk I/O error": its shared-memory file could not grow).
 LOW_SPACE = 1 << 20
@@ -276,8 +283,7 @@ def _full_disk(path: Path, exc: BaseException) -> str:
     """What to add to an error opening ``path`` when its disk is full: SQLite reports that
     as "disk I/O error" (SQLITE_IOERR_SHMSIZE), which says neither what is wrong nor what
     to do. "" when the error is of another kind or there is room."""
-    name = getattr(exc, "sqlite_errorname", "") or ""
-    if not (name.startswith("SQLITE_IOERR") or name == "SQLITE_FULL"):
+    if not _is_write_failure(exc):
         return ""
     try:
         free = shutil.disk_usage(path.parent).free
@@ -301,8 +307,7 @@ def _file_size_limit(path: Path, exc: BaseException) -> str:
     (``ulimit -f``, RLIMIT_FSIZE) stopped it: SQLite says only "disk I/O error" (the write
     fails with EFBIG), naming neither the limit nor what to do. "" when the error is of
     another kind, there is no limit, or no file of the database has come near it."""
-    name = getattr(exc, "sqlite_errorname", "") or ""
-    if resource is None or not (name.startswith("SQLITE_IOERR") or name == "SQLITE_FULL"):
+    if resource is None or not _is_write_failure(exc):
         return ""
     try:
         limit = resource.getrlimit(resource.RLIMIT_FSIZE)[0]

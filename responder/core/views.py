@@ -603,17 +603,12 @@ def _signs_answered_yes(it: Interview) -> list[int]:
 
 
 def exposure_routes(it: Interview) -> tuple[str, ...]:
-    """The routes of exposure (ids of the observations the knowledge base's contact signs
-    name a category of) any victim answered yes, each once, in the order first given: what
-    puts a result's steps for the victims' own routes first
-    (:meth:`responder.kb.next_steps.ResultSteps.for_routes`)."""
-    kn = it.knowledge
-    contact = getattr(kn, "contact_signs", ())
-    if not contact:
-        return ()
-    category = kn.symptom_by_id[contact[0].route].category
-    yes = (kn.symptoms[r.query] for r in it.records if r.answer is Answer.YES)
-    return tuple(dict.fromkeys(s.id for s in yes if s.category == category))
+    """The routes of exposure (:attr:`KnowledgeBase.route_observations`) any victim answered
+    yes, each once, in the order first given: what puts a result's steps for the victims'
+    own routes first (:meth:`responder.kb.next_steps.ResultSteps.for_routes`)."""
+    routes = {s.index for s in getattr(it.knowledge, "route_observations", ())}
+    yes = (r.query for r in it.records if r.answer is Answer.YES)
+    return tuple(dict.fromkeys(it.knowledge.symptoms[q].id for q in yes if q in routes))
 
 
 def signs_seen(it: Interview) -> bool:

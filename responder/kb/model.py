@@ -727,6 +727,15 @@ class KnowledgeBase:
             **self._route_views(),
         )
 
+    @cached_property
+    def route_observations(self) -> tuple[Symptom, ...]:
+        """The routes of exposure: every observation of the category the contact signs
+        (consistency.toml) name routes of, in file order; () when it lists none."""
+        if not self.contact_signs:
+            return ()
+        category = self.symptom_by_id[self.contact_signs[0].route].category
+        return tuple(s for s in self.symptoms if s.category == category)
+
     def _route_views(self) -> dict:
         """The problem's route queries and off-route signs from the contact signs
         (consistency.toml); none when it has none. A sign one route's table lists is
@@ -734,8 +743,7 @@ class KnowledgeBase:
         restricts nothing."""
         if not self.contact_signs:
             return {}
-        category = self.symptom_by_id[self.contact_signs[0].route].category
-        routes = self.category_by_id[category].symptoms
+        routes = [s.index for s in self.route_observations]
         local = {c.route: c.signs for c in self.contact_signs}
         contact = np.zeros(len(self.symptoms), dtype=bool)
         for signs in local.values():

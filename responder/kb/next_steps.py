@@ -391,13 +391,7 @@ def parse_next_steps(text: str, kb: KnowledgeBase, where: str) -> NextSteps:
     class_labels = {c.id: c.label for c in kb.classes}
     chemical_ids = {chemical_key(c) for c in kb.chemicals}
     known = {ANY} | class_ids | chemical_ids
-    # the routes of exposure: the observations the contact signs name a category of
-    contact = getattr(kb, "contact_signs", ())
-    route_ids = (
-        {s.id for s in kb.symptoms if s.category == kb.symptom_by_id[contact[0].route].category}
-        if contact
-        else set()
-    )
+    route_ids = {s.id for s in getattr(kb, "route_observations", ())}
     extra = set(data) - {"poison_centre", "source", "step", "gap"}
     for key in sorted(extra):
         issues.append(
