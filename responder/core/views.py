@@ -370,12 +370,14 @@ def weighed(it: Interview, limit: int = 3) -> tuple[list[Weighing], list[Weighin
     log_top, log_second = belief.answer_weights([top, second])
     ratio = (log_top - log_second) / np.log(10.0)  # per answer the posterior weighs
     position = {}
-    for t, (q, yes) in enumerate(zip(belief.queries.tolist(), belief.values.tolist())):
-        position.setdefault((q, yes), t)
+    pooled = zip(belief.queries.tolist(), belief.values.tolist(), it.state.pooled_owners())
+    for t, (q, yes, owner) in enumerate(pooled):
+        position.setdefault((q, yes, owner), t)
     kn = it.knowledge
     rows = []
     for r in it.records:  # every victim's: the pooled posterior weighs them all
-        t = position.get((r.query, r.answer is Answer.YES))
+        owner = -1 if it.state.is_shared(r.query) else r.victim
+        t = position.get((r.query, r.answer is Answer.YES, owner))
         if r.answer is Answer.UNKNOWN or t is None:
             continue
         rows.append(Weighing(kn.symptoms[r.query], r.answer, float(ratio[t]), whose(it, r)))
@@ -499,6 +501,12 @@ def ranked_answers(it: Interview) -> list[tuple[QueryAnswer, str]]:
     whose it is (:func:`whose`): in the evidence mode every victim's and the incident's (the
     posterior pools them); in the strict and noise modes, the paper's single-victim models,
     the victim being asked and the incident's."""
+    return [(a, who) for a, who, _ in _ranked_answers_owned(it)]
+
+
+def _ranked_answers_owned(it: Interview) -> list[tuple[QueryAnswer, str, int]]:
+    """:func:`ranked_answers`, each with its victim's index (-1: the incident's), as
+    :meth:`~responder.engine.state.InterviewState.pooled_owners` numbers them."""
     st = it.state
     victims = range(len(it.victims)) if it.mode == "evidence" else [it.victim]
     out, shared_seen = [], set()
@@ -508,7 +516,7 @@ def ranked_answers(it: Interview) -> list[tuple[QueryAnswer, str]]:
                 if a.query in shared_seen:
                     continue  # the incident's answers count once, not once per victim
                 shared_seen.add(a.query)
-            out.append((a, _whose(it, a.query, v)))
+            out.append((a, _whose(it, a.query, v), -1 if st.is_shared(a.query) else v))
     return out
 
 
@@ -836,16 +844,17 @@ def _class_line(
 
 
 def _counted_against(it: Interview, objects: list[int]) -> list[dict] | None:
-    """Per object, whether each (query, yes) answer counts against it under the evidence
-    mode's answer model (:meth:`Belief.against`); None in the other modes. The answer model
-    decides by the query and the answer alone, so one entry serves every victim's."""
+    """Per object, whether each (query, yes, victim) answer counts against it under the
+    evidence mode's answer model (:meth:`Belief.against`; victim -1: the incident's); None
+    in the other modes. With route views the victim's own route decides, so each victim's
+    answer has its entry."""
     if it.state.evidence is None:
         return None
     belief = it.state.belief
     against = belief.against()
-    keys = list(zip(belief.queries.tolist(), belief.values.tolist()))
+    keys = list(zip(belief.queries.tolist(), belief.values.tolist(), it.state.pooled_owners()))
     return [
-        {(q, bool(yes)): bool(against[obj, t]) for t, (q, yes) in enumerate(keys)}
+        {(q, bool(yes), owner): bool(against[obj, t]) for t, (q, yes, owner) in enumerate(keys)}
         for obj in objects
     ]
 
@@ -853,8 +862,8 @@ def _counted_against(it: Interview, objects: list[int]) -> list[dict] | None:
 def _profile(it: Interview, columns: list[list[int]], share: bool) -> list[ProfileRow]:
     B = it.problem.matrix
     rows: list[ProfileRow] = []
-    given = ranked_answers(it)
-    answered = {r.query for r, _ in given}
+    given = _ranked_answers_owned(it)
+    answered = {r.query for r, _, _ in given}
     kn = it.knowledge
     counted = _counted_against(it, [objs[0] for objs in columns]) if not share else None
 
@@ -863,7 +872,7 @@ def _profile(it: Interview, columns: list[list[int]], share: bool) -> list[Profi
             float(B[objs, q].mean()) if share else float(B[objs[0], q]) for objs in columns
         )
 
-    for r, who in given:
+    for r, who, owner in given:
         exp = expected(r.query)
         marks = []
         for c, e in enumerate(exp):
@@ -876,7 +885,7 @@ def _profile(it: Interview, columns: list[list[int]], share: bool) -> list[Profi
                 # an answer the model does not count against the column's chemical (a "no"
                 # to an occasional sign, or to another route's contact sign) is not a ✗
                 # either, as in the candidates' ✗ (against_labels)
-                key = (r.query, r.answer is Answer.YES)
+                key = (r.query, r.answer is Answer.YES, owner)
                 uncounted = counted is not None and key in counted[c] and not counted[c][key]
                 marks.append(
                     "match"

@@ -80,6 +80,10 @@ class Answers:
         can report, once the victim is unconscious).
     last : tuple of (int, bool) or None
         The last yes/no answer given, for the class-drop notice.
+    pooled_owners : ndarray of shape (k,), int, or None
+        Whose each pooled answer is: a victim's index, or -1 for the incident's.
+    current : int
+        The victim being asked.
     """
 
     known: dict[int, bool]
@@ -89,6 +93,8 @@ class Answers:
     asked: np.ndarray
     available: np.ndarray
     last: tuple[int, bool] | None = None
+    pooled_owners: np.ndarray | None = None
+    current: int = 0
 
 
 class View:
@@ -351,7 +357,11 @@ class EvidenceView(View):
         self.backend = backend
         self.answers = answers
         self.belief: Belief = backend.model.pooled(
-            answers.pooled_queries, answers.pooled_values, answers.asked
+            answers.pooled_queries,
+            answers.pooled_values,
+            answers.asked,
+            answers.pooled_owners,
+            answers.current,
         )
 
     def stop_reason(self):
@@ -432,7 +442,14 @@ class EvidenceView(View):
             return []
         keep = np.ones(queries.size, dtype=bool)
         keep[drop[-1]] = False
-        before = self.backend.model.pooled(queries[keep], values[keep], self.answers.asked)
+        owners = self.answers.pooled_owners
+        before = self.backend.model.pooled(
+            queries[keep],
+            values[keep],
+            self.answers.asked,
+            None if owners is None else owners[keep],
+            self.answers.current,
+        )
         b, a = before.group_probabilities(), self.belief.group_probabilities()
         return [(int(g), float(b[g]), float(a[g])) for g in sharp_group_drops(b, a)]
 

@@ -759,6 +759,7 @@ class EvidenceModel:
         self.likelihood = answers.likelihood(problem)
         self.likelihood.setflags(write=False)
         self.components: np.ndarray | None = None
+        self.route_view_count = 1  # route views per presentation (components)
         self.textbook_share = 0.0
         presentations = [(1.0, answers, self.likelihood)]
         if textbook is not None and textbook[1] is not None and not answers.is_exact:
@@ -792,6 +793,12 @@ class EvidenceModel:
             self.components.setflags(write=False)
             with np.errstate(divide="ignore"):
                 self._log_shares = np.log(np.concatenate(shares))
+            # Victims of one incident share its presentation but each has their own route
+            # (Belief): the shares as P(presentation | i) times P(route view | presentation, i).
+            self.route_view_count = tables[0].shape[0]
+            by_presentation = self._log_shares.reshape(len(tables), self.route_view_count, M)
+            self._log_presentation_shares = np.logaddexp.reduce(by_presentation, axis=1)
+            self._log_route_shares = by_presentation - self._log_presentation_shares[:, None, :]
         # The target's own prior (Problem.ranking_prior); the answer model above and the
         # unlisted agent below keep the population prior, so the likelihoods do not depend
         # on the target. With the object target under its own prior, the classes are still
@@ -903,20 +910,39 @@ class EvidenceModel:
         asked[skipped] = True
         return Belief(self, qs, vals, asked)
 
-    def pooled(self, queries: np.ndarray, values: np.ndarray, asked: np.ndarray) -> Belief:
+    def pooled(
+        self,
+        queries: np.ndarray,
+        values: np.ndarray,
+        asked: np.ndarray,
+        owners: np.ndarray | None = None,
+        current: int = 0,
+    ) -> Belief:
         """The posterior after answers from several victims of one agent.
 
         Victims are independent given the agent, so each (query, answer) pair multiplies
         the likelihood once, and a query may repeat (two victims answered it). ``asked``
         (shape (N,), bool) marks what the victim now being asked has answered, skipped or
-        has implied: suggestions leave those out.
+        has implied: suggestions leave those out. ``owners`` (shape (k,), int) says whose
+        each answer is (-1: the incident's), ``current`` who is being asked: with route
+        views each victim has their own route (:func:`_per_victim_views`); without
+        ``owners`` one view explains every answer.
         """
         queries = np.asarray(queries, dtype=np.int64)
         N = self.problem.n_queries
         bad = queries[(queries < 0) | (queries >= N)]
         if bad.size:
             raise IndexError(f"query {int(bad[0])} is out of range (0..{N - 1})")
-        return Belief(self, queries, np.asarray(values, dtype=bool), np.asarray(asked, bool))
+        if owners is not None and len(owners) != queries.size:
+            raise ValueError(f"{len(owners)} owners for {queries.size} answers; give one each")
+        return Belief(
+            self,
+            queries,
+            np.asarray(values, dtype=bool),
+            np.asarray(asked, bool),
+            owners,
+            current,
+        )
 
     def root(self) -> Belief:
         """The belief before any answer (the prior)."""
@@ -940,29 +966,44 @@ class Belief:
     posterior : ndarray of shape (M,)
         Normalised; all zeros when no object is possible (exact answers only).
     presentation : ndarray of shape (K, M) or None
-        With the textbook presentation or route views: P(component k | object i, answers),
-        in the order of ``EvidenceModel.components`` (field first).
+        With the textbook presentation or route views: P(component k | object i, answers)
+        for the victim being asked, in the order of ``EvidenceModel.components`` (field
+        first).
+    owners : ndarray of shape (k,), int, or None
+        With route views and answers from several victims: whose each answer is (the
+        incident's count as the first victim's, :func:`victims_of`); None when one view
+        explains every answer.
+    current : int
+        The victim being asked (suggestions are for them).
     """
 
-    def __init__(self, model: EvidenceModel, queries, values, asked):
+    def __init__(self, model: EvidenceModel, queries, values, asked, owners=None, current=0):
         self.model = model
         self.queries = queries
         self.values = values
         self.asked = asked
+        self.current = int(current)
         self.presentation: np.ndarray | None = None
+        self.owners = victims_of(owners, self.current, model.route_view_count)
         # One pass over the answered columns: log P(answer | i) summed over the answers.
         if model.components is None:
             L = model.likelihood[:, queries]  # (M, k)
             with np.errstate(divide="ignore"):
                 loglik = np.where(values[None, :], np.log(L), np.log1p(-L)).sum(axis=1)
         else:
-            by_presentation = model._log_shares + np.where(
+            terms = np.where(
                 values[None, None, :],
                 model._log_components[:, :, queries],
                 model._log1m_components[:, :, queries],
-            ).sum(axis=2)  # (K, M)
-            loglik = np.logaddexp.reduce(by_presentation, axis=0)
-            self.presentation = np.exp(by_presentation - loglik[None, :])
+            )  # (K, M, k)
+            if self.owners is None:
+                by_presentation = model._log_shares + terms.sum(axis=2)  # (K, M)
+                loglik = np.logaddexp.reduce(by_presentation, axis=0)
+                self.presentation = np.exp(by_presentation - loglik[None, :])
+            else:
+                loglik, self.presentation = _per_victim_views(
+                    model, terms, self.owners, self.current
+                )
         self.log_weights = model._log_prior + loglik
         top = self.log_weights.max()
         if np.isfinite(top):
@@ -1154,9 +1195,25 @@ class Belief:
                 m._log_components[:, objects][:, :, self.queries],
                 m._log1m_components[:, objects][:, :, self.queries],
             )  # (K, n, k)
+        if self.owners is not None:
+            return self._victims_answer_weights(objects, terms)
         totals = m._log_shares[:, objects] + terms.sum(axis=2)  # (K, n)
         full = np.logaddexp.reduce(totals, axis=0)  # (n,)
         without = np.logaddexp.reduce(totals[:, :, None] - terms, axis=0)  # (n, k)
+        return full[:, None] - without
+
+    def _victims_answer_weights(self, objects: np.ndarray, terms: np.ndarray) -> np.ndarray:
+        """:meth:`answer_weights` with a route per victim (:func:`_per_victim_views`): each
+        answer left out of its own victim's sum."""
+        m = self.model
+        route = m._log_route_shares[:, :, objects]  # (P, R, n)
+        sums = _VictimSums.of(terms, self.owners, route, m._log_presentation_shares[:, objects])
+        full = np.logaddexp.reduce(sums.by_presentation, axis=0)  # (n,)
+        P, R, n = route.shape
+        each_answer = np.moveaxis(terms.reshape(P, R, n, -1), 3, 0)  # (k, P, R, n)
+        rest = np.logaddexp.reduce(route[None] + sums.per[sums.slot] - each_answer, axis=2)
+        by_presentation = sums.by_presentation[None] - sums.each[sums.slot] + rest  # (k, P, n)
+        without = np.logaddexp.reduce(by_presentation, axis=1).T  # (n, k)
         return full[:, None] - without
 
     def useful(self, available: np.ndarray | None = None) -> np.ndarray:
@@ -1317,12 +1374,22 @@ class Belief:
         G = grades[:, self.queries]
         if self.model.several_routes_share < 1.0 and problem.route_queries is not None:
             # With route views, a "no" to a contact sign of another route than the victim's
-            # counts as a "no" to an occasional sign for the chemicals listing that route.
-            said = np.isin(problem.route_queries, self.queries[self.values])
+            # counts as a "no" to an occasional sign for the chemicals listing that route;
+            # with several victims, the route of the victim who gave the answer.
+            owners = np.zeros(self.queries.size, np.int64) if self.owners is None else self.owners
+            victims = np.unique(owners)
+            routes = problem.route_queries
+            said = np.zeros((victims.size, routes.size), dtype=bool)  # (V, R)
+            mine = np.searchsorted(victims, owners)
+            yes = self.values[:, None] & (self.queries[:, None] == routes[None, :])  # (k, R)
+            np.logical_or.at(said, mine, yes)
             if said.any():
-                off = problem.off_route[said].all(axis=0)[self.queries]
-                by_route = problem.matrix[:, problem.route_queries[said]].any(axis=1)
-                G = np.where(off[None, :] & by_route[:, None], np.minimum(G, OCCASIONAL), G)
+                # off[v, q]: q is a contact sign of none of victim v's routes
+                off = ~(said[:, :, None] & ~problem.off_route[None]).any(axis=1)
+                off &= said.any(axis=1)[:, None]
+                by_route = (problem.matrix[:, routes].astype(np.int64) @ said.T) > 0  # (M, V)
+                cap = off[mine, self.queries][None, :] & by_route[:, mine]
+                G = np.where(cap, np.minimum(G, OCCASIONAL), G)
         return np.where(self.values[None, :], G == NOT_LISTED, G >= COMMON)
 
     def answers_against(self, obj: int) -> np.ndarray:
@@ -1407,6 +1474,91 @@ def _counted_columns(problem: Problem) -> np.ndarray:
     if problem.grades is None:
         return np.ones(problem.n_queries, dtype=bool)
     return ~(problem.grades == UNRECORDED).any(axis=0)
+
+
+def victims_of(owners, current: int, route_view_count: int) -> np.ndarray | None:
+    """Each answer's victim for :class:`Belief`, the incident's (-1) counted as the first
+    victim's; None when one view serves every answer: no route views, or every answer is
+    the victim being asked's. Answers about the incident (the smell, the place) are the same
+    under every route view, so whose they count as changes nothing but the bookkeeping."""
+    if owners is None or route_view_count < 2:
+        return None
+    victims = np.maximum(np.asarray(owners, dtype=np.int64), 0)
+    if np.all(victims == current):
+        return None
+    return victims
+
+
+def _per_victim_views(
+    model: EvidenceModel, terms: np.ndarray, victims: np.ndarray, current: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The log likelihood of answers from several victims, and the victim being asked's
+    view weights.
+
+    The incident's presentation p (field or textbook) is shared, and each victim v has their
+    own route view r_v given it (one victim splashed on the skin, another who breathed the
+    vapour):
+
+        P(answers | i) = sum_p P(p | i) prod_v sum_r P(r | p, i) prod_{t of v} P(a_t | p, r, i),
+
+    which for one victim is the mixture over the components :class:`Belief` uses. Victims are
+    independent given the chemical and the presentation; a victim with no answers yet
+    contributes 1.
+
+    Parameters
+    ----------
+    terms : ndarray of shape (K, M, k)
+        log P(a_t | component, i) of each answer t, components presentation-major.
+    victims : ndarray of shape (k,), int
+        Each answer's victim (0-based).
+    current : int
+        The victim whose view weights to return.
+
+    Returns
+    -------
+    loglik : ndarray of shape (M,)
+    presentation : ndarray of shape (K, M)
+        P(p, r_current | i, answers).
+    """
+    route = model._log_route_shares  # (P, R, M)
+    sums = _VictimSums.of(terms, victims, route, model._log_presentation_shares)
+    loglik = np.logaddexp.reduce(sums.by_presentation, axis=0)
+    mine = np.flatnonzero(sums.who == current)
+    if mine.size:
+        own, others = sums.per[mine[0]], sums.by_presentation - sums.each[mine[0]]
+    else:
+        own, others = np.zeros(route.shape), sums.by_presentation
+    joint = others[:, None, :] + route + own - loglik[None, None, :]
+    return loglik, np.exp(joint).reshape(terms.shape[:2])
+
+
+@dataclass(frozen=True)
+class _VictimSums:
+    """Answers' log likelihoods summed per victim and view (:func:`_per_victim_views`).
+
+    who : (U,) the victims with answers; slot : (k,) each answer's index into ``who``;
+    per : (U, P, R, M) each victim's answers summed under presentation p and route view r;
+    each : (U, P, M) each victim's likelihood given p (their route views mixed);
+    by_presentation : (P, M) log P(p | i) + the victims' sum of ``each``.
+    """
+
+    who: np.ndarray
+    slot: np.ndarray
+    per: np.ndarray
+    each: np.ndarray
+    by_presentation: np.ndarray
+
+    @classmethod
+    def of(cls, terms, victims, route, log_presentation) -> _VictimSums:
+        P, R, M = route.shape
+        order = np.argsort(victims, kind="stable")
+        who, starts, sorted_slot = np.unique(victims[order], return_index=True, return_inverse=True)
+        sums = np.add.reduceat(terms[:, :, order], starts, axis=2)  # (K, M, U)
+        per = np.moveaxis(sums.reshape(P, R, M, who.size), 3, 0)
+        each = np.logaddexp.reduce(route[None] + per, axis=2)
+        slot = np.empty_like(sorted_slot)
+        slot[order] = sorted_slot
+        return cls(who, slot, per, each, log_presentation + each.sum(axis=0))
 
 
 def route_views(

@@ -483,7 +483,18 @@ class InterviewState:
         asked[list(known)] = True
         asked[skipped] = True
         queries, values = self.pooled_answers()
-        return Answers(known, tuple(skipped), queries, values, asked, self.available(), self._last)
+        owners = np.array(self.pooled_owners(), dtype=np.int64)
+        return Answers(
+            known,
+            tuple(skipped),
+            queries,
+            values,
+            asked,
+            self.available(),
+            self._last,
+            owners,
+            self._current,
+        )
 
     def view(self) -> View:
         """The backend's view of the answers now (cached until the next change)."""
@@ -604,33 +615,43 @@ class InterviewState:
         return self.view().noise_budget_used()
 
     def victim_to_ask(self, among: Iterable[int] | None = None) -> int:
-        """The victim whose next question gains most (evidence mode, several victims): the
-        pooled posterior scores a query alike for every victim who has not answered it, so
-        this is the victim who can still answer the best query; the current victim on a tie.
-        Elsewhere (one victim, or the strict and noise modes, which read one victim) the
-        current one. ``among`` limits the choice to some victims (default: all)."""
+        """The victim whose next question gains most (evidence mode, several victims): each
+        victim's best open query under the pooled posterior (with route views, as that
+        victim's own route makes it likely), so the victim who can still answer the best
+        query; the current victim on a tie. Elsewhere (one victim, or the strict and noise
+        modes, which read one victim) the current one. ``among`` limits the choice to some
+        victims (default: all)."""
         if len(self._victims) == 1 or self.evidence is None:
             return self._current
-        gains = self._pooled_gains()
         allowed = set(range(len(self._victims)) if among is None else among)
         order = [self._current, *(k for k in range(len(self._victims)) if k != self._current)]
         order = [v for v in order if v in allowed]
         best, who = -1.0, (order[0] if order else self._current)
+        gains_of: dict[tuple, np.ndarray] = {}
         for v in order:
             given = self.given(v)
             open_ = self.available(v)
             open_[list(given)] = False
             open_[list(self._implications.implied_by(given))] = False
+            # victims with the same own answers (none yet, say) have the same gains
+            key = (v == 0, tuple(self._victims[v].items()))
+            if key not in gains_of:
+                # the current victim's are the view's (zero only where open_ is False)
+                gains_of[key] = self.belief.gains() if v == self._current else self._pooled_gains(v)
+            gains = gains_of[key]
             score = float(gains[open_].max()) if open_.any() else 0.0
             if score > best + 1e-9:
                 best, who = score, v
         return who
 
-    def _pooled_gains(self) -> np.ndarray:
-        """Expected gain of each query under the pooled posterior, nothing marked asked."""
+    def _pooled_gains(self, victim: int) -> np.ndarray:
+        """Expected gain of each query for ``victim`` under the pooled posterior, nothing
+        marked asked."""
         queries, values = self.pooled_answers()
+        owners = np.array(self.pooled_owners(), dtype=np.int64)
         model = self.backend.model
-        return model.pooled(queries, values, np.zeros(self.problem.n_queries, bool)).gains()
+        unasked = np.zeros(self.problem.n_queries, bool)
+        return model.pooled(queries, values, unasked, owners, victim).gains()
 
     # -- stepping, for run_interview --------------------------------------------------------
 

@@ -419,3 +419,26 @@ def test_a_victim_splashed_on_the_skin_gets_the_skin_steps_before_fresh_air():
     assert decontamination[0].get("route") == "route_skin"
     it, _ = exported(("skin_burns", "state_liquid"))
     assert views.exposure_routes(it) == ()  # no route answered: the steps keep their order
+
+
+def test_each_victims_route_decides_what_counts_against_the_chemical(home):
+    """Two victims of hydrofluoric acid: one splashed on the skin who has no cough, one who
+    breathed the vapour and has no cough either. Only the second "no" counts against it: in
+    the candidates panel, and in the marks the result's profile and the export read. With
+    one view for the whole incident both counted."""
+    from responder.core import views
+    from responder.kb.loader import load_bundled
+
+    kb = load_bundled()
+    hf = kb.chemical_index("hydrogen_fluoride")
+    it = Interview.start(kb, InterviewConfig(mode="evidence"))
+    for sid, yes in (("route_skin", 1), ("skin_burns", 1), ("cough", 0)):
+        it.answer(kb.symptom_index(sid), Answer.YES if yes else Answer.NO)
+    it.add_victim()
+    for sid, yes in (("route_inhaled", 1), ("cough", 0), ("throat_irritation", 1)):
+        it.answer(kb.symptom_index(sid), Answer.YES if yes else Answer.NO)
+    row = next(r for r in views.candidates(it) if hf in r.objects)
+    assert views.against_labels(it, row) == ["V2 Cough"]
+    counted = views._counted_against(it, [hf])[0]
+    cough = kb.symptom_index("cough")
+    assert counted[(cough, False, 0)] is False and counted[(cough, False, 1)] is True
