@@ -43,6 +43,7 @@ evidence mode chooses what the paper's policy chooses (ties aside) when answers 
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
@@ -925,7 +926,7 @@ class EvidenceModel:
         (shape (N,), bool) marks what the victim now being asked has answered, skipped or
         has implied: suggestions leave those out. ``owners`` (shape (k,), int) says whose
         each answer is (-1: the incident's), ``current`` who is being asked: with route
-        views each victim has their own route (:func:`_per_victim_views`); without
+        views each victim has their own route (:class:`_VictimSums`); without
         ``owners`` one view explains every answer.
         """
         queries = np.asarray(queries, dtype=np.int64)
@@ -984,6 +985,8 @@ class Belief:
         self.asked = asked
         self.current = int(current)
         self.presentation: np.ndarray | None = None
+        self._given_owners = owners
+        self._victim_sums: _VictimSums | None = None
         self.owners = victims_of(owners, self.current, model.route_view_count)
         # One pass over the answered columns: log P(answer | i) summed over the answers.
         if model.components is None:
@@ -1001,9 +1004,11 @@ class Belief:
                 loglik = np.logaddexp.reduce(by_presentation, axis=0)
                 self.presentation = np.exp(by_presentation - loglik[None, :])
             else:
-                loglik, self.presentation = _per_victim_views(
-                    model, terms, self.owners, self.current
+                self._victim_sums = _VictimSums.of(
+                    terms, self.owners, model._log_route_shares, model._log_presentation_shares
                 )
+                loglik = self._victim_sums.loglik
+                self.presentation = self._victim_sums.views_of(self.current)
         self.log_weights = model._log_prior + loglik
         top = self.log_weights.max()
         if np.isfinite(top):
@@ -1014,6 +1019,19 @@ class Belief:
         self._gains: np.ndarray | None = None
         self._chances: tuple[np.ndarray, np.ndarray] | None = None
         self._fit: Fit | None = None
+
+    def as_victim(self, victim: int, asked: np.ndarray) -> Belief:
+        """The same posterior with ``victim`` being asked (``asked``, shape (N,): what they
+        have answered, skipped or has implied): their view weights, for their suggestions,
+        without summing every answer's likelihood again."""
+        if self._victim_sums is None and self.model.route_view_count > 1:
+            return self.model.pooled(self.queries, self.values, asked, self._given_owners, victim)
+        twin = copy.copy(self)
+        twin.current, twin.asked = int(victim), np.asarray(asked, bool)
+        twin._gains = twin._chances = None
+        if self._victim_sums is not None:
+            twin.presentation = self._victim_sums.views_of(victim)
+        return twin
 
     # -- probabilities -------------------------------------------------------------------
 
@@ -1203,12 +1221,12 @@ class Belief:
         return full[:, None] - without
 
     def _victims_answer_weights(self, objects: np.ndarray, terms: np.ndarray) -> np.ndarray:
-        """:meth:`answer_weights` with a route per victim (:func:`_per_victim_views`): each
+        """:meth:`answer_weights` with a route per victim (:class:`_VictimSums`): each
         answer left out of its own victim's sum."""
         m = self.model
         route = m._log_route_shares[:, :, objects]  # (P, R, n)
         sums = _VictimSums.of(terms, self.owners, route, m._log_presentation_shares[:, objects])
-        full = np.logaddexp.reduce(sums.by_presentation, axis=0)  # (n,)
+        full = sums.loglik  # (n,)
         P, R, n = route.shape
         each_answer = np.moveaxis(terms.reshape(P, R, n, -1), 3, 0)  # (k, P, R, n)
         rest = np.logaddexp.reduce(route[None] + sums.per[sums.slot] - each_answer, axis=2)
@@ -1489,11 +1507,9 @@ def victims_of(owners, current: int, route_view_count: int) -> np.ndarray | None
     return victims
 
 
-def _per_victim_views(
-    model: EvidenceModel, terms: np.ndarray, victims: np.ndarray, current: int
-) -> tuple[np.ndarray, np.ndarray]:
-    """The log likelihood of answers from several victims, and the victim being asked's
-    view weights.
+@dataclass(frozen=True)
+class _VictimSums:
+    """The likelihood of answers from several victims, summed per victim and view.
 
     The incident's presentation p (field or textbook) is shared, and each victim v has their
     own route view r_v given it (one victim splashed on the skin, another who breathed the
@@ -1505,41 +1521,20 @@ def _per_victim_views(
     independent given the chemical and the presentation; a victim with no answers yet
     contributes 1.
 
-    Parameters
+    Attributes
     ----------
-    terms : ndarray of shape (K, M, k)
-        log P(a_t | component, i) of each answer t, components presentation-major.
-    victims : ndarray of shape (k,), int
-        Each answer's victim (0-based).
-    current : int
-        The victim whose view weights to return.
-
-    Returns
-    -------
-    loglik : ndarray of shape (M,)
-    presentation : ndarray of shape (K, M)
-        P(p, r_current | i, answers).
-    """
-    route = model._log_route_shares  # (P, R, M)
-    sums = _VictimSums.of(terms, victims, route, model._log_presentation_shares)
-    loglik = np.logaddexp.reduce(sums.by_presentation, axis=0)
-    mine = np.flatnonzero(sums.who == current)
-    if mine.size:
-        own, others = sums.per[mine[0]], sums.by_presentation - sums.each[mine[0]]
-    else:
-        own, others = np.zeros(route.shape), sums.by_presentation
-    joint = others[:, None, :] + route + own - loglik[None, None, :]
-    return loglik, np.exp(joint).reshape(terms.shape[:2])
-
-
-@dataclass(frozen=True)
-class _VictimSums:
-    """Answers' log likelihoods summed per victim and view (:func:`_per_victim_views`).
-
-    who : (U,) the victims with answers; slot : (k,) each answer's index into ``who``;
-    per : (U, P, R, M) each victim's answers summed under presentation p and route view r;
-    each : (U, P, M) each victim's likelihood given p (their route views mixed);
-    by_presentation : (P, M) log P(p | i) + the victims' sum of ``each``.
+    who : ndarray of shape (U,), int
+        The victims with answers, ascending.
+    slot : ndarray of shape (k,), int
+        Each answer's index into ``who``.
+    per : ndarray of shape (U, P, R, M)
+        Each victim's answers' log likelihood under presentation p and route view r.
+    each : ndarray of shape (U, P, M)
+        Each victim's log likelihood given p (their route views mixed).
+    by_presentation : ndarray of shape (P, M)
+        log P(p | i) plus the victims' sum of ``each``.
+    route : ndarray of shape (P, R, M)
+        log P(r | p, i).
     """
 
     who: np.ndarray
@@ -1547,9 +1542,12 @@ class _VictimSums:
     per: np.ndarray
     each: np.ndarray
     by_presentation: np.ndarray
+    route: np.ndarray
 
     @classmethod
     def of(cls, terms, victims, route, log_presentation) -> _VictimSums:
+        """From ``terms`` (K, M, k), log P(a_t | component, i) of each answer t with the
+        components presentation-major, and each answer's victim (k,)."""
         P, R, M = route.shape
         order = np.argsort(victims, kind="stable")
         who, starts, sorted_slot = np.unique(victims[order], return_index=True, return_inverse=True)
@@ -1558,7 +1556,22 @@ class _VictimSums:
         each = np.logaddexp.reduce(route[None] + per, axis=2)
         slot = np.empty_like(sorted_slot)
         slot[order] = sorted_slot
-        return cls(who, slot, per, each, log_presentation + each.sum(axis=0))
+        return cls(who, slot, per, each, log_presentation + each.sum(axis=0), route)
+
+    @property
+    def loglik(self) -> np.ndarray:
+        """log P(answers | i), shape (M,)."""
+        return np.logaddexp.reduce(self.by_presentation, axis=0)
+
+    def views_of(self, victim: int) -> np.ndarray:
+        """P(p, r_victim | i, answers), shape (K, M): ``victim``'s view weights."""
+        mine = np.flatnonzero(self.who == victim)
+        if mine.size:
+            own, others = self.per[mine[0]], self.by_presentation - self.each[mine[0]]
+        else:
+            own, others = np.zeros(self.route.shape), self.by_presentation
+        joint = others[:, None, :] + self.route + own - self.loglik[None, None, :]
+        return np.exp(joint).reshape(-1, joint.shape[-1])
 
 
 def route_views(

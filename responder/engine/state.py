@@ -647,11 +647,7 @@ class InterviewState:
     def _pooled_gains(self, victim: int) -> np.ndarray:
         """Expected gain of each query for ``victim`` under the pooled posterior, nothing
         marked asked."""
-        queries, values = self.pooled_answers()
-        owners = np.array(self.pooled_owners(), dtype=np.int64)
-        model = self.backend.model
-        unasked = np.zeros(self.problem.n_queries, bool)
-        return model.pooled(queries, values, unasked, owners, victim).gains()
+        return self.belief.as_victim(victim, np.zeros(self.problem.n_queries, bool)).gains()
 
     # -- stepping, for run_interview --------------------------------------------------------
 

@@ -228,3 +228,22 @@ def test_the_victim_to_ask_is_scored_with_their_own_route():
         best[v] = gains[open_].max()
     assert best[0] != pytest.approx(best[1])
     assert state.victim_to_ask() == max(best, key=best.get)
+
+
+@pytest.mark.parametrize("owners", [[0, 0, 1, 1], [0, 0, 0, 0], [-1, 0, 0, 0]])
+def test_asking_another_victim_is_the_posterior_built_for_them(owners):
+    """``Belief.as_victim`` reuses the per-victim sums: the same as building the belief with
+    that victim being asked, including a victim with no answers yet."""
+    problem = routed_problem(21)
+    model = EvidenceModel(problem, FIELD, textbook=(0.5, TEXTBOOK), several_routes_share=0.3)
+    queries, values = np.array([0, 6, 5, 2]), np.array([True, True, True, False])
+    asked = np.zeros(problem.n_queries, bool)
+    built = model.pooled(queries, values, asked, owners, 0)
+    for victim in (0, 1, 2):
+        mine = np.zeros(problem.n_queries, bool)
+        mine[queries[np.maximum(owners, 0) == victim]] = True
+        expected = model.pooled(queries, values, mine, owners, victim)
+        twin = built.as_victim(victim, mine)
+        np.testing.assert_allclose(twin.posterior, expected.posterior, rtol=1e-12)
+        np.testing.assert_allclose(twin.presentation, expected.presentation, rtol=1e-9, atol=1e-300)
+        np.testing.assert_allclose(twin.gains(), expected.gains(), atol=1e-12)
