@@ -30,6 +30,8 @@ Guarantees (docs/reliability.md lists the test of each):
   screen shows its effect: a kill or a power cut loses no answer already shown.
 - An event that cannot be written (disk full) stays pending in memory and is written, in
   order, before the next one; the screens say "saved" only when nothing is pending.
+  After a write the file-size limit (``ulimit -f``) stopped, no automatic write is tried
+  while the database's files still stand at the limit (:func:`held_at_file_limit`).
 - One writer per incident: a live incident holds a POSIX record lock (one byte of the lock
   file next to the database, at the incident's number), which dies with its process. A second
   window never offers, reopens or sets aside a live incident. A lock file that cannot be
@@ -153,6 +155,11 @@ class StoreError(OSError):
 
 class HeldElsewhere(StoreError):
     """Another responder window holds the incident's lock: it is live there."""
+
+
+class HeldAtFileLimit(StoreError):
+    """Not tried: a file of the database still stands at this process's file-size limit,
+    which stopped the write before (:func:`held_at_file_limit`). Nothing was written."""
 
 
 def _busy_timeout() -> float:
@@ -307,7 +314,15 @@ def _file_size_limit(path: Path, exc: BaseException) -> str:
     (``ulimit -f``, RLIMIT_FSIZE) stopped it: SQLite says only "disk I/O error" (the write
     fails with EFBIG), naming neither the limit nor what to do. "" when the error is of
     another kind, there is no limit, or no file of the database has come near it."""
-    if resource is None or not _is_write_failure(exc):
+    if not _is_write_failure(exc):
+        return ""
+    return _at_file_size_limit(path)
+
+
+def _at_file_size_limit(path: Path) -> str:
+    """The words of :func:`_file_size_limit` when the process has a file-size limit and a
+    file of the database at ``path`` stands within :data:`NEAR_FILE_LIMIT` of it; else ""."""
+    if resource is None:
         return ""
     try:
         limit = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
@@ -330,6 +345,35 @@ def _file_size_limit(path: Path, exc: BaseException) -> str:
         "reached it: this process cannot write past it; run responder from a shell with a "
         "larger limit, such as after `ulimit -f unlimited`)"
     )
+
+
+#: Whether writes in this context are held back while the file-size limit still stands.
+_HOLD_AT_LIMIT: ContextVar[bool] = ContextVar("store_hold_at_limit", default=False)
+
+
+@contextmanager
+def held_at_file_limit() -> Iterator[None]:
+    """Writes inside are not tried while a file of the database still stands at this
+    process's file-size limit (an automatic retry after a write the limit stopped): the
+    change waits in memory with the others, and :class:`HeldAtFileLimit` says so. Every
+    change waiting then goes in the first write tried once the limit no longer stops it
+    (a larger limit, a file that shrank), or the user's retry."""
+    token = _HOLD_AT_LIMIT.set(True)
+    try:
+        yield
+    finally:
+        _HOLD_AT_LIMIT.reset(token)
+
+
+def _hold_at_limit(path: Path) -> None:
+    """Raise :class:`HeldAtFileLimit` inside :func:`held_at_file_limit` while ``path``'s
+    files stand at the file-size limit."""
+    if _HOLD_AT_LIMIT.get() and (limit := _at_file_size_limit(path)):
+        error = HeldAtFileLimit(
+            f"cannot write to the incident database {path}: not tried again{limit}"
+        )
+        error.file_limit = True
+        raise error
 
 
 #: The files SQLite keeps beside the database, and what each holds.
@@ -970,6 +1014,8 @@ class IncidentLog:
         StoreError
             Nothing was stored.
         """
+        if _HOLD_AT_LIMIT.get():
+            _hold_at_limit(path or paths.incident_db())
         db = open_database(path)
         conn = db.conn
         number = None
@@ -1054,6 +1100,7 @@ class IncidentLog:
             Nothing of this call reached the disk; the event stays pending.
         """
         self.pending.append(event)
+        _hold_at_limit(self.db.path)
         self.flush()
 
     def flush(self) -> None:
