@@ -20,6 +20,14 @@ def _override() -> Path | None:
     return Path(value).expanduser() if value else None
 
 
+def missing_home() -> Path | None:
+    """The ``RESPONDER_HOME`` folder when it is set and does not exist (a typo, a fresh
+    machine): what only reads, or only speeds things up (the knowledge-base cache), never
+    creates it. None when it exists or is not set."""
+    base = _override()
+    return base if base is not None and not base.exists() else None
+
+
 def config_dir() -> Path:
     """Folder for settings (``settings.toml``)."""
     base = _override()
