@@ -199,6 +199,19 @@ class ResultSteps:
                 {"class": g.class_id, "label": g.label or g.class_id, "reason": g.reason}
                 for g in self.gaps
             ],
+            # one step of each kind to act on first, as the result screen lists them
+            # (protect yourself, first aid, antidote, decontaminate; the victims' routes
+            # considered); every one is also in "steps"
+            "first": [
+                {
+                    "kind": s.kind,
+                    "label": FIRST_LABELS[s.kind],
+                    "text": s.text,
+                    "source": s.source.id,
+                }
+                | ({"route": s.route} if s.route else {})
+                for s in self.first
+            ],
             # every step shown, by kind; a hallmark warning (shown first) is marked
             "steps": {
                 kind: [
