@@ -30,6 +30,34 @@ async def test_the_result_names_the_leader_first_and_what_to_do_on_the_first_scr
         assert "delayed" in static_text(app.screen.query_one("#result-next"))
 
 
+@pytest.mark.parametrize("size", [(80, 24), (120, 36)])
+async def test_the_result_says_it_is_decision_support_on_its_first_screen(size):
+    """QA round 13: the result screen covers the interview screen's top line, and said
+    'Decision support only, not a diagnosis' only in a box at its very end, six pages down
+    at 80x24 after a chlorine interview. The first screen now says it, on the heading of
+    what to do now, taking no line from the steps."""
+    app = make_app(None, mode=None)
+    async with app.run_test(size=size) as pilot:
+        assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
+        await answer_from_row(pilot, app, "Chlorine")
+        assert isinstance(app.screen, ResultScreen)
+        rows = [row.strip() for row in screen_text(app).split("\n")]
+        heading = "What to do now · decision support, not a diagnosis"
+        assert any(row.startswith(heading) for row in rows[:6]), rows[:6]
+
+
+async def test_a_result_without_steps_says_it_is_decision_support_under_its_headline():
+    app = make_app(mode=None)  # the fixture knowledge base: no next steps of its own
+    async with app.run_test(size=(80, 24)) as pilot:
+        assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
+        await answer_from_row(pilot, app, app.knowledge.chemicals[0].name)
+        if not isinstance(app.screen, ResultScreen):
+            await pilot.press("r")
+            assert await until(pilot, lambda: isinstance(app.screen, ResultScreen))
+        text = screen_text(app)
+        assert "decision support, not a diagnosis" in text.lower(), text
+
+
 async def test_r_before_a_result_counts_the_plausible_candidates():
     app = make_app(None, mode=None)
     async with app.run_test(size=(80, 24), notifications=True) as pilot:
