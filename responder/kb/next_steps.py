@@ -799,7 +799,16 @@ def format_steps_text(steps: ResultSteps, what: str) -> str:
     elif not steps.specific:
         out.append(f"No steps specific to {what} are recorded; general first aid only.")
     out += [f"Why no steps for {g.label or g.class_id}: {g.reason}" for g in steps.gaps]
-    for kind, items in steps.by_kind.items():
+    if steps.first:  # one step of each kind to act on first, as the result screen lists them
+        out += ["", "First, one step of each kind"]
+        out += [
+            f"  > {FIRST_LABELS[step.kind]}: {step.text} [{numbers[step.source.id]}]"
+            for step in steps.first
+        ]
+    rest = steps.rest_by_kind()
+    if steps.first and rest:
+        out += ["", "More steps, kind by kind:"]
+    for kind, items in rest.items():
         out += ["", KIND_LABELS[kind]]
         out += [f"  - {step.text} [{numbers[step.source.id]}]" for step in items]
     out += ["", "Sources"]
