@@ -762,3 +762,43 @@ async def test_the_history_shows_each_symptom_whole_at_80x24():
         for row in app.screen.rows:
             for word in f"{row.who} {row.symptom.label}".split():
                 assert word in shown, (word, row.symptom.label)
+
+
+async def test_a_capital_letter_with_caps_lock_on_is_said_not_ignored_without_a_word():
+    """QA round 13: with Caps Lock on, Y, N and U on the interview screen and A on the scene
+    step (whose a is an option) did nothing at all: no answer, no bell, no word, so a
+    responder in gloves could believe the answer taken. Now a bell and a notice say the
+    key did nothing and which key to press; a capital that is a key of its own (E, the
+    noise settings) still opens its screen, and the small letters answer as before."""
+    from responder.app.screens.noise import NoiseScreen  # noqa: PLC0415
+    from responder.app.screens.scene import SceneScreen  # noqa: PLC0415
+
+    app = make_app(None, mode=None, scene_first=True)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        assert await until(pilot, lambda: isinstance(app.screen, SceneScreen))
+        bells: list[int] = []
+        app.bell = lambda: bells.append(1)
+        said: list[str] = []
+        notify = app.notify
+        app.notify = lambda message, **kw: (said.append(message), notify(message, **kw))
+        await pilot.press("A")
+        await settle(pilot)
+        assert app.interview.asked == 0 and bells == [1]
+        assert said and said[-1].startswith("A does nothing here: is Caps Lock on? The key is a")
+        await pilot.press("a")
+        await settle(pilot)
+        assert app.interview.asked == 1
+        await pilot.press("escape")
+        assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
+        for capital in ("Y", "N", "U"):
+            await pilot.press(capital)
+            await settle(pilot)
+            assert app.interview.asked == 1
+            notice = " ".join(static_text(app.screen.query_one(StatusLine)).split())
+            assert f"{capital} does nothing here: is Caps Lock on?" in notice, notice
+        assert len(bells) == 4
+        await pilot.press("y")
+        await settle(pilot)
+        assert app.interview.asked == 2
+        await pilot.press("E")
+        assert await until(pilot, lambda: isinstance(app.screen, NoiseScreen))
