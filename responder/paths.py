@@ -122,6 +122,9 @@ def file_in_the_way(folder: Path) -> Path | None:
     """The file standing where ``folder`` or one of the folders above it should be (the
     folder could not be created), or None."""
     for place in (folder, *folder.parents):
-        if place.exists() or place.is_symlink():
-            return None if place.is_dir() else place
+        try:
+            if place.exists() or place.is_symlink():
+                return None if place.is_dir() else place
+        except OSError:  # a name too long, a folder that may not be searched: no file seen
+            continue
     return None

@@ -671,6 +671,33 @@ async def test_export_to_a_path_that_is_a_file_says_it_is_a_file_not_a_folder(tm
         assert file.read_text(encoding="utf-8") == "mine"
 
 
+async def test_a_folder_name_too_long_in_the_export_dialog_is_an_error_not_a_crash(tmp_path):
+    """QA round 13: pasting a long name into the export dialog's folder (over 255 characters
+    in one part, a stray paste) stopped the app with a traceback (OSError: File name too
+    long, from the check for a file standing in the folder's way, run at every change).
+    The dialog now stays, says what is wrong on Enter, and the interview goes on."""
+    from responder.app.screens.export import ExportScreen  # noqa: PLC0415
+
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("y")
+        await settle(pilot)
+        await pilot.press("x")
+        assert await until(pilot, lambda: isinstance(app.screen, ExportScreen))
+        field = app.screen.query_one("Input")
+        field.value = str(tmp_path / ("x" * 300))
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, ExportScreen)  # nothing written, the dialog stays
+        said = " ".join(static_text(app.screen.query_one("#export-error")).split())
+        assert "File name too long" in said and "Choose another folder" in said, said
+        await pilot.press("escape")
+        assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
+        assert app.interview.asked == 1
+
+
 async def test_new_interview_asks_first_and_ends_the_old_incident(home):
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
