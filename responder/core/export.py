@@ -462,7 +462,7 @@ def _next_steps_markdown(ns: dict, what: str, heading: str = "What to do now") -
     # one step of each kind to act on first, as the result screen lists them, then the rest
     first = ns.get("first", [])
     if first:
-        out += ["", "**First, one step of each kind**", ""]
+        out += ["", "**First, one step of each kind**", ""][out[-1] == "" :]
         out += [f"- **{s['label']}:** {s['text']} [{numbers[s['source']]}]" for s in first]
     taken = {(s["kind"], s["text"], s["source"]) for s in first}
     rest = {
