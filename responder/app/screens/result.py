@@ -20,7 +20,7 @@ from textual.widgets import Footer, Static
 from responder.app.messages import ModesChangeRequested, ScreenRequested, UndoRequested
 from responder.app.widgets.footer import fit_footer
 from responder.app.widgets.notice import NoticeLine
-from responder.app.widgets.panels import DISCLAIMER_SHORT
+from responder.app.widgets.panels import DISCLAIMER_SHORT, ActNow
 from responder.core import views
 from responder.core.percent import percent, percent_tenths
 from responder.core.views import ANSWER_TEXT, ResultView
@@ -215,6 +215,9 @@ class ResultScreen(Screen):
         self._settled_at = time.monotonic() + (SETTLE_SECONDS if opened_by_itself else 0.0)
 
     def compose(self) -> ComposeResult:
+        # the act-now line of the interview screen, which the result covers: it stays while
+        # any victim has a life-threatening sign, above the result and its scrolling
+        yield ActNow(id="result-act-now")
         with VerticalScroll(id="result-body"):
             yield Static(id="result-headline")
             yield Static(id="result-next")
@@ -259,6 +262,7 @@ class ResultScreen(Screen):
             self.app.pop_screen()
             return
         self.result = result
+        self.query_one(ActNow).show(views.act_now(it))
         self.steps = result_steps(it.knowledge, result, views.exposure_routes(it))
         self.asked = it.asked
         self.class_target = it.target == "class"
