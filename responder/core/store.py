@@ -349,15 +349,32 @@ def _at_file_size_limit(path: Path) -> str:
 
 #: Whether writes in this context are held back while the file-size limit still stands.
 _HOLD_AT_LIMIT: ContextVar[bool] = ContextVar("store_hold_at_limit", default=False)
+#: The database's files as they stood when the file-size limit last stopped a write to them,
+#: by the database's path (:func:`_files_now`).
+_STOPPED_AT: dict[str, tuple] = {}
+
+
+def _files_now(path: Path) -> tuple:
+    """Size, time and inode of each file of the database at ``path`` (SQLite's log and
+    journal beside it): what changes when any program writes or checkpoints it."""
+    now = []
+    for suffix in ("", "-wal", "-journal"):
+        try:
+            st = os.stat(path.with_name(path.name + suffix))
+        except OSError:
+            continue
+        now.append((suffix, st.st_size, st.st_mtime_ns, st.st_ino))
+    return tuple(now)
 
 
 @contextmanager
 def held_at_file_limit() -> Iterator[None]:
-    """Writes inside are not tried while a file of the database still stands at this
-    process's file-size limit (an automatic retry after a write the limit stopped): the
-    change waits in memory with the others, and :class:`HeldAtFileLimit` says so. Every
-    change waiting then goes in the first write tried once the limit no longer stops it
-    (a larger limit, a file that shrank), or the user's retry."""
+    """Writes inside are not tried while the database's files stand at this process's
+    file-size limit exactly as they stood when it stopped the last write (an automatic
+    retry, which would fail the same way): the change waits in memory with the others, and
+    :class:`HeldAtFileLimit` says so. Every change waiting goes in the first write tried
+    once the limit no longer stops it (a larger limit), once another program has written or
+    checkpointed the files (its log may then have room again), or by the user's retry."""
     token = _HOLD_AT_LIMIT.set(True)
     try:
         yield
@@ -367,8 +384,10 @@ def held_at_file_limit() -> Iterator[None]:
 
 def _hold_at_limit(path: Path) -> None:
     """Raise :class:`HeldAtFileLimit` inside :func:`held_at_file_limit` while ``path``'s
-    files stand at the file-size limit."""
-    if _HOLD_AT_LIMIT.get() and (limit := _at_file_size_limit(path)):
+    files stand at the file-size limit, unchanged since it stopped a write."""
+    if not _HOLD_AT_LIMIT.get() or _STOPPED_AT.get(str(path.absolute())) != _files_now(path):
+        return
+    if limit := _at_file_size_limit(path):
         error = HeldAtFileLimit(
             f"cannot write to the incident database {path}: not tried again{limit}"
         )
@@ -972,6 +991,8 @@ def _write_error(path: Path, exc: BaseException) -> StoreError:
         f"cannot write to the incident database {path}: {_error_text(exc)}{limit}", exc
     )
     error.file_limit = bool(limit)
+    if limit:
+        _STOPPED_AT[str(path.absolute())] = _files_now(path)
     return error
 
 
