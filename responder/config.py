@@ -190,8 +190,30 @@ def evidence_from_dict(data) -> dict:
         raise _bad("evidence", data, "an [evidence] table")
     _check_keys("evidence", data, EvidenceSettings.KEYS)
     given = {k: data[k] for k in EvidenceSettings.KEYS if k in data and data[k] is not None}
+    for key, value in given.items():
+        if key != "pick" and isinstance(value, str):
+            _quoted_number(key, value)
     resolved = checked_evidence(given)
     return {k: getattr(resolved, k) for k in given}
+
+
+def _quoted_number(key: str, value: str) -> None:
+    """A number setting of the ``[evidence]`` table written as text (``"0.5"``, quoted):
+    the engine's validator reads text as a number (the command line's options are text),
+    so a settings file's quoted number was taken without a word. ConfigError naming the
+    key, the value and what to give; text that is no number is left to the validator."""
+    try:
+        number = float(value)
+    except ValueError:
+        return
+    field = f"evidence.{key}"
+    shown = repr(value) if len(value) <= 40 else repr(value[:40])
+    said = f"{field} = {shown} is text, not a number"
+    try:
+        checked_evidence({key: number})
+    except ConfigError as exc:
+        raise ConfigError(field, f"{said}; give a number without quotes ({exc.reason})") from None
+    raise ConfigError(field, f"{said}; write it without quotes: {key} = {value.strip()}")
 
 
 def checked_evidence(values: dict, symptom_leaks=None) -> EvidenceSettings:

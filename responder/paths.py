@@ -20,6 +20,14 @@ def _override() -> Path | None:
     return Path(value).expanduser() if value else None
 
 
+def missing_home() -> Path | None:
+    """The ``RESPONDER_HOME`` folder when it is set and does not exist (a typo, a fresh
+    machine): what only reads, or only speeds things up (the knowledge-base cache), never
+    creates it. None when it exists or is not set."""
+    base = _override()
+    return base if base is not None and not base.exists() else None
+
+
 def config_dir() -> Path:
     """Folder for settings (``settings.toml``)."""
     base = _override()
@@ -114,6 +122,9 @@ def file_in_the_way(folder: Path) -> Path | None:
     """The file standing where ``folder`` or one of the folders above it should be (the
     folder could not be created), or None."""
     for place in (folder, *folder.parents):
-        if place.exists() or place.is_symlink():
-            return None if place.is_dir() else place
+        try:
+            if place.exists() or place.is_symlink():
+                return None if place.is_dir() else place
+        except OSError:  # a name too long, a folder that may not be searched: no file seen
+            continue
     return None

@@ -70,6 +70,52 @@ def test_bad_values_raise_one_clear_message(home, text, words):
     assert words in str(err.value) and str(settings_path()) in str(err.value)
 
 
+@pytest.mark.parametrize(
+    "key, value",
+    [
+        ("sensitivity", 0.8),
+        ("leak", 0.1),
+        ("threshold", 0.985),
+        ("long_row_exponent", 0.25),
+        ("hallmark", 0.9),
+        ("occasional", 0.3),
+        ("frequency_leak", 0.05),
+        ("class_borrow", 0.5),
+        ("textbook_share", 0.5),
+        ("textbook_sensitivity", 0.9),
+        ("textbook_leak", 0.05),
+        ("several_routes_share", 0.5),
+        ("gain_floor", 0.1),
+    ],
+)
+def test_a_quoted_number_in_the_evidence_table_is_one_clear_message(home, key, value):
+    """QA round 13: `[evidence] several_routes_share = "0.5"` (a quoted string) was taken
+    as the number 0.5 without a word, as was every number setting of the table (the
+    engine's validator reads text, the command line's options being text). Now one message
+    names the key, the value and what to give; the number itself is accepted."""
+    settings_path().parent.mkdir(parents=True)
+    settings_path().write_text(f'[evidence]\n{key} = "{value}"\n')
+    with pytest.raises(SettingsError) as err:
+        load_settings()
+    assert str(err.value) == (
+        f"{settings_path()}: evidence.{key} = '{value}' is text, not a number; write it "
+        f"without quotes: {key} = {value}"
+    )
+    settings_path().write_text(f"[evidence]\n{key} = {value}\n")
+    assert load_settings().evidence == {key: value}
+
+
+def test_a_quoted_number_out_of_range_says_the_range_too(home):
+    settings_path().parent.mkdir(parents=True)
+    settings_path().write_text('[evidence]\nthreshold = "1"\n')
+    with pytest.raises(SettingsError) as err:
+        load_settings()
+    assert "evidence.threshold = '1' is text, not a number; give a number without quotes" in (
+        str(err.value)
+    )
+    assert "strictly between 0.5 and 1" in str(err.value)
+
+
 def test_saving_over_a_bad_file_keeps_a_copy(home):
     settings_path().parent.mkdir(parents=True)
     settings_path().write_text("target = [broken\n")

@@ -111,3 +111,24 @@ def check_keymap(keys: dict[str, str], bindings: list[Binding]) -> tuple[dict[st
             f'"{culprit}" = "{accepted.pop(culprit)}": {key!r} already triggers '
             f'"{other}"; the key stays "{by_id[culprit].key}"'
         )
+
+
+def caps_lock_hint(character: str | None, bound: dict[str, str]) -> str | None:
+    """What to say when a capital letter that is no key on a screen is pressed while its
+    small letter is one (``bound``: key -> what it does): Caps Lock is likely on, and the key
+    did nothing. None for any other key. A capital that is a key of its own ("E", the noise
+    settings) is left to its binding."""
+    if (
+        not character
+        or len(character) != 1
+        or not character.isalpha()
+        or not character.isupper()
+        or character in bound
+        or character.lower() not in bound
+    ):
+        return None
+    small = character.lower()
+    return (
+        f"{character} does nothing here: is Caps Lock on? The key is {small} "
+        f"({bound[small]}); nothing was answered."
+    )

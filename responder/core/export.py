@@ -459,8 +459,23 @@ def _next_steps_markdown(ns: dict, what: str, heading: str = "What to do now") -
         )
     for gap in ns.get("gaps", []):
         out.append(f"- Why no steps for {gap.get('label', gap['class'])}: {gap['reason']}")
-    for kind, steps in ns["steps"].items():
-        steps = [s for s in steps if not s.get("hallmark")]
+    # one step of each kind to act on first, as the result screen lists them, then the rest
+    first = ns.get("first", [])
+    if first:
+        out += ["", "**First, one step of each kind**", ""][out[-1] == "" :]
+        out += [f"- **{s['label']}:** {s['text']} [{numbers[s['source']]}]" for s in first]
+    taken = {(s["kind"], s["text"], s["source"]) for s in first}
+    rest = {
+        kind: [
+            s
+            for s in steps
+            if not s.get("hallmark") and (kind, s["text"], s["source"]) not in taken
+        ]
+        for kind, steps in ns["steps"].items()
+    }
+    if first and any(rest.values()):
+        out += ["", "More steps, kind by kind:"]
+    for kind, steps in rest.items():
         if steps:
             out += ["", f"**{KIND_LABELS[kind]}**", ""]
             out += [f"- {s['text']} [{numbers[s['source']]}]" for s in steps]

@@ -22,9 +22,11 @@ from responder.core.counted import counted
 from responder.core.modes import exclusive_groups, state_for
 from responder.core.percent import percent
 from responder.core.store import (
+    HeldAtFileLimit,
     IncidentData,
     IncidentLog,
     StoreError,
+    held_at_file_limit,
     new_incident_id,
     short_waits,
 )
@@ -230,12 +232,21 @@ class Interview:
         for on every answer; ``patient`` (the user's retry, the end of input) waits the
         full busy timeout again."""
         quick = self._store_busy and not patient
+        # the file-size limit stopped the last write: later automatic writes are not tried
+        # while the database's files still stand at it (each would try every change waiting,
+        # to fail again), only once they no longer do, or by the user's retry
+        hold = self._store_file_limit and not patient
         try:
-            with short_waits() if quick else nullcontext():
+            with (
+                short_waits() if quick else nullcontext(),
+                held_at_file_limit() if hold else nullcontext(),
+            ):
                 self._write(fn, config_only)
             self.journal_error = None
             self._store_busy = self._store_file_limit = False
         except StoreError as exc:
+            if isinstance(exc, HeldAtFileLimit) and self.journal_error:
+                return  # not tried: the first try's message stands
             if not (quick and exc.busy and self.journal_error):
                 self.journal_error = str(exc)  # else the first try's message, its full wait
             self._store_busy = exc.busy

@@ -30,6 +30,8 @@ Guarantees (docs/reliability.md lists the test of each):
   screen shows its effect: a kill or a power cut loses no answer already shown.
 - An event that cannot be written (disk full) stays pending in memory and is written, in
   order, before the next one; the screens say "saved" only when nothing is pending.
+  After a write the file-size limit (``ulimit -f``) stopped, no automatic write is tried
+  while the database's files still stand at the limit (:func:`held_at_file_limit`).
 - One writer per incident: a live incident holds a POSIX record lock (one byte of the lock
   file next to the database, at the incident's number), which dies with its process. A second
   window never offers, reopens or sets aside a live incident. A lock file that cannot be
@@ -153,6 +155,11 @@ class StoreError(OSError):
 
 class HeldElsewhere(StoreError):
     """Another responder window holds the incident's lock: it is live there."""
+
+
+class HeldAtFileLimit(StoreError):
+    """Not tried: a file of the database still stands at this process's file-size limit,
+    which stopped the write before (:func:`held_at_file_limit`). Nothing was written."""
 
 
 def _busy_timeout() -> float:
@@ -307,7 +314,15 @@ def _file_size_limit(path: Path, exc: BaseException) -> str:
     (``ulimit -f``, RLIMIT_FSIZE) stopped it: SQLite says only "disk I/O error" (the write
     fails with EFBIG), naming neither the limit nor what to do. "" when the error is of
     another kind, there is no limit, or no file of the database has come near it."""
-    if resource is None or not _is_write_failure(exc):
+    if not _is_write_failure(exc):
+        return ""
+    return _at_file_size_limit(path)
+
+
+def _at_file_size_limit(path: Path) -> str:
+    """The words of :func:`_file_size_limit` when the process has a file-size limit and a
+    file of the database at ``path`` stands within :data:`NEAR_FILE_LIMIT` of it; else ""."""
+    if resource is None:
         return ""
     try:
         limit = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
@@ -330,6 +345,54 @@ def _file_size_limit(path: Path, exc: BaseException) -> str:
         "reached it: this process cannot write past it; run responder from a shell with a "
         "larger limit, such as after `ulimit -f unlimited`)"
     )
+
+
+#: Whether writes in this context are held back while the file-size limit still stands.
+_HOLD_AT_LIMIT: ContextVar[bool] = ContextVar("store_hold_at_limit", default=False)
+#: The database's files as they stood when the file-size limit last stopped a write to them,
+#: by the database's path (:func:`_files_now`).
+_STOPPED_AT: dict[str, tuple] = {}
+
+
+def _files_now(path: Path) -> tuple:
+    """Size, time and inode of each file of the database at ``path`` (SQLite's log and
+    journal beside it): what changes when any program writes or checkpoints it."""
+    now = []
+    for suffix in ("", "-wal", "-journal"):
+        try:
+            st = os.stat(path.with_name(path.name + suffix))
+        except OSError:
+            continue
+        now.append((suffix, st.st_size, st.st_mtime_ns, st.st_ino))
+    return tuple(now)
+
+
+@contextmanager
+def held_at_file_limit() -> Iterator[None]:
+    """Writes inside are not tried while the database's files stand at this process's
+    file-size limit exactly as they stood when it stopped the last write (an automatic
+    retry, which would fail the same way): the change waits in memory with the others, and
+    :class:`HeldAtFileLimit` says so. Every change waiting goes in the first write tried
+    once the limit no longer stops it (a larger limit), once another program has written or
+    checkpointed the files (its log may then have room again), or by the user's retry."""
+    token = _HOLD_AT_LIMIT.set(True)
+    try:
+        yield
+    finally:
+        _HOLD_AT_LIMIT.reset(token)
+
+
+def _hold_at_limit(path: Path) -> None:
+    """Raise :class:`HeldAtFileLimit` inside :func:`held_at_file_limit` while ``path``'s
+    files stand at the file-size limit, unchanged since it stopped a write."""
+    if not _HOLD_AT_LIMIT.get() or _STOPPED_AT.get(str(path.absolute())) != _files_now(path):
+        return
+    if limit := _at_file_size_limit(path):
+        error = HeldAtFileLimit(
+            f"cannot write to the incident database {path}: not tried again{limit}"
+        )
+        error.file_limit = True
+        raise error
 
 
 #: The files SQLite keeps beside the database, and what each holds.
@@ -928,6 +991,8 @@ def _write_error(path: Path, exc: BaseException) -> StoreError:
         f"cannot write to the incident database {path}: {_error_text(exc)}{limit}", exc
     )
     error.file_limit = bool(limit)
+    if limit:
+        _STOPPED_AT[str(path.absolute())] = _files_now(path)
     return error
 
 
@@ -970,6 +1035,8 @@ class IncidentLog:
         StoreError
             Nothing was stored.
         """
+        if _HOLD_AT_LIMIT.get():
+            _hold_at_limit(path or paths.incident_db())
         db = open_database(path)
         conn = db.conn
         number = None
@@ -1054,6 +1121,7 @@ class IncidentLog:
             Nothing of this call reached the disk; the event stays pending.
         """
         self.pending.append(event)
+        _hold_at_limit(self.db.path)
         self.flush()
 
     def flush(self) -> None:

@@ -713,11 +713,13 @@ def result(it: Interview) -> ResultView | None:
         listed = (
             counted(len(bars), "class", "classes") if it.target == "class" else counts_text(cands)
         )
-        why = (
-            '(some answers were "can\'t tell", or no symptom separates them)'
-            if any(r.answer is Answer.UNKNOWN for r in it.records)
-            else "(no symptom in the knowledge base separates them)"
-        )
+        if any(r.answer is Answer.UNKNOWN for r in it.records):
+            why = '(some answers were "can\'t tell", or no symptom separates them)'
+        elif _an_answer_separates(it, cands):
+            # the answers weigh them apart (the profile below), only not far enough
+            why = "(the symptoms that do are answered already)"
+        else:
+            why = "(no symptom in the knowledge base separates them)"
         status_text = (
             f"Not confident: after {asked} no further symptom tells these {listed} apart {why}"
         )
@@ -1110,6 +1112,16 @@ def classes_note(it: Interview) -> str:
     problem = it.problem
     split = problem.ranking_prior("object") is not problem.prior
     return CLASSES_WEIGHED_ALIKE if split and it.mode == "evidence" and it.target != "class" else ""
+
+
+def _an_answer_separates(it: Interview, cands) -> bool:
+    """Whether a symptom answered so far is listed for some of ``cands`` and not others: then
+    the knowledge base does separate them, by an answer already given."""
+    answered = sorted({r.query for r in it.records})
+    if not answered or len(cands) < 2:
+        return False
+    rows = it.problem.matrix[[c.objects[0] for c in cands]][:, answered]
+    return bool((rows != rows[0]).any())
 
 
 def main_screen(it: Interview) -> MainView:

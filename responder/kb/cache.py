@@ -117,7 +117,11 @@ def _remember(key: str, data: bytes) -> None:
 
 def _store(path: Path, data: bytes) -> None:
     """Write ``data`` next to its final name, then rename: a reader sees all or nothing.
-    A cache that cannot be written is no error (the next start checks the files again)."""
+    A cache that cannot be written is no error (the next start checks the files again).
+    A ``RESPONDER_HOME`` that does not exist is left so: a cache never creates the home
+    (``kb info``, ``kb check`` and every command that only reads create nothing)."""
+    if paths.missing_home() is not None:
+        return
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         for old in path.parent.glob("*.pickle"):  # one knowledge base version per key kept

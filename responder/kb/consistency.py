@@ -21,12 +21,15 @@ def check_consistency(
     aliases: dict[str, str],
     incident_ids: set[str] = frozenset(),
     route_ids: Mapping[str, str] | None = None,
+    sign_lines: dict[tuple[str, str], int | None] | None = None,
 ) -> tuple[list[ExclusiveGroup], list[Implication], list[ContactSigns]]:
     """consistency.toml: exclusive groups (at least two members, a member in one group
     only, all answered per victim or all once for the incident: ``incident_ids``),
     implications (known ids, answers yes or no, nothing implying itself, no answer that
     leads to a contradiction) and contact signs (routes of ``route_ids``, observation ->
-    its category, all of one category and each named once; signs that are no route)."""
+    its category, all of one category and each named once; signs that are no route; a
+    table listing no sign is a warning). ``sign_lines``, when given, receives the line of
+    each (route, sign) for :func:`warn_unlisted_contact_signs`."""
     ck.top_keys(doc, ("exclusive", "implies", "contact_signs"))
 
     def known(sid: str, line: int | None, where: str) -> str | None:
@@ -35,8 +38,31 @@ def check_consistency(
     groups = _exclusive_groups(ck, doc, known, incident_ids)
     rules, lines = _implications(ck, doc, known)
     _check_contradictions(ck, doc, groups, rules, lines)
-    contact = _contact_signs(ck, doc, known, route_ids or {}, incident_ids)
+    contact = _contact_signs(ck, doc, known, route_ids or {}, incident_ids, sign_lines)
     return groups, rules, contact
+
+
+def warn_unlisted_contact_signs(
+    ck: Checker,
+    doc_rel: str,
+    contact: list[ContactSigns],
+    listed: set[str],
+    sign_lines: Mapping[tuple[str, str], int | None],
+) -> None:
+    """Warn of a contact sign no chemical's row lists (``listed``): the route views read
+    only the rows, so it changes nothing, and a misplaced id (a sign meant for another
+    list) goes unseen."""
+    for table in contact:
+        for sign in table.signs:
+            if sign not in listed:
+                ck.warn(
+                    doc_rel,
+                    sign_lines.get((table.route, sign)),
+                    f'contact signs of "{table.route}" list "{sign}", which no chemical lists: '
+                    "it changes no chemical's route views",
+                    "list signs the chemicals' rows list, or add it to the chemicals whose "
+                    "sources name it",
+                )
 
 
 def _contact_signs(
@@ -45,6 +71,7 @@ def _contact_signs(
     known: Callable[[str, int | None, str], str | None],
     route_ids: Mapping[str, str],
     incident_ids: set[str] = frozenset(),
+    sign_lines: dict[tuple[str, str], int | None] | None = None,
 ) -> list[ContactSigns]:
     """The ``[[contact_signs]]`` tables: a route (an observation of a category answered per
     victim, one of its observations at a time), every table's of one category and each
@@ -91,6 +118,16 @@ def _contact_signs(
             )
             continue
         seen[route] = line
+        if not v["signs"]:
+            ck.warn(
+                doc.rel,
+                doc.lines.key(span, "signs") or line,
+                f'contact signs of "{route}" list no sign: for a victim exposed this way every '
+                "other route's contact signs count as occasional, and no sign as this route's "
+                "own",
+                "list the signs that appear where the chemical touches the body this way, or "
+                "remove the table (a route with no table restricts nothing)",
+            )
         signs = []
         for sid in v["signs"]:
             where = doc.lines.value(span, "signs", sid) or anchor
@@ -127,6 +164,8 @@ def _contact_signs(
                 continue
             if cid not in signs:
                 signs.append(cid)
+                if sign_lines is not None:
+                    sign_lines[(route, cid)] = where
         out.append(ContactSigns(route, tuple(signs), v.get("why", "")))
     return out
 

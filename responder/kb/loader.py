@@ -23,7 +23,11 @@ from pathlib import Path
 from responder.input_limits import InputRejected, decode_text, read_bytes
 from responder.kb.checker import Checker
 from responder.kb.chemical_file import CHEMICALS_DIR, PRIOR_RANGE, Seen, check_chemical_file
-from responder.kb.consistency import CONSISTENCY_FILE, check_consistency
+from responder.kb.consistency import (
+    CONSISTENCY_FILE,
+    check_consistency,
+    warn_unlisted_contact_signs,
+)
 from responder.kb.grades import GRADES_FILE, check_grades
 from responder.kb.identifiers import (
     SOURCE_SERIES,
@@ -129,6 +133,7 @@ def check_files(
     exclusive: list[ExclusiveGroup] = []
     implications: list[Implication] = []
     contact: list[ContactSigns] = []
+    contact_lines: dict[tuple[str, str], int | None] = {}
     contact_declared = None  # None: unknown (symptoms.toml or consistency.toml broken)
     if symptom_ids is not None and CONSISTENCY_FILE not in texts:
         contact_declared = False
@@ -148,7 +153,7 @@ def check_files(
             s.id: s.category for s in vocab.symptoms if s.category in per_victim_alternatives
         }
         exclusive, implications, contact = check_consistency(
-            ck, doc, symptom_ids, vocab.aliases, incident_ids, route_ids
+            ck, doc, symptom_ids, vocab.aliases, incident_ids, route_ids, contact_lines
         )
     answer_model: dict = {}
     if GRADES_FILE in texts and (doc := ck.parse(GRADES_FILE, texts[GRADES_FILE])):
@@ -177,6 +182,9 @@ def check_files(
         report_missing_scene_file(ck)
     if not ck.errors:
         _warn_unused(ck, vocab, implications, classes, chemicals)
+        warn_unlisted_contact_signs(
+            ck, CONSISTENCY_FILE, contact, _listed(chemicals, implications), contact_lines
+        )
     if ck.errors:
         # file by file in the order they were checked, then by line
         rank: dict[str, int] = {}
@@ -265,6 +273,25 @@ def _check_chemical_files(
             "add at least one chemical",
         )
     return chemicals
+
+
+def _listed(chemicals: list[Chemical], implications: list[Implication]) -> set[str]:
+    """The observations some chemical's row lists, with those a "yes implies yes" rule
+    completes the rows with (:meth:`KnowledgeBase.implied_cells`)."""
+    listed = set().union(*(c.symptoms for c in chemicals))
+    rules = [
+        (rule.when, then)
+        for rule in implications
+        if rule.answer == "yes"
+        for then, answer in rule.then
+        if answer == "yes"
+    ]
+    grew = True
+    while grew:
+        new = {then for when, then in rules if when in listed} - listed
+        listed |= new
+        grew = bool(new)
+    return listed
 
 
 def _warn_unused(

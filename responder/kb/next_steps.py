@@ -199,6 +199,19 @@ class ResultSteps:
                 {"class": g.class_id, "label": g.label or g.class_id, "reason": g.reason}
                 for g in self.gaps
             ],
+            # one step of each kind to act on first, as the result screen lists them
+            # (protect yourself, first aid, antidote, decontaminate; the victims' routes
+            # considered); every one is also in "steps"
+            "first": [
+                {
+                    "kind": s.kind,
+                    "label": FIRST_LABELS[s.kind],
+                    "text": s.text,
+                    "source": s.source.id,
+                }
+                | ({"route": s.route} if s.route else {})
+                for s in self.first
+            ],
             # every step shown, by kind; a hallmark warning (shown first) is marked
             "steps": {
                 kind: [
@@ -786,7 +799,16 @@ def format_steps_text(steps: ResultSteps, what: str) -> str:
     elif not steps.specific:
         out.append(f"No steps specific to {what} are recorded; general first aid only.")
     out += [f"Why no steps for {g.label or g.class_id}: {g.reason}" for g in steps.gaps]
-    for kind, items in steps.by_kind.items():
+    if steps.first:  # one step of each kind to act on first, as the result screen lists them
+        out += ["", "First, one step of each kind"]
+        out += [
+            f"  > {FIRST_LABELS[step.kind]}: {step.text} [{numbers[step.source.id]}]"
+            for step in steps.first
+        ]
+    rest = steps.rest_by_kind()
+    if steps.first and rest:
+        out += ["", "More steps, kind by kind:"]
+    for kind, items in rest.items():
         out += ["", KIND_LABELS[kind]]
         out += [f"  - {step.text} [{numbers[step.source.id]}]" for step in items]
     out += ["", "Sources"]

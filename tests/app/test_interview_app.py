@@ -671,6 +671,33 @@ async def test_export_to_a_path_that_is_a_file_says_it_is_a_file_not_a_folder(tm
         assert file.read_text(encoding="utf-8") == "mine"
 
 
+async def test_a_folder_name_too_long_in_the_export_dialog_is_an_error_not_a_crash(tmp_path):
+    """QA round 13: pasting a long name into the export dialog's folder (over 255 characters
+    in one part, a stray paste) stopped the app with a traceback (OSError: File name too
+    long, from the check for a file standing in the folder's way, run at every change).
+    The dialog now stays, says what is wrong on Enter, and the interview goes on."""
+    from responder.app.screens.export import ExportScreen  # noqa: PLC0415
+
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("y")
+        await settle(pilot)
+        await pilot.press("x")
+        assert await until(pilot, lambda: isinstance(app.screen, ExportScreen))
+        field = app.screen.query_one("Input")
+        field.value = str(tmp_path / ("x" * 300))
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, ExportScreen)  # nothing written, the dialog stays
+        said = " ".join(static_text(app.screen.query_one("#export-error")).split())
+        assert "File name too long" in said and "Choose another folder" in said, said
+        await pilot.press("escape")
+        assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
+        assert app.interview.asked == 1
+
+
 async def test_new_interview_asks_first_and_ends_the_old_incident(home):
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
@@ -762,3 +789,43 @@ async def test_the_history_shows_each_symptom_whole_at_80x24():
         for row in app.screen.rows:
             for word in f"{row.who} {row.symptom.label}".split():
                 assert word in shown, (word, row.symptom.label)
+
+
+async def test_a_capital_letter_with_caps_lock_on_is_said_not_ignored_without_a_word():
+    """QA round 13: with Caps Lock on, Y, N and U on the interview screen and A on the scene
+    step (whose a is an option) did nothing at all: no answer, no bell, no word, so a
+    responder in gloves could believe the answer taken. Now a bell and a notice say the
+    key did nothing and which key to press; a capital that is a key of its own (E, the
+    noise settings) still opens its screen, and the small letters answer as before."""
+    from responder.app.screens.noise import NoiseScreen  # noqa: PLC0415
+    from responder.app.screens.scene import SceneScreen  # noqa: PLC0415
+
+    app = make_app(None, mode=None, scene_first=True)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        assert await until(pilot, lambda: isinstance(app.screen, SceneScreen))
+        bells: list[int] = []
+        app.bell = lambda: bells.append(1)
+        said: list[str] = []
+        notify = app.notify
+        app.notify = lambda message, **kw: (said.append(message), notify(message, **kw))
+        await pilot.press("A")
+        await settle(pilot)
+        assert app.interview.asked == 0 and bells == [1]
+        assert said and said[-1].startswith("A does nothing here: is Caps Lock on? The key is a")
+        await pilot.press("a")
+        await settle(pilot)
+        assert app.interview.asked == 1
+        await pilot.press("escape")
+        assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
+        for capital in ("Y", "N", "U"):
+            await pilot.press(capital)
+            await settle(pilot)
+            assert app.interview.asked == 1
+            notice = " ".join(static_text(app.screen.query_one(StatusLine)).split())
+            assert f"{capital} does nothing here: is Caps Lock on?" in notice, notice
+        assert len(bells) == 4
+        await pilot.press("y")
+        await settle(pilot)
+        assert app.interview.asked == 2
+        await pilot.press("E")
+        assert await until(pilot, lambda: isinstance(app.screen, NoiseScreen))

@@ -14,6 +14,7 @@ from responder.app.screens.interview import InterviewScreen
 from responder.app.screens.result import ResultScreen
 from responder.app.widgets.panels import CandidatesTable, StatusLine
 from responder.core import views
+from responder.engine.state import Answer
 
 
 async def test_the_result_names_the_leader_first_and_what_to_do_on_the_first_screen():
@@ -28,6 +29,70 @@ async def test_the_result_names_the_leader_first_and_what_to_do_on_the_first_scr
         first_screen = "\n".join(lines)
         assert "What to do now" in first_screen and "Warning for Chlorine" in first_screen
         assert "delayed" in static_text(app.screen.query_one("#result-next"))
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 36)])
+async def test_the_result_says_it_is_decision_support_on_its_first_screen(size):
+    """QA round 13: the result screen covers the interview screen's top line, and said
+    'Decision support only, not a diagnosis' only in a box at its very end, six pages down
+    at 80x24 after a chlorine interview. The first screen now says it, on the heading of
+    what to do now, taking no line from the steps."""
+    app = make_app(None, mode=None)
+    async with app.run_test(size=size) as pilot:
+        assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
+        await answer_from_row(pilot, app, "Chlorine")
+        assert isinstance(app.screen, ResultScreen)
+        rows = [row.strip() for row in screen_text(app).split("\n")]
+        heading = "What to do now · decision support, not a diagnosis"
+        assert any(row.startswith(heading) for row in rows[:6]), rows[:6]
+
+
+async def test_a_result_without_steps_says_it_is_decision_support_under_its_headline():
+    app = make_app(mode=None)  # the fixture knowledge base: no next steps of its own
+    async with app.run_test(size=(80, 24)) as pilot:
+        assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
+        await answer_from_row(pilot, app, app.knowledge.chemicals[0].name)
+        if not isinstance(app.screen, ResultScreen):
+            await pilot.press("r")
+            assert await until(pilot, lambda: isinstance(app.screen, ResultScreen))
+        text = screen_text(app)
+        assert "decision support, not a diagnosis" in text.lower(), text
+
+
+async def test_the_act_now_line_stays_over_the_result_while_a_victim_has_a_lethal_sign(
+    monkeypatch, tmp_path
+):
+    """QA round 13: the act-now line ("ACT NOW: Stopped breathing. Start life support...")
+    is on the interview screen while any victim has such a sign, but the result screen
+    covered it: a victim who had stopped breathing read, on the result of a fentanyl
+    interview, only the general "Not breathing or unconscious: call 911 first". The
+    result now carries it at its top, outside its scrolling; without such a sign, none."""
+    from responder.app.widgets.panels import ActNow  # noqa: PLC0415
+
+    app = make_app(None, mode=None)
+    async with app.run_test(size=(80, 24)) as pilot:
+        assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
+        kn = app.knowledge
+        app.interview.answer(kn.symptom_index("respiratory_arrest"), Answer.YES)
+        await answer_from_row(pilot, app, "Chlorine")
+        assert isinstance(app.screen, ResultScreen)
+        rows = screen_text(app).split("\n")
+        assert rows[0].startswith(" ACT NOW: Stopped breathing"), rows[0]
+        app.screen.query_one("#result-body").scroll_end(animate=False)
+        await settle(pilot)
+        assert screen_text(app).split("\n")[0].startswith(" ACT NOW: Stopped breathing")
+        await pilot.press("escape")  # the history covers the interview screen too
+        assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
+        await pilot.press("h")
+        assert await until(pilot, lambda: type(app.screen).__name__ == "HistoryScreen")
+        assert screen_text(app).split("\n")[0].startswith(" ACT NOW: Stopped breathing")
+    monkeypatch.setenv("RESPONDER_HOME", str(tmp_path / "another"))  # no interview to resume
+    app = make_app(None, mode=None)
+    async with app.run_test(size=(80, 24)) as pilot:
+        assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
+        await answer_from_row(pilot, app, "Chlorine")
+        assert isinstance(app.screen, ResultScreen)
+        assert not app.screen.query_one(ActNow).display
 
 
 async def test_r_before_a_result_counts_the_plausible_candidates():

@@ -28,14 +28,34 @@ def test_text_lists_each_kind_with_numbered_sources(capsys):
     lines = out.splitlines()
     assert lines[0] == "Chlorine (chlorine), Irritant and choking gases"
     assert "Poison centre: 1-800-222-1222" in out
-    for label in ("First aid", "Decontamination", "Protective equipment"):
-        assert label in lines
+    for label in ("Decontamination", "Protective equipment"):  # chlorine's one first aid
+        assert label in lines  # step is among the first ones, not listed again
+    assert any(line.startswith("  > First aid: ") for line in lines)
     assert any("SCBA" in line and line.rstrip().endswith("]") for line in lines)
     sources = lines[lines.index("Sources") + 1 :]
     assert sources and all(s.startswith("  [") and "<http" in s for s in sources)
-    # steps ("  - ") and warnings ("  ! ") cite every source listed
-    cited = {line.rsplit(" ", 1)[1] for line in lines if line.startswith(("  - ", "  ! "))}
+    # steps ("  > " first, "  - " the rest) and warnings ("  ! ") cite every source listed
+    cited = {line.rsplit(" ", 1)[1] for line in lines if line.startswith(("  > ", "  - ", "  ! "))}
     assert cited == {f"[{k}]" for k in range(1, len(sources) + 1)}
+
+
+def test_text_leads_with_the_steps_to_act_on_first_as_the_result_screen_does(capsys):
+    """QA round 13: `kb steps` said it prints the steps 'as the result screen shows them',
+    but went kind by kind with protective equipment last, while the result screen leads
+    with protect yourself, first aid, antidote and decontaminate, one step each."""
+    code, out, _ = run(["kb", "steps", "sarin"], capsys)
+    assert code == 0
+    lines = out.splitlines()
+    first = lines[lines.index("First, one step of each kind") + 1 :][:4]
+    assert [line.split(":")[0] for line in first] == [
+        "  > Protect yourself",
+        "  > First aid",
+        "  > Antidote",
+        "  > Decontaminate",
+    ]
+    assert lines.index("First, one step of each kind") < lines.index("Protective equipment")
+    steps = [line for line in lines if line.startswith(("  > ", "  - "))]
+    assert len(steps) == len(set(steps))  # each step once
 
 
 @pytest.mark.parametrize("name", ["sarin_gb", "Sarin (GB)", "sarin", "GB", "SARIN  gb", "107-44-8"])

@@ -442,3 +442,34 @@ def test_each_victims_route_decides_what_counts_against_the_chemical(home):
     counted = views._counted_against(it, [hf])[0]
     cough = kb.symptom_index("cough")
     assert counted[(cough, False, 0)] is False and counted[(cough, False, 1)] is True
+
+
+def test_the_markdown_leads_with_the_steps_to_act_on_first_as_the_result_screen_does():
+    """QA round 13: the result screen lists one step of each kind to act on first (protect
+    yourself, first aid, antidote, decontaminate; the victims' routes considered), but the
+    Markdown export went kind by kind in the file's order: protective equipment last, and
+    for a victim splashed on the skin 'Inhaled: get the victim to fresh air at once' the
+    first thing to do. Now the export leads with the screen's first steps, then the rest
+    kind by kind, nothing dropped."""
+    from responder.kb.resolve import load_knowledge  # noqa: PLC0415
+
+    bundled = load_knowledge(None)
+    it = Interview(bundled, InterviewConfig())
+    for sid in ("route_skin", "skin_burns", "state_liquid"):
+        it.answer(bundled.symptom_index(sid), Answer.YES)
+    data = report(it)
+    ns = data["provisional"]["next_steps"]
+    assert [s["label"] for s in ns["first"]] == ["Protect yourself", "Decontaminate"]
+    assert ns["first"][1]["route"] == "route_skin"
+    md = to_markdown(data)
+    section = md[md.index("### What to do now") : md.index("Sources of these steps")]
+    steps = [line for line in section.splitlines() if line.startswith("- ") and "[" in line]
+    assert steps[0].startswith("- **Protect yourself:** ")
+    assert steps[1].startswith("- **Decontaminate:** On the skin: ")
+    fresh_air = "- Inhaled: get the victim to fresh air at once."
+    assert section.index("More steps, kind by kind") < section.index(fresh_air)
+    # every step still there, once
+    every = [s["text"] for kind in ns["steps"].values() for s in kind if not s["hallmark"]]
+    assert sorted(every) == sorted(
+        line.split(":** ", 1)[-1].removeprefix("- ").rsplit(" [", 1)[0] for line in steps
+    )

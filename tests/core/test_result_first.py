@@ -381,7 +381,34 @@ def test_not_confident_blames_cant_tell_only_when_an_answer_was_cant_tell(bundle
     assert r.status.startswith("Not confident")
     assert not any(rec.answer is Answer.UNKNOWN for rec in it.records)
     assert "can't tell" not in r.status, r.status
-    assert r.status.endswith("(no symptom in the knowledge base separates them)")
+    assert r.status.endswith(
+        ("(no symptom in the knowledge base separates them)", "are answered already)")
+    )
+
+
+def test_not_confident_says_the_symptoms_that_separate_them_are_answered_when_they_are(bundled):
+    """QA round 13: a soman interview (every suggestion answered as soman's row says) ended
+    "Not confident: ... no further symptom tells these 2 chemicals apart (no symptom in the
+    knowledge base separates them)" beside a profile whose answered "Smell of mothballs"
+    does separate soman from sarin (it put soman at 98%, sarin at 2%). Now the reason is
+    the true one: the symptoms that separate them are answered already; the old words stay
+    for rows no answered symptom separates."""
+    it = Interview(bundled, InterviewConfig(mode="evidence"))
+    answer_as(it, "Soman (GD)")
+    r = views.result(it)
+    assert r.kind == "several" and [c.names for c in r.candidates[:2]] == [
+        "Soman (GD)",
+        "Sarin (GB)",
+    ]
+    soman, sarin = (
+        bundled.chemicals[bundled.chemical_index(n)] for n in ("Soman (GD)", "Sarin (GB)")
+    )
+    answered = {bundled.symptoms[rec.query].id for rec in it.records}
+    assert answered & (soman.symptoms ^ sarin.symptoms)  # an answer separates them
+    assert r.status.endswith(
+        "no further symptom tells these 2 chemicals apart (the symptoms that do are "
+        "answered already)"
+    ), r.status
 
 
 def test_not_confident_after_cant_tell_answers_says_so(bundled):

@@ -781,3 +781,83 @@ def test_a_folder_where_the_incident_locks_are_kept_is_named_never_run_unlocked(
         IncidentLog.reopen(data)
     assert f"{lock} is a folder" in str(exc.value)
     assert "another responder window" not in str(exc.value)
+
+
+_UNDER_A_FILE_SIZE_LIMIT = """
+import json, os, resource, sys
+from responder.config import InterviewConfig
+from responder.core import store
+from responder.core.session import Interview
+from responder.engine.state import Answer
+from responder.kb.resolve import load_knowledge
+
+tried = [0]
+insert = store._insert_event
+
+
+def counted(*args):
+    tried[0] += 1
+    return insert(*args)
+
+
+store._insert_event = counted
+it = Interview.start(load_knowledge(sys.argv[1]), InterviewConfig("chemical", "symptom", "strict"))
+it.answer(0, Answer.YES)  # the incident exists
+hard = resource.getrlimit(resource.RLIMIT_FSIZE)[1]
+resource.setrlimit(resource.RLIMIT_FSIZE, (40 * 1024, hard))
+tried[0] = 0
+for k in range(60):
+    it.answer(1 + k % 4, Answer.YES if k % 8 < 4 else Answer.NO)
+out = {"tried": tried[0], "unsaved": it.unsaved, "limit": it.store_file_limit,
+       "error": it.journal_error}
+tried[0] = 0
+wal = store.paths.incident_db().with_name("incidents.sqlite-wal")
+os.utime(wal if wal.exists() else store.paths.incident_db())  # another program wrote it
+it.answer(1, Answer.NO)  # its log may have room again: tried, every change
+it.answer(2, Answer.NO)  # and held again after that try failed the same way
+out["tried_after_another_program"] = tried[0]
+tried[0] = 0
+out["saved_under_the_limit"] = it.save()
+out["tried_by_save"] = tried[0]
+resource.setrlimit(resource.RLIMIT_FSIZE, (hard, hard))  # the limit no longer stops it
+it.answer(5, Answer.YES)
+out["after"] = {"unsaved": it.unsaved, "error": it.journal_error}
+out["answers"] = [(a.symptom, a.answer) for a in store.find_incident(it.id)[0].answers]
+out["shown"] = [(it.knowledge.symptoms[r.query].id, r.answer.value) for r in it.records]
+out["events"] = store.open_database().conn.execute("SELECT COUNT(*) FROM events").fetchone()[0]
+print(json.dumps(out))
+"""
+
+
+def test_under_a_file_size_limit_an_answer_does_not_retry_every_change_waiting(home):
+    """Under `ulimit -f`, once a write had failed at the limit, every later answer tried
+    again every change waiting, in one transaction that failed in turn: 60 answers tried
+    1,830 rows, each answer slower than the one before (1,500 answers on the bundled
+    knowledge base: 1.2 million rows tried, 8 s). Nothing in this process can pass the
+    limit while the database's files stand at it as they stood when it stopped the write,
+    so no answer tries; every change waits in memory, the user's retry (save, the quit
+    dialog) still tries them all, another program writing the files (their log may have
+    room again) lets the next answer try, and the first answer after the limit stops
+    mattering writes them all, in order."""
+    import json  # noqa: PLC0415
+    import subprocess  # noqa: PLC0415
+    import sys  # noqa: PLC0415
+
+    from core_fixtures import FIXTURE_KB  # noqa: PLC0415
+
+    done = subprocess.run(
+        [sys.executable, "-c", _UNDER_A_FILE_SIZE_LIMIT, str(FIXTURE_KB)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "RESPONDER_HOME": str(home)},
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    assert out["limit"] and "the file-size limit (ulimit -f) is 40 KB" in out["error"]
+    assert out["unsaved"] == 60
+    assert out["tried"] <= 2, out  # the first answer's try, no more
+    assert out["tried_after_another_program"] == 61, out  # one try of all, then held again
+    assert not out["saved_under_the_limit"] and out["tried_by_save"] == 62  # the user's retry
+    assert out["after"] == {"unsaved": 0, "error": None}
+    assert out["events"] == 64 and out["answers"] == out["shown"]  # every change, in order

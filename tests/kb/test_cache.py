@@ -16,6 +16,7 @@ def home(tmp_path, monkeypatch):
     monkeypatch.setenv("RESPONDER_HOME", str(tmp_path / "home"))
     monkeypatch.delenv("RESPONDER_NO_KB_CACHE", raising=False)
     monkeypatch.setattr(cache, "_recent", {})  # as in a new process
+    (tmp_path / "home").mkdir()  # a cache never creates the home
     return tmp_path / "home"
 
 
@@ -104,3 +105,25 @@ def test_a_second_load_in_one_process_is_a_fresh_copy_without_the_folder(tmp_pat
     cache._recent.clear()
     load_kb(root)
     assert checks == ["kb", "kb"]  # nothing left anywhere: checked again
+
+
+@pytest.mark.parametrize("argv", [["kb", "info"], ["kb", "check"], ["kb", "steps", "chlorine"]])
+def test_a_command_that_only_reads_creates_no_home_for_the_cache(
+    argv, tmp_path, monkeypatch, capsys
+):
+    """`responder kb info` and `kb check` with a RESPONDER_HOME that does not exist (a
+    typo, a fresh machine) wrote the checked knowledge base's cache there, creating the
+    home and its cache folder, as `incidents list` once created the database. A cache goes
+    only into a home that exists; the command's answer is the same."""
+    from responder.cli import main  # noqa: PLC0415
+
+    home = tmp_path / "typo"
+    monkeypatch.setenv("RESPONDER_HOME", str(home))
+    assert main(argv) == 0
+    said = capsys.readouterr().out
+    assert not home.exists()
+    home.mkdir()  # a home that exists keeps the cache, as before
+    cache._recent.clear()
+    assert main(argv) == 0
+    assert capsys.readouterr().out == said
+    assert list((home / "cache" / "kb").glob("*.pickle"))

@@ -628,6 +628,39 @@ category = "onset"
     assert issue.line == line_of(text, 'signs = ["onset_minutes"]')
 
 
+def test_an_empty_list_of_contact_signs_and_a_contact_sign_no_chemical_lists_are_warnings(
+    tmp_path,
+):
+    """QA round 13: `[[contact_signs]]` with `signs = []` was accepted without a word, yet
+    it weighs every other route's contact signs as occasional for that route's victims; and
+    a contact sign no chemical lists ("walking_talking" among the airways' signs) changed
+    no route view unseen. One warning each, on its line; the rest of the table is used."""
+    text = CONTACT.replace('signs = ["dilated_pupils"]', "signs = []").replace(
+        '"cough", "wheezing"]', '"cough", "wheezing",\n         "walking_talking"]'
+    )
+    kb = load_kb(write_kb(tmp_path, scene_toml=ROUTE_SCENE, consistency_toml=text))
+    said = [w for w in kb.warnings if w.file.endswith("consistency.toml")]
+    assert [(w.line, w.problem) for w in said] == [
+        (
+            line_of(text, "signs = []"),
+            'contact signs of "route_skin" list no sign: for a victim exposed this way every '
+            "other route's contact signs count as occasional, and no sign as this route's own",
+        ),
+        (
+            line_of(text, '"walking_talking"]'),
+            'contact signs of "route_inhaled" list "walking_talking", which no chemical '
+            "lists: it changes no chemical's route views",
+        ),
+    ]
+    assert "remove the table" in said[0].fix
+    assert [(c.route, c.signs) for c in kb.contact_signs] == [
+        ("route_inhaled", ("cough", "wheezing", "walking_talking")),
+        ("route_skin", ()),
+    ]
+    sound = load_kb(write_kb(tmp_path / "sound", scene_toml=ROUTE_SCENE, consistency_toml=CONTACT))
+    assert not [w for w in sound.warnings if w.file.endswith("consistency.toml")]
+
+
 def test_a_several_routes_share_without_contact_signs_is_a_warning(tmp_path):
     """QA round 12: grades.toml's several_routes_share = 0.7 on a knowledge base whose
     consistency.toml lists no [[contact_signs]] was accepted without a word (0 warnings),

@@ -13,7 +13,7 @@ from textual.widgets import DataTable, Footer, Static
 from responder.app.messages import AnswerChanged
 from responder.app.widgets.footer import fit_footer
 from responder.app.widgets.notice import NoticeLine
-from responder.app.widgets.panels import ANSWER_MARK, clip
+from responder.app.widgets.panels import ANSWER_MARK, ActNow, clip
 from responder.core import views
 from responder.core.counted import counted
 from responder.core.views import ANSWER_TEXT, HistoryRow
@@ -59,6 +59,9 @@ class HistoryScreen(Screen):
         self._filled_width = 0
 
     def compose(self) -> ComposeResult:
+        # the interview screen's act-now line, which this screen covers: changing the answer
+        # that raised it here takes it away
+        yield ActNow(id="history-act-now")
         yield Static(id="history-title")
         yield DataTable(id="history-table", cursor_type="row", zebra_stripes=True)
         yield Static(id="history-help")
@@ -87,6 +90,7 @@ class HistoryScreen(Screen):
         it = self.app.interview
         self.rows = views.history(it)
         self.doubted = views.answers_view(it).doubted
+        self.query_one(ActNow).show(views.act_now(it))
         self.fill(cursor)
 
     def fill(self, cursor: int | None = None) -> None:

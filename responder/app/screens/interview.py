@@ -6,7 +6,7 @@ import functools
 from dataclasses import replace
 
 from rich.text import Text
-from textual import work
+from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -16,6 +16,7 @@ from textual.screen import Screen
 from textual.widgets import Footer
 from textual.worker import get_current_worker
 
+from responder.app.keymap import caps_lock_hint
 from responder.app.messages import (
     AnswerGiven,
     ModesChangeRequested,
@@ -250,6 +251,20 @@ class InterviewScreen(Screen):
             self._result_seen = result_key
             # "auto": the result opens by itself, perhaps under the responder's typing
             self.call_after_refresh(self.post_message, ScreenRequested("result", "auto"))
+
+    def on_key(self, event: events.Key) -> None:
+        """A capital letter that is no key here while its small letter is (Y with Caps Lock
+        on) did nothing without a word: a bell and a notice say so."""
+        bound = {
+            key: active.binding.description or active.binding.action
+            for key, active in self.active_bindings.items()
+            if active.enabled
+        }
+        hint = caps_lock_hint(event.character, bound)
+        if hint is not None:
+            event.stop()
+            self.app.bell()
+            self.show_notice(hint, "warning")
 
     def show_notice(self, message: str, severity: str = "information", timeout=None) -> None:
         """A message on the status line's second line (no toast over a dialog), for a while."""

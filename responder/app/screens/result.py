@@ -20,6 +20,7 @@ from textual.widgets import Footer, Static
 from responder.app.messages import ModesChangeRequested, ScreenRequested, UndoRequested
 from responder.app.widgets.footer import fit_footer
 from responder.app.widgets.notice import NoticeLine
+from responder.app.widgets.panels import DISCLAIMER_SHORT, ActNow
 from responder.core import views
 from responder.core.percent import percent, percent_tenths
 from responder.core.views import ANSWER_TEXT, ResultView
@@ -103,7 +104,11 @@ def next_steps_text(steps: ResultSteps, what: str) -> Group:
         rows.append(
             ("", Text(f"Why no steps for {gap.label or gap.class_id}: {gap.reason}", style="dim"))
         )
-    parts: list = [Text("What to do now", style="bold underline"), _lines(rows)]
+    # the result covers the interview screen's top line: the first screen says what this is
+    heading = Text.assemble(
+        ("What to do now", "bold underline"), (f" · {DISCLAIMER_SHORT}", "bold")
+    )
+    parts: list = [heading, _lines(rows)]
     if steps.sources:
         parts.append(
             Text(
@@ -210,6 +215,9 @@ class ResultScreen(Screen):
         self._settled_at = time.monotonic() + (SETTLE_SECONDS if opened_by_itself else 0.0)
 
     def compose(self) -> ComposeResult:
+        # the act-now line of the interview screen, which the result covers: it stays while
+        # any victim has a life-threatening sign, above the result and its scrolling
+        yield ActNow(id="result-act-now")
         with VerticalScroll(id="result-body"):
             yield Static(id="result-headline")
             yield Static(id="result-next")
@@ -254,6 +262,7 @@ class ResultScreen(Screen):
             self.app.pop_screen()
             return
         self.result = result
+        self.query_one(ActNow).show(views.act_now(it))
         self.steps = result_steps(it.knowledge, result, views.exposure_routes(it))
         self.asked = it.asked
         self.class_target = it.target == "class"
@@ -297,6 +306,8 @@ class ResultScreen(Screen):
             class_line = keep_parts(class_line, max((self.size.width or 80) - 6, 20))
         text.append(class_line + "\n")
         text.append(r.status, style="dim")
+        if not self.steps:  # no "What to do now" heading to say it
+            text.append(f"\n{DISCLAIMER_SHORT[0].upper()}{DISCLAIMER_SHORT[1:]}.", style="bold")
         if r.kind == "class" and self.class_target:
             text.append(
                 "\nPress t to go on and identify the chemical itself; answers are kept.",

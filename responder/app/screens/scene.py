@@ -19,6 +19,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from responder.app.keymap import caps_lock_hint
 from responder.app.messages import AnswerChanged, AnswerGiven
 from responder.core import views
 from responder.engine.state import Answer
@@ -172,6 +173,13 @@ class SceneScreen(ModalScreen[None]):
         step = steps[min(self.page, len(steps) - 1)]
         option = next((o for o in step.options if o.key == event.character), None)
         if option is None:
+            hint = caps_lock_hint(
+                event.character, {o.key: o.observation.label for o in step.options}
+            )
+            if hint is not None:  # "A" with Caps Lock on, where a is an option: say so
+                event.stop()
+                self.app.bell()
+                self.notify(hint, severity="warning", timeout=6)
             return
         event.stop()
         q = option.observation.index
