@@ -721,3 +721,30 @@ def test_the_victims_routes_put_their_own_steps_first_and_drop_none(kb, bundled)
     assert first_of(breathed, "decontamination").route != "route_skin"
     assert breathed.by_kind["decontamination"][-1].route == "route_skin"
     assert plain.for_routes([]) is plain
+
+
+def test_a_victim_splashed_with_hydrofluoric_acid_reads_the_acids_own_warning_first(bundled):
+    """QA round 13: the irritant gases' warning (little eye or throat irritation does not
+    rule out a deep-lung agent) is about gases breathed in; for a victim splashed on the
+    skin it came before the acid's own warning."""
+    hf = bundled.for_result(["irritant_gases"], ["hydrogen_fluoride"])
+    lung = next(s for s in hf.hallmarks if "deep-lung" in s.text)
+    assert lung.route == "route_inhaled"
+    splashed = hf.for_routes(["route_skin"])
+    assert splashed.hallmarks[0] is not lung and splashed.hallmarks[-1] is lung
+    assert hf.for_routes(["route_inhaled"]).hallmarks.index(lung) == hf.hallmarks.index(lung)
+
+
+def test_tear_gas_first_aid_is_an_action_and_warns_of_an_enclosed_space(kb, bundled):
+    """QA round 13: CS's first first-aid line was a prognosis ("effects usually last only
+    15-30 minutes"), and no step warned of a large dose in an enclosed space (CDC: airway and
+    lung oedema, possibly respiratory arrest), which the page says of CN, CS, CA and CR."""
+    by_id = {c.id: c for c in kb.chemicals}
+    for chem_id in ("cs_chlorobenzylidenemalononitrile", "cr_dibenzoxazepine"):
+        steps = bundled.for_chemicals([by_id[chem_id]])
+        first_aid = [s.text for s in steps.by_kind["first_aid"]]
+        assert any("enclosed space" in t and "stop breathing" in t for t in first_aid)
+    cs = bundled.for_chemicals([by_id["cs_chlorobenzylidenemalononitrile"]])
+    assert cs.first[[s.kind for s in cs.first].index("first_aid")].text.startswith("Get away")
+    pepper = bundled.for_chemicals([by_id["oleoresin_capsicum_oc_pepper_spray"]])
+    assert not any("enclosed space" in s.text for s in pepper.by_kind["first_aid"])
