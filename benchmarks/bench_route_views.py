@@ -57,6 +57,18 @@ def selection_seconds(model, sets) -> float:
     return statistics.median(times)
 
 
+def alternating_rounds(rounds: int, time_a, time_b) -> tuple[list, list, list]:
+    """``rounds`` of ``time_a()`` then ``time_b()`` in one process: the two lists of
+    seconds and each round's ratio a / b."""
+    on, off, ratios = [], [], []
+    for _ in range(rounds):
+        a, b = time_a(), time_b()
+        on.append(a)
+        off.append(b)
+        ratios.append(a / b)
+    return on, off, ratios
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true")
@@ -74,13 +86,11 @@ def main(argv=None) -> int:
     without = dataclasses.replace(settings, several_routes_share=1.0).model(problem)
     sets = answer_sets(problem, 10 if args.quick else 40, 20)
     rounds = args.rounds or (3 if args.quick else 7)
-    ratios, on, off = [], [], []
-    for _ in range(rounds):
-        a = selection_seconds(with_views, sets)
-        b = selection_seconds(without, sets)
-        on.append(a)
-        off.append(b)
-        ratios.append(a / b)
+    on, off, ratios = alternating_rounds(
+        rounds,
+        lambda: selection_seconds(with_views, sets),
+        lambda: selection_seconds(without, sets),
+    )
     print(
         f"bundled knowledge base {problem.n_objects} x {problem.n_queries}, "
         f"several_routes_share {settings.several_routes_share:g}: "

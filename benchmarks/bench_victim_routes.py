@@ -26,6 +26,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench_route_views import alternating_rounds  # noqa: E402  (this folder)
+
 from responder.config import InterviewConfig, symptom_leaks  # noqa: E402
 from responder.kb.loader import load_bundled  # noqa: E402
 
@@ -78,13 +80,11 @@ def main(argv=None) -> int:
     model = InterviewConfig().resolved_evidence(kb.answer_model, symptom_leaks(kb)).model(problem)
     sets = incident_answers(problem, 5 if args.quick else 20, args.victims, 12)
     rounds = args.rounds or (3 if args.quick else 7)
-    ratios, on, off = [], [], []
-    for _ in range(rounds):
-        a = selection_seconds(model, sets, per_victim=True)
-        b = selection_seconds(model, sets, per_victim=False)
-        on.append(a)
-        off.append(b)
-        ratios.append(a / b)
+    on, off, ratios = alternating_rounds(
+        rounds,
+        lambda: selection_seconds(model, sets, per_victim=True),
+        lambda: selection_seconds(model, sets, per_victim=False),
+    )
     print(
         f"bundled knowledge base {problem.n_objects} x {problem.n_queries}, incidents of "
         f"{args.victims} victims, {len(sets)} answer sets, {len(model.components)} components"

@@ -639,6 +639,18 @@ async def test_export_writes_markdown_and_json(home):
     assert "**Most likely: Phosgene (Irritant gases) >99%**" in text and "not a diagnosis" in text
 
 
+async def open_export_after_one_answer(pilot, app):
+    """Answer the first question yes, open the export dialog (x); its folder field."""
+    from responder.app.screens.export import ExportScreen  # noqa: PLC0415
+
+    await settle(pilot)
+    await pilot.press("y")
+    await settle(pilot)
+    await pilot.press("x")
+    assert await until(pilot, lambda: isinstance(app.screen, ExportScreen))
+    return app.screen.query_one("Input")
+
+
 async def test_export_to_a_path_that_is_a_file_says_it_is_a_file_not_a_folder(tmp_path):
     """The export dialog said "Cannot write to X: File exists" for a path that is a file."""
     from responder.app.screens.export import ExportScreen
@@ -647,12 +659,7 @@ async def test_export_to_a_path_that_is_a_file_says_it_is_a_file_not_a_folder(tm
     file.write_text("mine", encoding="utf-8")
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await pilot.press("y")
-        await settle(pilot)
-        await pilot.press("x")
-        assert await until(pilot, lambda: isinstance(app.screen, ExportScreen))
-        field = app.screen.query_one("Input")
+        field = await open_export_after_one_answer(pilot, app)
         field.value = str(file / "inside")  # a folder under the file: the same file in the way
         await settle(pilot)
         said = static_text(app.screen.query_one("#export-error"))
@@ -680,12 +687,7 @@ async def test_a_folder_name_too_long_in_the_export_dialog_is_an_error_not_a_cra
 
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await pilot.press("y")
-        await settle(pilot)
-        await pilot.press("x")
-        assert await until(pilot, lambda: isinstance(app.screen, ExportScreen))
-        field = app.screen.query_one("Input")
+        field = await open_export_after_one_answer(pilot, app)
         field.value = str(tmp_path / ("x" * 300))
         await settle(pilot)
         await pilot.press("enter")

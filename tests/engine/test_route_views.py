@@ -115,6 +115,17 @@ def written_out(problem, known, several, presentations):
     return joint / joint.sum()
 
 
+def routed_model(seed: int, several: float, textbook: float, target: str = "object"):
+    """The routed problem of ``seed``, its evidence model and the presentations (share,
+    answer model) the written-out mixture weighs."""
+    problem = routed_problem(seed)
+    model = EvidenceModel(
+        problem, FIELD, target=target, textbook=(textbook, TEXTBOOK), several_routes_share=several
+    )
+    presentations = [(1 - textbook, FIELD)] + ([(textbook, TEXTBOOK)] if textbook else [])
+    return problem, model, presentations
+
+
 def splash_problem() -> Problem:
     return with_routes(
         [
@@ -136,11 +147,7 @@ def splash_problem() -> Problem:
 def test_posterior_views_and_gains_are_the_written_out_mixture(
     seed, several, textbook, target, n_answers
 ):
-    problem = routed_problem(seed)
-    model = EvidenceModel(
-        problem, FIELD, target=target, textbook=(textbook, TEXTBOOK), several_routes_share=several
-    )
-    presentations = [(1 - textbook, FIELD)] + ([(textbook, TEXTBOOK)] if textbook else [])
+    problem, model, presentations = routed_model(seed, several, textbook, target)
     rng = np.random.default_rng(seed)
     N = problem.n_queries
     known = {int(q): bool(rng.integers(0, 2)) for q in rng.permutation(N)[:n_answers]}

@@ -13,7 +13,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from joint_tables import add_answers, information
-from test_route_views import FIELD, TEXTBOOK, routed_problem, splash_problem, written_views
+from test_route_views import (
+    FIELD,
+    TEXTBOOK,
+    routed_model,
+    routed_problem,
+    splash_problem,
+    written_views,
+)
 
 from responder.engine.evidence import EvidenceModel, EvidenceSettings
 from responder.engine.state import Answer, InterviewState
@@ -77,11 +84,7 @@ def pooled_arguments(victims):
 def test_posterior_views_and_gains_are_the_per_victim_mixture(
     seed, several, textbook, target, current
 ):
-    problem = routed_problem(seed)
-    model = EvidenceModel(
-        problem, FIELD, target=target, textbook=(textbook, TEXTBOOK), several_routes_share=several
-    )
-    presentations = [(1 - textbook, FIELD)] + ([(textbook, TEXTBOOK)] if textbook else [])
+    problem, model, presentations = routed_model(seed, several, textbook, target)
     rng = np.random.default_rng(seed)
     N = problem.n_queries
     # victims 0 and 1 answer a few queries each (a query may repeat across victims);
@@ -111,9 +114,7 @@ def test_posterior_views_and_gains_are_the_per_victim_mixture(
 @settings(max_examples=20, deadline=None)
 @given(seed=st.integers(0, 10_000), textbook=st.sampled_from([0.0, 0.5]))
 def test_each_answer_weighs_what_leaving_it_out_of_its_victim_changes(seed, textbook):
-    problem = routed_problem(seed)
-    model = EvidenceModel(problem, FIELD, textbook=(textbook, TEXTBOOK), several_routes_share=0.3)
-    presentations = [(1 - textbook, FIELD)] + ([(textbook, TEXTBOOK)] if textbook else [])
+    problem, model, presentations = routed_model(seed, 0.3, textbook)
     rng = np.random.default_rng(seed + 1)
     N = problem.n_queries
     victims = {
