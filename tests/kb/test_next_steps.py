@@ -748,3 +748,15 @@ def test_tear_gas_first_aid_is_an_action_and_warns_of_an_enclosed_space(kb, bund
     assert cs.first[[s.kind for s in cs.first].index("first_aid")].text.startswith("Get away")
     pepper = bundled.for_chemicals([by_id["oleoresin_capsicum_oc_pepper_spray"]])
     assert not any("enclosed space" in s.text for s in pepper.by_kind["first_aid"])
+
+
+@pytest.mark.parametrize("chem_id, delay", [("chlorine", "4 hours"), ("phosgene", "72 hours")])
+def test_the_lung_agents_get_oxygen_for_breathing_trouble(kb, bundled, chem_id, delay):
+    """The next-steps audit: no step gave oxygen for chlorine or phosgene. Their NRT quick
+    reference guides do (first aid for the gas: keep the airway clear, oxygen if breathing
+    becomes difficult; effects may be delayed), for victims who breathed the gas in."""
+    by_id = {c.id: c for c in kb.chemicals}
+    steps = bundled.for_chemicals([by_id[chem_id]])
+    (oxygen,) = [s for s in steps.by_kind["treatment"] if "oxygen" in s.text]
+    assert delay in oxygen.text and "no antidote" in oxygen.text
+    assert oxygen.route == "route_inhaled" and oxygen.source.id.startswith("nrt_qrg_")
