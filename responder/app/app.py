@@ -866,6 +866,13 @@ class ResponderApp(App):
         if screen is not None and screen.busy and time.monotonic() < deadline:
             self.set_timer(0.02, lambda: self._quit_after_keys(deadline))
             return
+        form = self._settings_form_changed()
+        if form is not None:
+            self._ask_settings_before_quitting(form)
+            return
+        self._quit_unless_unsaved()
+
+    def _quit_unless_unsaved(self) -> None:
         it = self.interview
         # quitting never finishes an incident, even on its result: a victim found later is
         # added to it after a resume; ctrl+n is how a responder finishes one
@@ -873,3 +880,34 @@ class ResponderApp(App):
             self.ask_unsaved("quit", lambda: self.exit(0))
             return
         self.exit(0)
+
+    def _settings_form_changed(self):
+        """The open settings form, when it holds changes not yet saved; else None."""
+        from responder.app.screens.settings import SettingsScreen  # noqa: PLC0415
+
+        for screen in reversed(self.screen_stack):
+            if isinstance(screen, SettingsScreen) and screen.changed():
+                return screen
+        return None
+
+    def _ask_settings_before_quitting(self, form) -> None:
+        """Quitting over a settings form with changes: ask whether to save them first, so a
+        change typed in is never dropped without a word (y saves, n quits without it)."""
+        from responder.app.screens.confirm import ConfirmScreen  # noqa: PLC0415
+
+        if isinstance(self.screen, ConfirmScreen):
+            return  # already asking
+        changed = form.read()
+
+        def done(save: bool | None) -> None:
+            if save:
+                self.save_settings(changed)
+            self._quit_unless_unsaved()
+
+        self.push_screen(
+            ConfirmScreen(
+                "Save the settings you changed before quitting?",
+                "y saves them for new interviews; n quits without them.",
+            ),
+            done,
+        )

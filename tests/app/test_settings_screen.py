@@ -111,3 +111,53 @@ async def test_a_notice_shows_a_path_with_brackets_as_it_is(tmp_path, monkeypatc
         shown = "".join("".join(toasts(app)).split())  # wrapped: compared without spaces
         assert "".join(f"{home}/config/settings.toml".split()) in shown
     assert app.return_code in (None, 0)
+
+
+@pytest.mark.parametrize("key, saved", [("y", "category"), ("n", "symptom")])
+async def test_quitting_over_changed_settings_asks_before_dropping_them(home, key, saved):
+    """QA round 13 left it: ctrl+q over the settings form dropped its edits without a word.
+    Now the app asks: y saves them, n quits without them; either way it quits."""
+    from conftest import SIZE, make_app
+    from textual.widgets import RadioSet
+
+    from responder.app.screens.confirm import ConfirmScreen
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        app.screen.query_one("#set-suggest", RadioSet).query("RadioButton").last().value = True
+        await pilot.pause()
+        await pilot.press("ctrl+q")
+        for _ in range(20):
+            await pilot.pause()
+            if isinstance(app.screen, ConfirmScreen):
+                break
+        assert isinstance(app.screen, ConfirmScreen)
+        assert "Save the settings you changed" in app.screen.question
+        await pilot.press(key)
+        await pilot.pause()
+        await pilot.pause()
+    assert app.return_code == 0
+    assert load_settings().suggest == saved
+
+
+async def test_quitting_over_unchanged_settings_just_quits(home):
+    from conftest import SIZE, make_app
+
+    from responder.app.screens.confirm import ConfirmScreen
+
+    app = make_app()
+    asked = False
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        before = load_settings()
+        await pilot.press("ctrl+q")
+        for _ in range(10):
+            await pilot.pause()
+            asked = asked or isinstance(app.screen, ConfirmScreen)
+    assert app.return_code == 0 and not asked
+    assert load_settings() == before

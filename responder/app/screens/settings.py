@@ -103,6 +103,13 @@ class SettingsScreen(Dialog[Settings | None]):
 
     def on_mount(self) -> None:
         self.query_one("#set-target", RadioSet).focus()
+        #: the form as it opened, to tell an edit from none (:meth:`changed`)
+        self._opened_as = self.read()
+
+    def changed(self) -> bool:
+        """Whether the form now says something else than when it opened (not yet saved)."""
+        opened = getattr(self, "_opened_as", None)
+        return opened is not None and self.read() != opened
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id == "save":
