@@ -86,6 +86,12 @@ async def test_the_act_now_line_stays_over_the_result_while_a_victim_has_a_letha
         await pilot.press("h")
         assert await until(pilot, lambda: type(app.screen).__name__ == "HistoryScreen")
         assert screen_text(app).split("\n")[0].startswith(" ACT NOW: Stopped breathing")
+        await pilot.press("escape")  # and so does the browse screen (left by QA round 13)
+        assert await until(pilot, lambda: isinstance(app.screen, InterviewScreen))
+        await pilot.press("b")
+        assert await until(pilot, lambda: type(app.screen).__name__ == "BrowseScreen")
+        await settle(pilot)
+        assert screen_text(app).split("\n")[0].startswith(" ACT NOW: Stopped breathing")
     monkeypatch.setenv("RESPONDER_HOME", str(tmp_path / "another"))  # no interview to resume
     app = make_app(None, mode=None)
     async with app.run_test(size=(80, 24)) as pilot:

@@ -12,7 +12,8 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Static, TabbedContent, TabPane
 
 from responder.app.messages import ScreenRequested
-from responder.app.widgets.panels import clip
+from responder.app.widgets.panels import ActNow, clip
+from responder.core import views
 from responder.core.counted import counted
 from responder.core.percent import percent_tenths
 from responder.kb.model import KnowledgeBase
@@ -70,6 +71,8 @@ class BrowseScreen(Screen):
 
     def compose(self) -> ComposeResult:
         kn = self.knowledge
+        # the interview screen's act-now line, which this screen covers
+        yield ActNow(id="browse-act-now")
         yield Static(
             f"Knowledge base {kn.name}: {counted(len(kn.chemicals), 'chemical')}, "
             f"{counted(len(kn.symptoms), 'symptom')}, "
@@ -94,6 +97,8 @@ class BrowseScreen(Screen):
         yield Footer()
 
     def on_mount(self) -> None:
+        it = getattr(self.app, "interview", None)
+        self.query_one(ActNow).show(views.act_now(it) if it is not None else None)
         self.widths = {"chem-table": (30, 20), "sym-table": (30, 14, 9)}
         self.rank_w = max(len("Rank"), len(str(len(self.knowledge.chemicals))))
         self.filled: set[str] = set()  # tables filled once their width is known
