@@ -47,16 +47,22 @@ async def test_keys_can_be_remapped_by_binding_id(home):
         assert app.interview.state.answers[-1].answer is Answer.UNKNOWN
 
 
+async def open_settings_choosing_category_suggestions(pilot, app) -> None:
+    """Open the settings form (ctrl+s) and pick "a category of symptoms" (not yet saved)."""
+    from textual.widgets import RadioSet
+
+    await pilot.pause()
+    await pilot.press("ctrl+s")
+    await pilot.pause()
+    app.screen.query_one("#set-suggest", RadioSet).query("RadioButton").last().value = True
+
+
 async def test_settings_screen_saves(home):
     from conftest import SIZE, make_app
-    from textual.widgets import RadioSet
 
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        await pilot.press("ctrl+s")
-        await pilot.pause()
-        app.screen.query_one("#set-suggest", RadioSet).query("RadioButton").last().value = True
+        await open_settings_choosing_category_suggestions(pilot, app)
         await pilot.press("ctrl+s")
         await pilot.pause()
     assert load_settings().suggest == "category"
@@ -118,16 +124,12 @@ async def test_quitting_over_changed_settings_asks_before_dropping_them(home, ke
     """QA round 13 left it: ctrl+q over the settings form dropped its edits without a word.
     Now the app asks: y saves them, n quits without them; either way it quits."""
     from conftest import SIZE, make_app
-    from textual.widgets import RadioSet
 
     from responder.app.screens.confirm import ConfirmScreen
 
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        await pilot.press("ctrl+s")
-        await pilot.pause()
-        app.screen.query_one("#set-suggest", RadioSet).query("RadioButton").last().value = True
+        await open_settings_choosing_category_suggestions(pilot, app)
         await pilot.pause()
         await pilot.press("ctrl+q")
         for _ in range(20):
