@@ -69,6 +69,16 @@ def alternating_rounds(rounds: int, time_a, time_b) -> tuple[list, list, list]:
     return on, off, ratios
 
 
+def selection_line(on: list, off: list, ratios: list, with_what: str, without_what: str) -> str:
+    """The medians of :func:`alternating_rounds` and each round's ratio, on one line."""
+    return (
+        f"one selection: {statistics.median(on) * 1e3:.2f} ms {with_what}, "
+        f"{statistics.median(off) * 1e3:.2f} ms {without_what}; ratio per round "
+        + ", ".join(f"{r:.2f}" for r in ratios)
+        + f" (median {statistics.median(ratios):.2f})"
+    )
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true")
@@ -96,12 +106,7 @@ def main(argv=None) -> int:
         f"several_routes_share {settings.several_routes_share:g}: "
         f"{len(with_views.components)} likelihood components against {len(without.components)}"
     )
-    print(
-        f"one selection: {statistics.median(on) * 1e3:.2f} ms with route views, "
-        f"{statistics.median(off) * 1e3:.2f} ms without; ratio per round "
-        + ", ".join(f"{r:.2f}" for r in ratios)
-        + f" (median {statistics.median(ratios):.2f})"
-    )
+    print(selection_line(on, off, ratios, "with route views", "without"))
     return 0
 
 

@@ -26,7 +26,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench_route_views import alternating_rounds  # noqa: E402  (this folder)
+from bench_route_views import alternating_rounds, selection_line  # noqa: E402  (this folder)
 
 from responder.config import InterviewConfig, symptom_leaks  # noqa: E402
 from responder.kb.loader import load_bundled  # noqa: E402
@@ -89,12 +89,7 @@ def main(argv=None) -> int:
         f"bundled knowledge base {problem.n_objects} x {problem.n_queries}, incidents of "
         f"{args.victims} victims, {len(sets)} answer sets, {len(model.components)} components"
     )
-    print(
-        f"one selection: {statistics.median(on) * 1e3:.2f} ms with a route per victim, "
-        f"{statistics.median(off) * 1e3:.2f} ms with one view; ratio per round "
-        + ", ".join(f"{r:.2f}" for r in ratios)
-        + f" (median {statistics.median(ratios):.2f})"
-    )
+    print(selection_line(on, off, ratios, "with a route per victim", "with one view"))
     return 0
 
 
